@@ -1,0 +1,113 @@
+// The CUDA backend as the rest of iosim sees it: plain C++, no CUDA types, so src/ and the tests
+// include it whether or not this build has CUDA. Built from cuda/*.cu|cpp when nvcc is found, and
+// from cuda/stub/backend_stub.cpp (every call reports "no CUDA backend in this build") otherwise.
+//
+// Tensors live on the GPU in [batch, heads, rows, d] order, contiguous, the layout sim/ models.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/core/dtype.h"
+
+namespace iosim::gpu {
+
+struct DeviceInfo {
+  std::string name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  std::uint64_t l2_bytes = 0;
+  std::uint64_t smem_per_sm = 0;
+  std::uint64_t smem_per_block_optin = 0;
+  std::uint64_t global_bytes = 0;
+};
+
+/// True when this build has the backend and a CUDA GPU is visible; otherwise false and `why` says
+/// which is missing (for the "skipped" line of GPU tests and for `iosim measure`'s error).
+[[nodiscard]] bool available(std::string* why);
+
+/// Properties of device 0. Only after available() returned true.
+[[nodiscard]] DeviceInfo device_info();
+
+enum class Algo : std::uint8_t { naive, flash1, flash2 };
+enum class Direction : std::uint8_t { fwd, bwd };
+
+/// One kernel configuration: a schedule, a pass, a problem and the schedule's tile.
+struct KernelSpec {
+  Algo algo = Algo::flash2;
+  Direction pass = Direction::fwd;
+  int batch = 1;
+  int heads = 1;
+  int n = 0;     ///< queries per head
+  int n_kv = 0;  ///< keys per head
+  int d = 0;     ///< 64 or 128
+  DType dtype = DType::fp16;  ///< fp16 or bf16
+  int br = 0;    ///< rows of Q per tile (ignored by naive)
+  int bc = 0;    ///< rows of K/V per tile (ignored by naive)
+};
+
+/// The (B_r, B_c) tiles compiled into this build for a schedule, pass, head dim and type; the first
+/// is the default. Empty for naive (cuBLAS picks its own tiles).
+[[nodiscard]] std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d, DType dtype);
+
+/// Empty if `spec` can run in this build on this GPU; otherwise one line saying why not.
+[[nodiscard]] std::string unsupported(const KernelSpec& spec);
+
+/// One output of a run against the CPU reference in double: ‖out − ref‖ / ‖ref‖.
+struct Accuracy {
+  std::string tensor;     ///< "O", "dQ", "dK", "dV"
+  double rel_error = 0;
+  double max_abs_error = 0;
+  double tolerance = 0;   ///< 2e-3 for fp16, 1e-2 for bf16
+  std::uint64_t unwritten = 0;  ///< elements still holding the poison written before the run
+  [[nodiscard]] bool passed() const { return unwritten == 0 && rel_error <= tolerance; }
+};
+
+/// Runs `spec` once on fresh random inputs drawn from `seed` (outputs poisoned first) and compares
+/// every output with the reference. Throws std::runtime_error on a CUDA error.
+[[nodiscard]] std::vector<Accuracy> check_accuracy(const KernelSpec& spec, std::uint64_t seed);
+
+/// Hardware counters over one measured range (all kernels of one schedule run), summed over the GPU.
+struct Counters {
+  double dram_read_bytes = 0;       ///< dram__bytes_read.sum
+  double dram_write_bytes = 0;      ///< dram__bytes_write.sum, plus the drain range's write-backs
+  double l2_read_sectors = 0;       ///< lts__t_sectors_srcunit_tex_op_read.sum
+  double l2_write_sectors = 0;      ///< lts__t_sectors_srcunit_tex_op_write.sum
+  double l2_atom_sectors = 0;       ///< lts__t_sectors_srcunit_tex_op_atom.sum
+  double l2_red_sectors = 0;        ///< lts__t_sectors_srcunit_tex_op_red.sum
+  double smem_ld_wavefronts = 0;    ///< l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
+  double smem_st_wavefronts = 0;    ///< l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+  double tensor_ops = 0;            ///< sm__ops_path_tensor_src_{fp16,bf16}… .sum for the run's type
+  double drain_dram_write_bytes = 0;  ///< the part of dram_write_bytes written back during the drain
+};
+
+struct Timing {
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  int runs = 0;
+};
+
+struct MeasureOptions {
+  bool counters = true;  ///< collect Counters (needs CUPTI profiling rights; off under ncu)
+  bool flush_l2 = true;  ///< sweep the L2 before the measured range (cold start)
+  int warmup = 5;
+  int runs = 20;         ///< timed runs, after warm-up, in a loop apart from the counters
+};
+
+struct Measurement {
+  KernelSpec spec;
+  Counters counters;
+  bool has_counters = false;
+  std::string counters_error;  ///< why counters are missing, when they are
+  Timing time;
+};
+
+/// Runs `spec` on random inputs: once inside a profiled range (L2 flushed before, drained after),
+/// then `runs` times under CUDA events. Throws std::runtime_error on a CUDA error.
+[[nodiscard]] Measurement measure(const KernelSpec& spec, const MeasureOptions& opt);
+
+}  // namespace iosim::gpu

@@ -1,0 +1,1 @@
+# Sources of cuda/kernels, appended to IOSIM_GPU_SOURCES (paths relative to cuda/).

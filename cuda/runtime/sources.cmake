@@ -1,0 +1,2 @@
+# Sources of cuda/runtime, appended to IOSIM_GPU_SOURCES (paths relative to cuda/).
+list(APPEND IOSIM_GPU_SOURCES runtime/device.cpp)

@@ -1,0 +1,27 @@
+// The backend of a build without CUDA: nothing is available, and every call says so.
+#include <stdexcept>
+
+#include "cuda/backend.h"
+
+namespace iosim::gpu {
+
+namespace {
+constexpr const char* kNoBackend = "this iosim was built without the CUDA backend (no nvcc was found at configure time)";
+}
+
+bool available(std::string* why) {
+  if (why != nullptr) *why = kNoBackend;
+  return false;
+}
+
+DeviceInfo device_info() { throw std::runtime_error(kNoBackend); }
+
+std::vector<std::pair<int, int>> compiled_tiles(Algo, Direction, int, DType) { return {}; }
+
+std::string unsupported(const KernelSpec&) { return kNoBackend; }
+
+std::vector<Accuracy> check_accuracy(const KernelSpec&, std::uint64_t) { throw std::runtime_error(kNoBackend); }
+
+Measurement measure(const KernelSpec&, const MeasureOptions&) { throw std::runtime_error(kNoBackend); }
+
+}  // namespace iosim::gpu

@@ -1,0 +1,48 @@
+// `iosim bounds`: sweep n and the SRAM size M, fit log-log slopes of the HBM count, and compare them
+// with Theorem 2: standard attention grows as n² (n ≫ d); tiled attention as n² and as 1/M.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/schedule/schedule.h"
+
+namespace iosim {
+
+struct SweepSpec {
+  std::vector<std::uint64_t> n_values;  ///< the n sweep, at the hardware's M
+  std::vector<double> m_factors;        ///< the M sweep: the SRAM per block scaled by each factor
+  std::uint64_t m_sweep_n = 0;          ///< n during the M sweep (large, so that N·d ≫ M)
+  double tolerance = 0.05;              ///< a fitted slope further than this from the expected fails
+};
+
+/// n = 2^12 … 2^17; M × 2^-3 … 2^2 at n = 2^18.
+[[nodiscard]] SweepSpec default_sweep();
+
+struct SweepPoint {
+  std::uint64_t n = 0;
+  std::uint64_t m_elements = 0;
+  TileShape tiles;
+  double count = 0;  ///< HBM reads + writes, elements
+  double bound = 0;  ///< the schedule's Theorem-2 bound at this point
+};
+
+struct SlopeCheck {
+  std::string schedule;
+  std::string variable;  ///< "n" or "M"
+  double expected = 0;
+  double fitted = 0;
+  double tolerance = 0;
+  std::string tile_policy;  ///< how the tile follows M in the M sweep
+  std::vector<SweepPoint> points;
+
+  [[nodiscard]] bool within() const;
+};
+
+/// Runs the sweeps for naive (n), flash1 (n, M) and flash2 (n, M) around `base`'s problem (its d,
+/// type, batch and heads) and hardware. In the M sweep flash1 keeps the paper's B_c = ⌈M/4d⌉ and
+/// flash2 takes B_r = B_c = ⌊M/4d⌋, so that both tiles grow with M.
+[[nodiscard]] std::vector<SlopeCheck> sweep_slopes(const ScheduleContext& base, const SweepSpec& spec);
+
+}  // namespace iosim

@@ -1,0 +1,47 @@
+// The events a schedule emits: tiles crossing the SRAM boundary, and arithmetic on resident tiles.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/tensor.h"
+#include "sim/core/units.h"
+
+namespace iosim {
+
+/// A rectangle of one tensor of one head: rows [row, row + rows) × columns [col, col + cols).
+struct TileRef {
+  Tensor tensor = Tensor::Q;
+  std::uint64_t row = 0;
+  std::uint64_t rows = 0;
+  std::uint64_t col = 0;
+  std::uint64_t cols = 0;
+
+  [[nodiscard]] Elements elements() const { return Elements(checked_mul(rows, cols)); }
+};
+
+enum class Direction : std::uint8_t {
+  hbm_to_sram,  ///< a load
+  sram_to_hbm,  ///< a store
+  reduce,       ///< an atomic add into HBM: read, add, write back, done below SRAM (dQ accumulation)
+};
+
+/// `tile` moves `times` times (identical repeats, from Walk::runs) in direction `dir`.
+struct Transfer {
+  TileRef tile;
+  Direction dir = Direction::hbm_to_sram;
+  std::uint64_t times = 1;
+};
+
+enum class ComputeKind : std::uint8_t {
+  matmul,  ///< matrix products (tensor cores)
+  vector,  ///< everything else: scaling, max, exp, sums, rescaling (CUDA cores)
+};
+
+/// `flops` operations of one kind on resident tiles, `times` identical times.
+struct Compute {
+  ComputeKind kind = ComputeKind::matmul;
+  Flops flops;
+  std::uint64_t times = 1;
+};
+
+}  // namespace iosim

@@ -1,0 +1,37 @@
+#include "sim/run.h"
+
+#include "sim/core/error.h"
+
+namespace iosim {
+
+double ScheduleRun::upper_ratio() const {
+  const double count = static_cast<double>(ledger.total(Level::hbm).elements().value);
+  return upper.value > 0 ? count / upper.value : 0.0;
+}
+
+ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx) {
+  ScheduleRun r;
+  r.name = std::string(s.name());
+  r.pass = s.pass();
+  r.tiles = s.tiles();
+  r.sram = s.sram();
+  r.sram_limit = ctx.hardware.sm.sram_per_block;
+  r.m_elements = sram_elements(ctx.hardware, ctx.problem.dtype);
+  r.ledger = Ledger(ctx.problem.dtype);
+  s.emit(Emitter(r.ledger, Walk::runs));
+  r.upper = upper_bound(s.bound(), ctx.problem, r.m_elements);
+  r.notes = s.notes();
+  return r;
+}
+
+std::vector<ScheduleRun> run_schedules(const std::vector<std::string>& names, const std::vector<Pass>& passes,
+                                       const ScheduleContext& ctx) {
+  if (const std::string err = check(ctx.problem); !err.empty()) throw InputError(err);
+  std::vector<ScheduleRun> out;
+  for (const std::string& name : names) {
+    for (Pass pass : passes) out.push_back(run_schedule(*make_schedule(name, pass, ctx), ctx));
+  }
+  return out;
+}
+
+}  // namespace iosim

@@ -1,0 +1,36 @@
+// Running one schedule through the ledger: the counts, the SRAM plan and the bound, in one value.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/bounds/bounds.h"
+#include "sim/core/ledger.h"
+#include "sim/schedule/schedule.h"
+
+namespace iosim {
+
+struct ScheduleRun {
+  std::string name;
+  Pass pass = Pass::fwd;
+  TileShape tiles;
+  SramPlan sram;
+  Bytes sram_limit;           ///< what one thread block may use
+  std::uint64_t m_elements = 0;  ///< M of the bounds: sram_limit in elements of the problem's type
+  Ledger ledger{DType::fp16};
+  BoundValue upper;
+  std::vector<std::string> notes;
+
+  /// HBM reads + writes in elements over the bound's value: the constant hidden in Θ(·).
+  [[nodiscard]] double upper_ratio() const;
+};
+
+/// Counts `s` (Walk::runs) for the problem and hardware it was built from.
+[[nodiscard]] ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx);
+
+/// Builds and counts each schedule in `names` for each pass in `passes`, in that order.
+[[nodiscard]] std::vector<ScheduleRun> run_schedules(const std::vector<std::string>& names,
+                                                     const std::vector<Pass>& passes,
+                                                     const ScheduleContext& ctx);
+
+}  // namespace iosim

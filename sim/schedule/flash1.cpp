@@ -1,0 +1,98 @@
+// flash1 — FlashAttention, Algorithm 1 of Dao et al. 2022 (arXiv 2205.14135), exactly.
+//
+// Computes O = softmax(Q Kᵀ / √d) V with the running max m and sum l kept in HBM:
+//   O = 0, l = 0, m = −∞ written to HBM
+//   for each K/V tile j (B_c rows):            load K_j, V_j
+//     for each Q tile i (B_r rows):            load Q_i, O_i, l_i, m_i
+//       S_ij = Q_i K_jᵀ; online softmax; O_i rescaled and updated
+//       store O_i, l_i, m_i
+// HBM traffic per head: reads 2·N_kv·d + T_c·(2·N·d + 2·N), writes (T_c + 1)·(N·d + 2·N).
+// Default tiles: B_c = ⌈M/4d⌉, B_r = min(B_c, d), M the SRAM of one thread block in elements.
+// Run: iosim --config a100.yaml --n 8192 --d 64 --schedule flash1
+#include <algorithm>
+
+#include "sim/core/error.h"
+#include "sim/schedule/factories.h"
+#include "sim/schedule/flops.h"
+#include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiles.h"
+
+namespace iosim::detail {
+
+namespace {
+
+class Flash1Forward final : public Schedule {
+ public:
+  Flash1Forward(const ScheduleContext& ctx) : p_(ctx.problem) {
+    const std::uint64_t m = sram_elements(ctx.hardware, p_.dtype);
+    const std::uint64_t bc = ceil_div(m, 4 * p_.d);
+    const TileShape paper{std::max<std::uint64_t>(1, std::min(bc, p_.d)), std::max<std::uint64_t>(1, bc)};
+    tiles_ = choose_tiles("flash1", ctx, paper, [this](TileShape t) { return plan(t); }, notes_);
+  }
+
+  std::string_view name() const override { return "flash1"; }
+  Pass pass() const override { return Pass::fwd; }
+  TileShape tiles() const override { return tiles_; }
+  SramPlan sram() const override { return plan(tiles_); }
+  BoundKind bound() const override { return BoundKind::io_aware; }
+  std::vector<std::string> notes() const override { return notes_; }
+
+  void emit(const Emitter& root) const override {
+    const Emitter e = root.repeated(p_.batch_heads());
+    const std::uint64_t d = p_.d;
+    const Tiling rows{p_.n, tiles_.br};
+    const Tiling cols{p_.n_kv, tiles_.bc};
+    // Line 2: O = (0), l = (0), m = (−∞) initialised in HBM.
+    e.loop(rows, [&](const Span& i, const Emitter& ei) {
+      ei.store(rows_of(Tensor::O, i, d));
+      ei.store(stat_of(Tensor::l, i));
+      ei.store(stat_of(Tensor::m, i));
+    });
+    e.loop(cols, [&](const Span& j, const Emitter& ej) {
+      ej.load(rows_of(Tensor::K, j, d));
+      ej.load(rows_of(Tensor::V, j, d));
+      ej.loop(rows, [&](const Span& i, const Emitter& ei) {
+        ei.load(rows_of(Tensor::Q, i, d));
+        ei.load(rows_of(Tensor::O, i, d));
+        ei.load(stat_of(Tensor::l, i));
+        ei.load(stat_of(Tensor::m, i));
+        ei.matmul(i.size, j.size, d);                                 // S_ij = Q_i K_jᵀ
+        ei.vector(flops::kSoftmaxPerScore * i.size * j.size);         // m̃, P̃, l̃
+        ei.vector(flops::kFlash1PerRowStep * i.size);                 // m_new, l_new
+        ei.matmul(i.size, d, j.size);                                 // P̃_ij V_j
+        ei.vector(flops::kFlash1PerOutputStep * i.size * d);          // O_i update
+        ei.store(rows_of(Tensor::O, i, d));
+        ei.store(stat_of(Tensor::l, i));
+        ei.store(stat_of(Tensor::m, i));
+        ei.step();
+      });
+    });
+  }
+
+ private:
+  SramPlan plan(TileShape t) const {
+    const std::uint64_t r = std::min(t.br, p_.n);
+    const std::uint64_t c = std::min(t.bc, p_.n_kv);
+    const DType e = p_.dtype;
+    return SramPlan{{SramPhase{"inner step",
+                               {{"Q_i", r, p_.d, e, Storage::shared, 1},
+                                {"O_i", r, p_.d, e, Storage::shared, 1},
+                                {"K_j", c, p_.d, e, Storage::shared, 1},
+                                {"V_j", c, p_.d, e, Storage::shared, 1},
+                                {"S_ij", r, c, e, Storage::shared, 1},
+                                {"l_i m_i m~ l~ m_new l_new", r, 6, DType::fp32, Storage::shared, 1}}}}};
+  }
+
+  Problem p_;
+  TileShape tiles_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Schedule> make_flash1(Pass pass, const ScheduleContext& ctx) {
+  if (pass != Pass::fwd) throw InputError("flash1: the backward pass is not modelled yet");
+  return std::make_unique<Flash1Forward>(ctx);
+}
+
+}  // namespace iosim::detail

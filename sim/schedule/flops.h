@@ -1,0 +1,30 @@
+// FLOP conventions for the non-matmul work of each schedule. Matrix products count 2·m·n·k
+// (Emitter::matmul). Everything else counts one FLOP per elementary operation (add, multiply,
+// compare, exp, divide) on one element; docs/counting.md derives each constant.
+#pragma once
+
+#include <cstdint>
+
+namespace iosim::flops {
+
+/// Per score element: scale by 1/√d, row max, subtract the max, exp, row sum.
+inline constexpr std::uint64_t kSoftmaxPerScore = 5;
+/// Standard softmax also divides every probability by its row sum.
+inline constexpr std::uint64_t kNaiveSoftmaxPerScore = kSoftmaxPerScore + 1;
+
+// FlashAttention (Algorithm 1), per Q row and K/V tile:
+/// m_new = max(m_i, m̃_ij) (1); l_new = e^(m_i−m_new)·l_i + e^(m̃_ij−m_new)·l̃_ij (2 sub, 2 exp, 2 mul, 1 add).
+inline constexpr std::uint64_t kFlash1PerRowStep = 8;
+/// O_i ← diag(l_new)⁻¹(diag(l_i)·e^(m_i−m_new)·O_i + e^(m̃_ij−m_new)·P̃_ij·V_j): 3 multiplies, 1 add.
+inline constexpr std::uint64_t kFlash1PerOutputStep = 4;
+
+// FlashAttention-2, per Q row and K/V tile:
+/// m_new = max(m, rowmax) (1); α = e^(m−m_new) (2); l ← α·l + rowsum (2).
+inline constexpr std::uint64_t kFlash2PerRowStep = 5;
+/// O ← α·O (the P·V product accumulates into O inside the matmul).
+inline constexpr std::uint64_t kFlash2PerOutputStep = 1;
+/// End of the K/V loop: O ← O / l per output element; L = m + log l per row (2).
+inline constexpr std::uint64_t kFlash2PerOutputFinal = 1;
+inline constexpr std::uint64_t kFlash2PerRowFinal = 2;
+
+}  // namespace iosim::flops

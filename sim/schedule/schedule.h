@@ -1,0 +1,88 @@
+// The interface every attention schedule implements, one file per schedule in this folder.
+//
+// A schedule is one algorithm for one pass. It chooses its tiles when it is built, declares what it
+// keeps on chip, and emits its loads, stores and arithmetic in the order the algorithm performs them.
+// It never counts: the Ledger (or a trace, or a cache model) observes what it emits.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/bounds/bounds.h"
+#include "sim/core/emitter.h"
+#include "sim/core/hardware.h"
+#include "sim/core/problem.h"
+#include "sim/core/sram.h"
+
+namespace iosim {
+
+enum class Pass : std::uint8_t { fwd, bwd };
+
+[[nodiscard]] constexpr std::string_view name(Pass p) { return p == Pass::fwd ? "fwd" : "bwd"; }
+
+/// B_r rows of Q per tile, B_c rows of K and V per tile.
+struct TileShape {
+  std::uint64_t br = 0;
+  std::uint64_t bc = 0;
+  friend bool operator==(const TileShape&, const TileShape&) = default;
+};
+
+/// Tiles the user asked for; unset fields take the schedule's default.
+struct TileRequest {
+  std::optional<std::uint64_t> br;
+  std::optional<std::uint64_t> bc;
+};
+
+/// Everything a schedule is built from.
+struct ScheduleContext {
+  Problem problem;
+  HardwareSpec hardware;
+  TileRequest tiles;
+};
+
+class Schedule {
+ public:
+  Schedule() = default;
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
+  virtual ~Schedule() = default;
+
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  [[nodiscard]] virtual Pass pass() const = 0;
+  [[nodiscard]] virtual TileShape tiles() const = 0;
+
+  /// The tiles one thread block keeps resident, per phase. Pure.
+  [[nodiscard]] virtual SramPlan sram() const = 0;
+
+  /// Which bound of Theorem 2 this schedule is checked against.
+  [[nodiscard]] virtual BoundKind bound() const = 0;
+
+  /// Choices the schedule made that a reader should know of (a default tile reduced to fit SRAM,
+  /// a softmax done in two passes). Pure.
+  [[nodiscard]] virtual std::vector<std::string> notes() const { return {}; }
+
+  /// Emits every transfer and computation of the pass, for all batch × heads, in algorithm order.
+  /// Deterministic; must not change the schedule. The emitter's walk decides whether equal tiles are
+  /// visited once with their multiplicity (Walk::runs) or one by one (Walk::each).
+  virtual void emit(const Emitter& e) const = 0;
+};
+
+struct ScheduleInfo {
+  std::string_view name;
+  std::string_view summary;
+};
+
+/// The schedules iosim knows, in the order reports list them.
+[[nodiscard]] std::span<const ScheduleInfo> schedule_catalog();
+
+/// Builds schedule `name` for `pass`. Throws InputError with one line when the name is unknown, the
+/// requested tile is invalid or does not fit the SRAM of one thread block.
+[[nodiscard]] std::unique_ptr<Schedule> make_schedule(std::string_view name, Pass pass,
+                                                      const ScheduleContext& ctx);
+
+}  // namespace iosim

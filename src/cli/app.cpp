@@ -1,0 +1,63 @@
+#include "src/cli/app.h"
+
+#include <CLI/CLI.hpp>
+
+#include "sim/core/error.h"
+#include "src/cli/commands.h"
+
+namespace iosim::cli {
+
+namespace {
+
+const std::vector<std::string> kFormats{"table", "json", "csv"};
+
+CLI::Option* add_format(CLI::App& app, std::string& format) {
+  return app.add_option("--format,-f", format, "output: table (default), json or csv")
+      ->check(CLI::IsMember(kFormats));
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"iosim: how many bytes attention schedules move between HBM and SRAM, and how long that takes"};
+  app.set_version_flag("--version", "iosim 0.1.0");
+  app.require_subcommand(0, 1);
+
+  ProblemFlags run_flags;
+  std::string run_format = "table";
+  add_problem_flags(app, run_flags, FlagSet::run);
+  add_format(app, run_format);
+
+  ProblemFlags bounds_flags;
+  std::string bounds_format = "table";
+  CLI::App* bounds = app.add_subcommand("bounds", "sweep n and the SRAM size, fit the slopes of Theorem 2");
+  add_problem_flags(*bounds, bounds_flags, FlagSet::bounds);
+  add_format(*bounds, bounds_format);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      app.exit(e, out, err);
+      return kExitOk;
+    }
+    err << "iosim: error: " << e.what() << '\n';
+    return kExitBadInput;
+  }
+
+  try {
+    if (bounds->parsed()) {
+      if (bounds_flags.d.empty()) bounds_flags.d.push_back(64);
+      return bounds_command(bounds_flags, bounds_format, out);
+    }
+    return run_command(run_flags, run_format, out);
+  } catch (const InputError& e) {
+    err << "iosim: error: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const OverflowError& e) {
+    err << "iosim: error: sizes too large: " << e.what() << '\n';
+    return kExitBadInput;
+  }
+}
+
+}  // namespace iosim::cli

@@ -1,0 +1,26 @@
+// `iosim bounds`: the slopes of Theorem 2, fitted on sweeps of n and of the SRAM size.
+#include "sim/bounds/sweep.h"
+#include "src/cli/app.h"
+#include "src/cli/commands.h"
+#include "src/report/bounds_report.h"
+
+namespace iosim::cli {
+
+int bounds_command(const ProblemFlags& f, const std::string& format, std::ostream& out) {
+  const Resolved r = resolve(f, /*need_n=*/false);
+  const Problem& base = r.problems.front();
+  report::BoundsReport rep{r.config_file, r.hardware, base, sweep_slopes({base, r.hardware, {}}, default_sweep())};
+  if (format == "json") {
+    out << report::render_bounds_json(rep);
+  } else if (format == "csv") {
+    out << report::render_bounds_csv(rep);
+  } else {
+    out << report::render_bounds_table(rep);
+  }
+  for (const SlopeCheck& c : rep.checks) {
+    if (!c.within()) return kExitCheckFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace iosim::cli

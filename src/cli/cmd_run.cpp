@@ -1,0 +1,25 @@
+// `iosim --config a100.yaml --n 8192 --d 64`: count every schedule on the problem and report.
+#include "src/cli/app.h"
+#include "src/cli/commands.h"
+#include "src/report/run_report.h"
+
+namespace iosim::cli {
+
+int run_command(const ProblemFlags& f, const std::string& format, std::ostream& out) {
+  const Resolved r = resolve(f, /*need_n=*/true);
+  report::RunReport rep{r.config_file, r.hardware, {}};
+  for (const Problem& p : r.problems) {
+    const ScheduleContext ctx{p, r.hardware, r.tiles};
+    rep.runs.push_back({p, run_schedules(r.schedules, {Pass::fwd}, ctx)});
+  }
+  if (format == "json") {
+    out << report::render_json(rep);
+  } else if (format == "csv") {
+    out << report::render_csv(rep);
+  } else {
+    out << report::render_table(rep);
+  }
+  return kExitOk;
+}
+
+}  // namespace iosim::cli

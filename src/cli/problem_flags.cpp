@@ -1,0 +1,104 @@
+#include "src/cli/problem_flags.h"
+
+#include "sim/core/error.h"
+#include "src/config/hardware_config.h"
+#include "src/config/scenario.h"
+#include "src/config/search_path.h"
+
+namespace iosim::cli {
+
+namespace {
+
+std::uint64_t positive(std::int64_t v, const char* flag) {
+  if (v <= 0) throw InputError(std::string(flag) + " must be a positive integer (got " + std::to_string(v) + ")");
+  return static_cast<std::uint64_t>(v);
+}
+
+std::optional<std::uint64_t> pick(const std::optional<std::int64_t>& flag, const std::optional<std::uint64_t>& file,
+                                  const char* name) {
+  if (flag) return positive(*flag, name);
+  return file;
+}
+
+std::vector<std::uint64_t> pick_list(const std::vector<std::int64_t>& flag, const std::optional<std::uint64_t>& file,
+                                     const char* name) {
+  std::vector<std::uint64_t> out;
+  for (std::int64_t v : flag) out.push_back(positive(v, name));
+  if (out.empty() && file) out.push_back(*file);
+  return out;
+}
+
+}  // namespace
+
+void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
+  app.add_option("--config,-c", f.config, "hardware config: a file, or a name in configs/ (a100.yaml, h200, ...)");
+  app.add_option("--d", f.d, "head dimension" + std::string(set == FlagSet::run ? " (a list sweeps: 64,128)" : ""))
+      ->delimiter(',');
+  app.add_option("--batch", f.batch, "batch size (default 1)");
+  app.add_option("--heads", f.heads, "attention heads (default 1)");
+  app.add_option("--dtype", f.dtype, "element type: fp32, fp16 (default), bf16, fp8");
+  if (set == FlagSet::bounds) return;
+  app.add_option("--scenario,-s", f.scenario, "scenario file, or a name in scenarios/; flags override it");
+  app.add_option("--n", f.n, "queries per head (a list sweeps: 1024,2048,4096)")->delimiter(',');
+  app.add_option("--n-kv", f.n_kv, "keys per head (default n)");
+  app.add_option("--schedule", f.schedules, "schedules to run (default all): naive, flash1, flash2")->delimiter(',');
+  app.add_option("--br", f.br, "rows of Q per tile (B_r), for every tiled schedule");
+  app.add_option("--bc", f.bc, "rows of K and V per tile (B_c), for every tiled schedule");
+}
+
+Resolved resolve(const ProblemFlags& f, bool need_n) {
+  config::Scenario sc;
+  if (!f.scenario.empty()) sc = config::load_scenario(config::find_file(f.scenario, config::scenario_dir(), "scenario"));
+
+  Resolved r;
+  const std::string config_name = !f.config.empty() ? f.config : sc.config.value_or("");
+  if (config_name.empty()) {
+    throw InputError("no hardware config: give --config NAME (for example --config a100.yaml; configs are in " +
+                     config::config_dir() + ")");
+  }
+  r.config_file = config::find_file(config_name, config::config_dir(), "config");
+  r.hardware = config::load_hardware(r.config_file);
+
+  Problem base;
+  base.batch = pick(f.batch, sc.batch, "--batch").value_or(1);
+  base.heads = pick(f.heads, sc.heads, "--heads").value_or(1);
+  if (!f.dtype.empty()) {
+    const std::optional<DType> t = parse_dtype(f.dtype);
+    if (!t) throw InputError("--dtype must be one of fp32, fp16, bf16, fp8 (got '" + f.dtype + "')");
+    base.dtype = *t;
+  } else if (sc.dtype) {
+    base.dtype = *sc.dtype;
+  }
+
+  std::vector<std::uint64_t> ns = pick_list(f.n, sc.n, "--n");
+  const std::vector<std::uint64_t> ds = pick_list(f.d, sc.d, "--d");
+  if (ds.empty()) throw InputError("the head dimension is missing: give --d (for example --d 64)");
+  if (ns.empty()) {
+    if (need_n) throw InputError("the sequence length is missing: give --n (for example --n 8192)");
+    ns.push_back(1);
+  }
+  const std::optional<std::uint64_t> n_kv = pick(f.n_kv, sc.n_kv, "--n-kv");
+  for (std::uint64_t d : ds) {
+    for (std::uint64_t n : ns) {
+      Problem p = base;
+      p.n = n;
+      p.n_kv = n_kv.value_or(n);
+      p.d = d;
+      if (const std::string err = check(p); !err.empty()) throw InputError(err);
+      r.problems.push_back(p);
+    }
+  }
+
+  if (!f.schedules.empty()) {
+    r.schedules = f.schedules;
+  } else if (sc.schedules) {
+    r.schedules = *sc.schedules;
+  } else {
+    for (const ScheduleInfo& s : schedule_catalog()) r.schedules.emplace_back(s.name);
+  }
+  r.tiles.br = pick(f.br, sc.br, "--br");
+  r.tiles.bc = pick(f.bc, sc.bc, "--bc");
+  return r;
+}
+
+}  // namespace iosim::cli

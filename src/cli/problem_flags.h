@@ -1,0 +1,47 @@
+// The flags that describe a problem and its hardware, shared by the commands, and their resolution
+// (flags over scenario file over defaults) into plain structs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/hardware.h"
+#include "sim/core/problem.h"
+#include "sim/schedule/schedule.h"
+
+namespace iosim::cli {
+
+struct ProblemFlags {
+  std::string config;
+  std::string scenario;
+  std::vector<std::int64_t> n;  ///< several values make a sweep
+  std::vector<std::int64_t> d;
+  std::optional<std::int64_t> n_kv, batch, heads, br, bc;
+  std::string dtype;
+  std::vector<std::string> schedules;
+};
+
+struct Resolved {
+  std::string config_file;
+  HardwareSpec hardware;
+  std::vector<Problem> problems;  ///< one per (n, d) pair of the flags
+  std::vector<std::string> schedules;
+  TileRequest tiles;
+};
+
+enum class FlagSet : std::uint8_t {
+  run,     ///< everything
+  bounds,  ///< config, d, type, batch, heads: n and M are swept
+};
+
+void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set);
+
+/// Loads config and scenario, merges flags over the scenario over defaults, checks every value.
+/// Throws InputError (one line) on anything missing or wrong. `need_n` is false where n is swept.
+[[nodiscard]] Resolved resolve(const ProblemFlags& f, bool need_n);
+
+}  // namespace iosim::cli

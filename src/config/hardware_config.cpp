@@ -1,0 +1,87 @@
+#include "src/config/hardware_config.h"
+
+#include "src/config/yaml_map.h"
+
+namespace iosim::config {
+
+namespace {
+
+SmSpec read_sm(YamlMap m) {
+  SmSpec s;
+  s.count = m.positive_u32("count");
+  s.sram_per_sm = Bytes(m.positive_integer("sram_per_sm_bytes"));
+  s.sram_per_block = Bytes(m.positive_integer("sram_per_block_bytes"));
+  s.registers_per_sm = m.positive_u32("registers_per_sm");
+  s.max_registers_per_thread = m.positive_u32("max_registers_per_thread");
+  s.max_threads_per_sm = m.positive_u32("max_threads_per_sm");
+  s.max_threads_per_block = m.positive_u32("max_threads_per_block");
+  s.max_blocks_per_sm = m.positive_u32("max_blocks_per_sm");
+  s.sram_bytes_per_clock = m.positive_u32("sram_bytes_per_clock");
+  m.finish();
+  return s;
+}
+
+L2Spec read_l2(YamlMap m) {
+  L2Spec l;
+  l.capacity = Bytes(m.positive_integer("size_bytes"));
+  l.line_bytes = m.positive_u32("line_bytes");
+  l.sector_bytes = m.positive_u32("sector_bytes");
+  l.ways = m.positive_u32("ways");
+  l.bytes_per_clock = m.positive_u32("bytes_per_clock");
+  m.finish();
+  return l;
+}
+
+HbmSpec read_hbm(YamlMap m) {
+  HbmSpec h;
+  h.capacity = Bytes(m.positive_integer("size_bytes"));
+  h.bandwidth_gb_per_s = m.positive_number("bandwidth_gb_per_s");
+  m.finish();
+  return h;
+}
+
+ClockSpec read_clocks(YamlMap m) {
+  ClockSpec c;
+  c.sm_mhz = m.positive_number("sm_mhz");
+  c.memory_mhz = m.positive_number("memory_mhz");
+  m.finish();
+  return c;
+}
+
+PeakSpec read_peak(YamlMap m) {
+  PeakSpec p;
+  p.tensor_fp16_tflops = m.positive_number("tensor_fp16_tflops");
+  p.tensor_bf16_tflops = m.positive_number("tensor_bf16_tflops");
+  p.tensor_fp8_tflops = m.non_negative_number("tensor_fp8_tflops");
+  p.fp32_tflops = m.positive_number("fp32_tflops");
+  m.finish();
+  return p;
+}
+
+}  // namespace
+
+HardwareSpec load_hardware(const std::string& path) {
+  YamlMap top(load_yaml_file(path), path, "");
+  HardwareSpec hw;
+  hw.name = top.string("name");
+  hw.arch = top.string("arch");
+  hw.sm = read_sm(top.map("sm"));
+  hw.l2 = read_l2(top.map("l2"));
+  hw.hbm = read_hbm(top.map("hbm"));
+  hw.clock = read_clocks(top.map("clocks"));
+  hw.peak = read_peak(top.map("peak"));
+  hw.launch_overhead_us = top.positive_number("launch_overhead_us");
+  top.finish();
+  if (hw.sm.sram_per_block > hw.sm.sram_per_sm) {
+    throw ConfigError(path + ": sm.sram_per_block_bytes exceeds sm.sram_per_sm_bytes");
+  }
+  if (hw.l2.line_bytes % hw.l2.sector_bytes != 0) {
+    throw ConfigError(path + ": l2.line_bytes must be a multiple of l2.sector_bytes");
+  }
+  if (hw.l2.capacity.value % (std::uint64_t{hw.l2.line_bytes} * hw.l2.ways) != 0) {
+    throw ConfigError(path + ": l2.size_bytes must be a whole number of sets (line_bytes × ways)");
+  }
+  return hw;
+}
+
+}  // namespace iosim::config

@@ -1,0 +1,35 @@
+#include "src/config/scenario.h"
+
+#include "src/config/yaml_map.h"
+
+namespace iosim::config {
+
+Scenario load_scenario(const std::string& path) {
+  YamlMap top(load_yaml_file(path), path, "");
+  Scenario s;
+  s.file = path;
+  s.description = top.optional_string("description").value_or("");
+  s.config = top.optional_string("config");
+  if (std::optional<YamlMap> p = top.optional_map("problem")) {
+    s.batch = p->optional_positive_integer("batch");
+    s.heads = p->optional_positive_integer("heads");
+    s.n = p->optional_positive_integer("n");
+    s.n_kv = p->optional_positive_integer("n_kv");
+    s.d = p->optional_positive_integer("d");
+    if (std::optional<std::string> t = p->optional_string("dtype")) {
+      s.dtype = parse_dtype(*t);
+      if (!s.dtype) throw ConfigError(path + ": problem.dtype: '" + *t + "' is not one of fp32, fp16, bf16, fp8");
+    }
+    p->finish();
+  }
+  s.schedules = top.optional_string_list("schedules");
+  if (std::optional<YamlMap> t = top.optional_map("tiles")) {
+    s.br = t->optional_positive_integer("br");
+    s.bc = t->optional_positive_integer("bc");
+    t->finish();
+  }
+  top.finish();
+  return s;
+}
+
+}  // namespace iosim::config

@@ -1,0 +1,193 @@
+#include "src/config/yaml_map.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+
+namespace iosim::config {
+
+namespace {
+
+std::string line_of(const YAML::Mark& m) { return m.is_null() ? "" : std::to_string(m.line + 1); }
+
+std::string where(const std::string& file, const YAML::Node& n) {
+  const std::string line = n.IsDefined() ? line_of(n.Mark()) : "";
+  return line.empty() ? file : file + ":" + line;
+}
+
+std::optional<std::uint64_t> parse_u64(const std::string& s) {
+  std::uint64_t v = 0;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  if (ec != std::errc() || p != end) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_double(const std::string& s) {
+  double v = 0;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  if (ec != std::errc() || p != end || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+YAML::Node load_yaml_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path + ": cannot read the file");
+  try {
+    YAML::Node n = YAML::Load(in);
+    if (!n.IsDefined() || n.IsNull()) throw ConfigError(path + ": the file is empty");
+    return n;
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(path + ":" + line_of(e.mark) + ": malformed YAML: " + e.msg);
+  }
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string key_path)
+    : node_(node), file_(std::move(file)), key_path_(std::move(key_path)) {
+  if (!node_.IsMap()) {
+    throw ConfigError(where(file_, node_) + ": " + (key_path_.empty() ? std::string("the file") : key_path_) +
+                      ": expected a mapping of keys to values");
+  }
+}
+
+std::string YamlMap::path_of(std::string_view key) const {
+  return key_path_.empty() ? std::string(key) : key_path_ + "." + std::string(key);
+}
+
+void YamlMap::fail(const YAML::Node& at, std::string_view key, const std::string& what) const {
+  throw ConfigError(where(file_, at.IsDefined() ? at : node_) + ": " + path_of(key) + ": " + what);
+}
+
+std::optional<YAML::Node> YamlMap::find(std::string_view key) {
+  known_.emplace_back(key);
+  for (const auto& kv : node_) {
+    if (kv.first.Scalar() == key) return kv.second;
+  }
+  return std::nullopt;
+}
+
+YAML::Node YamlMap::need(std::string_view key) {
+  std::optional<YAML::Node> n = find(key);
+  if (!n) fail(node_, key, "missing (required)");
+  return *n;
+}
+
+std::uint64_t YamlMap::count(std::string_view key) {
+  const YAML::Node n = need(key);
+  const std::optional<std::uint64_t> v = n.IsScalar() ? parse_u64(n.Scalar()) : std::nullopt;
+  if (!v) fail(n, key, "expected a non-negative integer, got '" + (n.IsScalar() ? n.Scalar() : "a non-scalar") + "'");
+  return *v;
+}
+
+std::uint64_t YamlMap::positive_integer(std::string_view key) {
+  const YAML::Node n = need(key);
+  const std::optional<std::uint64_t> v = n.IsScalar() ? parse_u64(n.Scalar()) : std::nullopt;
+  if (!v || *v == 0) {
+    fail(n, key, "expected a positive integer, got '" + (n.IsScalar() ? n.Scalar() : "a non-scalar") + "'");
+  }
+  return *v;
+}
+
+std::uint32_t YamlMap::positive_u32(std::string_view key) {
+  const std::uint64_t v = positive_integer(key);
+  if (v > 0xFFFFFFFFu) fail(need(key), key, "expected a positive integer below 2^32, got " + std::to_string(v));
+  return static_cast<std::uint32_t>(v);
+}
+
+std::optional<std::uint64_t> YamlMap::optional_positive_integer(std::string_view key) {
+  for (const auto& kv : node_) {
+    if (kv.first.Scalar() == key) return positive_integer(key);
+  }
+  known_.emplace_back(key);
+  return std::nullopt;
+}
+
+double YamlMap::non_negative_number(std::string_view key) {
+  const YAML::Node n = need(key);
+  const std::optional<double> v = n.IsScalar() ? parse_double(n.Scalar()) : std::nullopt;
+  if (!v || *v < 0) fail(n, key, "expected a number ≥ 0, got '" + (n.IsScalar() ? n.Scalar() : "a non-scalar") + "'");
+  return *v;
+}
+
+double YamlMap::positive_number(std::string_view key) {
+  const YAML::Node n = need(key);
+  const std::optional<double> v = n.IsScalar() ? parse_double(n.Scalar()) : std::nullopt;
+  if (!v || *v <= 0) {
+    fail(n, key, "expected a positive number, got '" + (n.IsScalar() ? n.Scalar() : "a non-scalar") + "'");
+  }
+  return *v;
+}
+
+std::string YamlMap::string(std::string_view key) {
+  const YAML::Node n = need(key);
+  if (!n.IsScalar() || n.Scalar().empty()) fail(n, key, "expected a non-empty string");
+  return n.Scalar();
+}
+
+std::optional<std::string> YamlMap::optional_string(std::string_view key) {
+  for (const auto& kv : node_) {
+    if (kv.first.Scalar() == key) return string(key);
+  }
+  known_.emplace_back(key);
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> YamlMap::optional_string_list(std::string_view key) {
+  std::optional<YAML::Node> n = find(key);
+  if (!n) return std::nullopt;
+  if (!n->IsSequence() || n->size() == 0) fail(*n, key, "expected a non-empty list of names");
+  std::vector<std::string> out;
+  for (const YAML::Node& item : *n) {
+    if (!item.IsScalar() || item.Scalar().empty()) fail(item, key, "expected a list of names");
+    out.push_back(item.Scalar());
+  }
+  return out;
+}
+
+YamlMap YamlMap::map(std::string_view key) { return YamlMap(need(key), file_, path_of(key)); }
+
+std::optional<YamlMap> YamlMap::optional_map(std::string_view key) {
+  std::optional<YAML::Node> n = find(key);
+  if (!n) return std::nullopt;
+  return YamlMap(*n, file_, path_of(key));
+}
+
+void YamlMap::finish() const {
+  for (const auto& kv : node_) {
+    const std::string& key = kv.first.Scalar();
+    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    std::string hint;
+    std::size_t best = std::string::npos;
+    for (const std::string& k : known_) {
+      const std::size_t dist = edit_distance(key, k);
+      if (dist < best) {
+        best = dist;
+        hint = k;
+      }
+    }
+    std::string msg = "unknown key '" + path_of(key) + "'";
+    if (!hint.empty()) msg += " (did you mean '" + path_of(hint) + "'?)";
+    throw ConfigError(where(file_, kv.first) + ": " + msg);
+  }
+}
+
+}  // namespace iosim::config

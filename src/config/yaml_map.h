@@ -1,0 +1,64 @@
+// Strict reading of one YAML mapping: every key read is checked for type, every key not read is an
+// error naming the nearest valid key. Errors carry the file, the line and the key path.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/error.h"
+
+namespace iosim::config {
+
+/// A configuration or scenario file that cannot be used. One line, starting with "file:line:".
+class ConfigError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+/// Parses `path`; a missing, unreadable or malformed file throws ConfigError with the line.
+[[nodiscard]] YAML::Node load_yaml_file(const std::string& path);
+
+class YamlMap {
+ public:
+  /// `node` must be a mapping; `key_path` is its place in the file ("" at the top, "sm" below).
+  YamlMap(const YAML::Node& node, std::string file, std::string key_path);
+
+  [[nodiscard]] std::uint64_t positive_integer(std::string_view key);
+  /// A positive integer that fits 32 bits.
+  [[nodiscard]] std::uint32_t positive_u32(std::string_view key);
+  [[nodiscard]] std::optional<std::uint64_t> optional_positive_integer(std::string_view key);
+  /// A non-negative integer (0 allowed).
+  [[nodiscard]] std::uint64_t count(std::string_view key);
+  [[nodiscard]] double positive_number(std::string_view key);
+  /// A number ≥ 0 (0 means "none", e.g. no fp8 tensor cores).
+  [[nodiscard]] double non_negative_number(std::string_view key);
+  [[nodiscard]] std::string string(std::string_view key);
+  [[nodiscard]] std::optional<std::string> optional_string(std::string_view key);
+  [[nodiscard]] std::optional<std::vector<std::string>> optional_string_list(std::string_view key);
+  [[nodiscard]] YamlMap map(std::string_view key);
+  [[nodiscard]] std::optional<YamlMap> optional_map(std::string_view key);
+
+  /// Throws for the first key present in the file that was never asked for.
+  void finish() const;
+
+ private:
+  [[nodiscard]] std::optional<YAML::Node> find(std::string_view key);
+  [[nodiscard]] YAML::Node need(std::string_view key);
+  [[nodiscard]] std::string path_of(std::string_view key) const;
+  [[noreturn]] void fail(const YAML::Node& at, std::string_view key, const std::string& what) const;
+
+  YAML::Node node_;
+  std::string file_;
+  std::string key_path_;
+  std::vector<std::string> known_;
+};
+
+/// Levenshtein distance, for "did you mean".
+[[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
+
+}  // namespace iosim::config

@@ -1,0 +1,75 @@
+#include "src/report/bounds_report.h"
+
+#include <fmt/format.h>
+
+#include "src/report/json_writer.h"
+#include "src/report/run_report.h"
+#include "src/report/text_table.h"
+#include "src/report/units_format.h"
+
+namespace iosim::report {
+
+namespace {
+
+std::uint64_t x_of(const SlopeCheck& c, const SweepPoint& p) { return c.variable == "n" ? p.n : p.m_elements; }
+
+}  // namespace
+
+std::string render_bounds_table(const BoundsReport& r) {
+  std::string out = fmt::format("iosim bounds · {} ({}) · d {}, {}\n", r.hardware.name, r.config_file, r.base.d,
+                                name(r.base.dtype));
+  out += "log-log slope of HBM accesses (reads + writes, elements) against n (n_kv = n) and the SRAM size M\n\n";
+  TextTable t({"schedule", "sweep", "range", "held fixed", "expected", "fitted", "verdict"},
+              {TextTable::Align::left, TextTable::Align::left, TextTable::Align::left, TextTable::Align::left,
+               TextTable::Align::right, TextTable::Align::right, TextTable::Align::left});
+  for (const SlopeCheck& c : r.checks) {
+    const SweepPoint& a = c.points.front();
+    const SweepPoint& b = c.points.back();
+    const std::string fixed = c.variable == "n" ? fmt::format("M = {}", grouped(a.m_elements))
+                                                : fmt::format("n = {}", grouped(a.n));
+    t.add({c.schedule, c.variable, fmt::format("{} … {}", grouped(x_of(c, a)), grouped(x_of(c, b))), fixed,
+           fmt::format("{:+.2f}", c.expected), fmt::format("{:+.3f}", c.fitted),
+           c.within() ? fmt::format("ok (±{:.2f})", c.tolerance) : fmt::format("OUT of ±{:.2f}", c.tolerance)});
+  }
+  out += t.render("  ");
+  out += "\n  tiles in the M sweep\n";
+  for (const SlopeCheck& c : r.checks) {
+    if (c.variable == "M") out += fmt::format("  - {}: {}\n", c.schedule, c.tile_policy);
+  }
+  return out;
+}
+
+std::string render_bounds_json(const BoundsReport& r) {
+  JsonWriter w;
+  w.begin_object().field("schema_version", kSchemaVersion);
+  w.key("config").begin_object().field("file", r.config_file).field("name", r.hardware.name).end_object();
+  w.key("problem").begin_object().field("d", r.base.d).field("dtype", name(r.base.dtype));
+  w.field("batch", r.base.batch).field("heads", r.base.heads).end_object();
+  w.key("checks").begin_array();
+  for (const SlopeCheck& c : r.checks) {
+    w.begin_object().field("schedule", c.schedule).field("variable", c.variable);
+    w.field("expected", c.expected).field("fitted", c.fitted).field("tolerance", c.tolerance);
+    w.field("within", c.within()).field("tile_policy", c.tile_policy);
+    w.key("points").begin_array();
+    for (const SweepPoint& p : c.points) {
+      w.begin_object().field("n", p.n).field("m_elements", p.m_elements).field("br", p.tiles.br);
+      w.field("bc", p.tiles.bc).field("count", p.count).field("bound", p.bound).end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+  return w.str();
+}
+
+std::string render_bounds_csv(const BoundsReport& r) {
+  std::string out = "schedule,variable,expected,fitted,within,n,m_elements,br,bc,count,bound\n";
+  for (const SlopeCheck& c : r.checks) {
+    for (const SweepPoint& p : c.points) {
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", c.schedule, c.variable, c.expected, c.fitted,
+                         c.within() ? "true" : "false", p.n, p.m_elements, p.tiles.br, p.tiles.bc, p.count, p.bound);
+    }
+  }
+  return out;
+}
+
+}  // namespace iosim::report
