@@ -21,6 +21,7 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx) {
   s.emit(Emitter(r.ledger, Walk::runs));
   r.upper = upper_bound(s.bound(), ctx.problem, r.m_elements);
   r.notes = s.notes();
+  r.variant = s.variant();
   return r;
 }
 

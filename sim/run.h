@@ -20,6 +20,7 @@ struct ScheduleRun {
   Ledger ledger{DType::fp16};
   BoundValue upper;
   std::vector<std::string> notes;
+  std::string variant;  ///< Schedule::variant()
 
   /// HBM reads + writes in elements over the bound's value: the constant hidden in Θ(·).
   [[nodiscard]] double upper_ratio() const;

@@ -10,15 +10,27 @@ namespace iosim {
 
 namespace {
 
+constexpr std::size_t kMinFitPoints = 3;
+
 SweepPoint measure(const std::string& name, const ScheduleContext& ctx) {
   const ScheduleRun r = run_schedule(*make_schedule(name, Pass::fwd, ctx), ctx);
-  return {ctx.problem.n, r.m_elements, r.tiles, static_cast<double>(r.ledger.total(Level::hbm).elements().value),
-          r.upper.value};
+  return {ctx.problem.n,
+          r.m_elements,
+          r.tiles,
+          static_cast<double>(r.ledger.total(Level::hbm).elements().value),
+          r.upper.value,
+          r.variant,
+          false};
 }
 
 SlopeCheck fit(SlopeCheck c, double tolerance) {
+  std::size_t first = c.points.size();
+  while (first > 0 && c.points[first - 1].variant == c.points.back().variant) --first;
+  if (c.points.size() - first < kMinFitPoints) first = 0;
   std::vector<double> x, y;
-  for (const SweepPoint& p : c.points) {
+  for (std::size_t i = first; i < c.points.size(); ++i) {
+    SweepPoint& p = c.points[i];
+    p.fitted = true;
     x.push_back(static_cast<double>(c.variable == "n" ? p.n : p.m_elements));
     y.push_back(p.count);
   }
@@ -64,7 +76,7 @@ bool SlopeCheck::within() const { return std::abs(fitted - expected) <= toleranc
 
 SweepSpec default_sweep() {
   SweepSpec s;
-  for (int k = 12; k <= 17; ++k) s.n_values.push_back(std::uint64_t{1} << k);
+  for (int k = 13; k <= 19; ++k) s.n_values.push_back(std::uint64_t{1} << k);
   for (int k = -3; k <= 2; ++k) s.m_factors.push_back(std::ldexp(1.0, k));
   s.m_sweep_n = std::uint64_t{1} << 18;
   return s;

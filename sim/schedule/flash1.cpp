@@ -27,7 +27,7 @@ class Flash1Forward final : public Schedule {
     const std::uint64_t m = sram_elements(ctx.hardware, p_.dtype);
     const std::uint64_t bc = ceil_div(m, 4 * p_.d);
     const TileShape paper{std::max<std::uint64_t>(1, std::min(bc, p_.d)), std::max<std::uint64_t>(1, bc)};
-    tiles_ = choose_tiles("flash1", ctx, paper, [this](TileShape t) { return plan(t); }, notes_);
+    tiles_ = choose_tiles("flash1", ctx, paper, Shrink::rows_first, [this](TileShape t) { return plan(t); }, notes_);
   }
 
   std::string_view name() const override { return "flash1"; }

@@ -43,7 +43,7 @@ class Flash2Forward final : public Schedule {
  public:
   explicit Flash2Forward(const ScheduleContext& ctx) : p_(ctx.problem) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
-    tiles_ = choose_tiles("flash2", ctx, fa2_forward_tiles(p_, ctx.hardware, user),
+    tiles_ = choose_tiles("flash2", ctx, fa2_forward_tiles(p_, ctx.hardware, user), Shrink::cols_first,
                           [this](TileShape t) { return plan(t); }, notes_);
   }
 

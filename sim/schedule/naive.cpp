@@ -37,7 +37,7 @@ class NaiveForward final : public Schedule {
       notes_.push_back("a row of S (" + kib(row) + ") does not fit the " + kib(limit_) +
                        " of SRAM: the softmax reads S twice (max and sum, then normalise)");
     }
-    tiles_ = choose_tiles("naive", ctx, {kGemmDefault, kGemmDefault}, [this](TileShape t) { return plan(t); },
+    tiles_ = choose_tiles("naive", ctx, {kGemmDefault, kGemmDefault}, Shrink::rows_first, [this](TileShape t) { return plan(t); },
                           notes_);
   }
 
@@ -47,6 +47,7 @@ class NaiveForward final : public Schedule {
   SramPlan sram() const override { return plan(tiles_); }
   BoundKind bound() const override { return BoundKind::standard; }
   std::vector<std::string> notes() const override { return notes_; }
+  std::string variant() const override { return one_pass_ ? "one-pass softmax" : "two-pass softmax"; }
 
   void emit(const Emitter& root) const override {
     const Emitter e = root.repeated(p_.batch_heads());

@@ -66,6 +66,10 @@ class Schedule {
   /// a softmax done in two passes). Pure.
   [[nodiscard]] virtual std::vector<std::string> notes() const { return {}; }
 
+  /// The variant of the algorithm this instance runs, where a schedule has several (naive's softmax in
+  /// one pass or in two); "" otherwise. Counts of different variants differ by more than the sizes.
+  [[nodiscard]] virtual std::string variant() const { return {}; }
+
   /// Emits every transfer and computation of the pass, for all batch × heads, in algorithm order.
   /// Deterministic; must not change the schedule. The emitter's walk decides whether equal tiles are
   /// visited once with their multiplicity (Walk::runs) or one by one (Walk::each).

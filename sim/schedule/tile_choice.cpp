@@ -28,20 +28,26 @@ std::string tile_text(TileShape t) {
   return "B_r=" + std::to_string(t.br) + " B_c=" + std::to_string(t.bc);
 }
 
-/// Halve the larger side (B_r on a tie); {0, 0} when both are already 1.
-TileShape halved(TileShape t) {
+std::uint64_t half(std::uint64_t v) { return (v + 1) / 2; }
+
+/// The next smaller tile to try; {0, 0} once both sides are 1.
+TileShape halved(TileShape t, Shrink shrink) {
   if (t.br == 1 && t.bc == 1) return {0, 0};
-  if (t.br >= t.bc) {
-    t.br = (t.br + 1) / 2;
+  std::uint64_t& free_side = shrink == Shrink::rows_first ? t.br : t.bc;
+  std::uint64_t& other = shrink == Shrink::rows_first ? t.bc : t.br;
+  if (free_side > kMinFreeSide || other == 1) {
+    free_side = half(free_side);
+  } else if (free_side >= other) {
+    free_side = half(free_side);
   } else {
-    t.bc = (t.bc + 1) / 2;
+    other = half(other);
   }
   return t;
 }
 
 }  // namespace
 
-TileShape choose_tiles(std::string_view schedule, const ScheduleContext& ctx, TileShape fallback,
+TileShape choose_tiles(std::string_view schedule, const ScheduleContext& ctx, TileShape fallback, Shrink shrink,
                        const PlanFor& plan, std::vector<std::string>& notes) {
   const Bytes limit = ctx.hardware.sm.sram_per_block;
   if (ctx.tiles.br || ctx.tiles.bc) {
@@ -58,7 +64,7 @@ TileShape choose_tiles(std::string_view schedule, const ScheduleContext& ctx, Ti
     return t;
   }
   const Bytes first = plan(fallback).peak();
-  for (TileShape t = fallback; t.br != 0; t = halved(t)) {
+  for (TileShape t = fallback; t.br != 0; t = halved(t, shrink)) {
     const SramPlan p = plan(t);
     if (p.peak() <= limit) {
       if (!(t == fallback)) {

@@ -21,11 +21,18 @@ namespace iosim {
 /// The SRAM plan a schedule would have with tiles `t`.
 using PlanFor = std::function<SramPlan(TileShape)>;
 
-/// Tiles for `schedule`: `req` where given (both fields checked, the rest from `fallback`), or
-/// `fallback` reduced until its plan fits `ctx.hardware.sm.sram_per_block`. A user's tile that does
-/// not fit throws InputError naming footprint and limit; a reduced default appends a note.
+/// Which side of a default tile to halve first when it does not fit: the one whose size does not
+/// change the schedule's HBM traffic (B_r for flash1, whose traffic depends on T_c only; B_c for
+/// flash2, whose traffic depends on T_r only). It is halved down to kMinFreeSide; past that the larger
+/// side is halved.
+enum class Shrink : std::uint8_t { rows_first, cols_first };
+inline constexpr std::uint64_t kMinFreeSide = 16;  // one m16n8k16 MMA tile
+
+/// Tiles for `schedule`: the user's request where given (checked; unset sides from `fallback`), or
+/// `fallback` halved per `shrink` until its plan fits `ctx.hardware.sm.sram_per_block`. A user's tile
+/// that does not fit throws InputError naming footprint and limit; a reduced default appends a note.
 [[nodiscard]] TileShape choose_tiles(std::string_view schedule, const ScheduleContext& ctx,
-                                     TileShape fallback, const PlanFor& plan,
+                                     TileShape fallback, Shrink shrink, const PlanFor& plan,
                                      std::vector<std::string>& notes);
 
 }  // namespace iosim

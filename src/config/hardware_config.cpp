@@ -17,7 +17,6 @@ SmSpec read_sm(YamlMap m) {
   s.max_threads_per_block = m.positive_u32("max_threads_per_block");
   s.max_blocks_per_sm = m.positive_u32("max_blocks_per_sm");
   s.sram_bytes_per_clock = m.positive_u32("sram_bytes_per_clock");
-  m.finish();
   return s;
 }
 
@@ -28,7 +27,6 @@ L2Spec read_l2(YamlMap m) {
   l.sector_bytes = m.positive_u32("sector_bytes");
   l.ways = m.positive_u32("ways");
   l.bytes_per_clock = m.positive_u32("bytes_per_clock");
-  m.finish();
   return l;
 }
 
@@ -36,7 +34,6 @@ HbmSpec read_hbm(YamlMap m) {
   HbmSpec h;
   h.capacity = Bytes(m.positive_integer("size_bytes"));
   h.bandwidth_gb_per_s = m.positive_number("bandwidth_gb_per_s");
-  m.finish();
   return h;
 }
 
@@ -44,7 +41,6 @@ ClockSpec read_clocks(YamlMap m) {
   ClockSpec c;
   c.sm_mhz = m.positive_number("sm_mhz");
   c.memory_mhz = m.positive_number("memory_mhz");
-  m.finish();
   return c;
 }
 
@@ -54,24 +50,25 @@ PeakSpec read_peak(YamlMap m) {
   p.tensor_bf16_tflops = m.positive_number("tensor_bf16_tflops");
   p.tensor_fp8_tflops = m.non_negative_number("tensor_fp8_tflops");
   p.fp32_tflops = m.positive_number("fp32_tflops");
-  m.finish();
   return p;
 }
 
 }  // namespace
 
 HardwareSpec load_hardware(const std::string& path) {
-  YamlMap top(load_yaml_file(path), path, "");
+  YamlMap top(load_yaml_file(path), path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us"});
   HardwareSpec hw;
   hw.name = top.string("name");
   hw.arch = top.string("arch");
-  hw.sm = read_sm(top.map("sm"));
-  hw.l2 = read_l2(top.map("l2"));
-  hw.hbm = read_hbm(top.map("hbm"));
-  hw.clock = read_clocks(top.map("clocks"));
-  hw.peak = read_peak(top.map("peak"));
+  hw.sm = read_sm(top.map("sm", {"count", "sram_per_sm_bytes", "sram_per_block_bytes", "registers_per_sm",
+                                        "max_registers_per_thread", "max_threads_per_sm", "max_threads_per_block",
+                                        "max_blocks_per_sm", "sram_bytes_per_clock"}));
+  hw.l2 = read_l2(top.map("l2", {"size_bytes", "line_bytes", "sector_bytes", "ways", "bytes_per_clock"}));
+  hw.hbm = read_hbm(top.map("hbm", {"size_bytes", "bandwidth_gb_per_s"}));
+  hw.clock = read_clocks(top.map("clocks", {"sm_mhz", "memory_mhz"}));
+  hw.peak = read_peak(
+      top.map("peak", {"tensor_fp16_tflops", "tensor_bf16_tflops", "tensor_fp8_tflops", "fp32_tflops"}));
   hw.launch_overhead_us = top.positive_number("launch_overhead_us");
-  top.finish();
   if (hw.sm.sram_per_block > hw.sm.sram_per_sm) {
     throw ConfigError(path + ": sm.sram_per_block_bytes exceeds sm.sram_per_sm_bytes");
   }

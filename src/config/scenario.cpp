@@ -5,12 +5,12 @@
 namespace iosim::config {
 
 Scenario load_scenario(const std::string& path) {
-  YamlMap top(load_yaml_file(path), path, "");
+  YamlMap top(load_yaml_file(path), path, "", {"description", "config", "problem", "schedules", "tiles"});
   Scenario s;
   s.file = path;
   s.description = top.optional_string("description").value_or("");
   s.config = top.optional_string("config");
-  if (std::optional<YamlMap> p = top.optional_map("problem")) {
+  if (std::optional<YamlMap> p = top.optional_map("problem", {"batch", "heads", "n", "n_kv", "d", "dtype"})) {
     s.batch = p->optional_positive_integer("batch");
     s.heads = p->optional_positive_integer("heads");
     s.n = p->optional_positive_integer("n");
@@ -20,15 +20,12 @@ Scenario load_scenario(const std::string& path) {
       s.dtype = parse_dtype(*t);
       if (!s.dtype) throw ConfigError(path + ": problem.dtype: '" + *t + "' is not one of fp32, fp16, bf16, fp8");
     }
-    p->finish();
   }
   s.schedules = top.optional_string_list("schedules");
-  if (std::optional<YamlMap> t = top.optional_map("tiles")) {
+  if (std::optional<YamlMap> t = top.optional_map("tiles", {"br", "bc"})) {
     s.br = t->optional_positive_integer("br");
     s.bc = t->optional_positive_integer("bc");
-    t->finish();
   }
-  top.finish();
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <stdexcept>
 
 namespace iosim::config {
 
@@ -61,11 +62,27 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string key_path)
-    : node_(node), file_(std::move(file)), key_path_(std::move(key_path)) {
+YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string key_path, std::vector<std::string> schema)
+    : node_(node), file_(std::move(file)), key_path_(std::move(key_path)), schema_(std::move(schema)) {
   if (!node_.IsMap()) {
     throw ConfigError(where(file_, node_) + ": " + (key_path_.empty() ? std::string("the file") : key_path_) +
                       ": expected a mapping of keys to values");
+  }
+  for (const auto& kv : node_) {
+    const std::string& key = kv.first.Scalar();
+    if (std::find(schema_.begin(), schema_.end(), key) != schema_.end()) continue;
+    std::string hint;
+    std::size_t best = std::string::npos;
+    for (const std::string& k : schema_) {
+      const std::size_t dist = edit_distance(key, k);
+      if (dist < best) {
+        best = dist;
+        hint = k;
+      }
+    }
+    std::string msg = "unknown key '" + path_of(key) + "'";
+    if (!hint.empty()) msg += " (did you mean '" + path_of(hint) + "'?)";
+    throw ConfigError(where(file_, kv.first) + ": " + msg);
   }
 }
 
@@ -78,7 +95,9 @@ void YamlMap::fail(const YAML::Node& at, std::string_view key, const std::string
 }
 
 std::optional<YAML::Node> YamlMap::find(std::string_view key) {
-  known_.emplace_back(key);
+  if (std::find(schema_.begin(), schema_.end(), key) == schema_.end()) {
+    throw std::logic_error("YamlMap: key '" + std::string(key) + "' read but not in the schema");
+  }
   for (const auto& kv : node_) {
     if (kv.first.Scalar() == key) return kv.second;
   }
@@ -114,11 +133,8 @@ std::uint32_t YamlMap::positive_u32(std::string_view key) {
 }
 
 std::optional<std::uint64_t> YamlMap::optional_positive_integer(std::string_view key) {
-  for (const auto& kv : node_) {
-    if (kv.first.Scalar() == key) return positive_integer(key);
-  }
-  known_.emplace_back(key);
-  return std::nullopt;
+  if (!find(key)) return std::nullopt;
+  return positive_integer(key);
 }
 
 double YamlMap::non_negative_number(std::string_view key) {
@@ -144,11 +160,8 @@ std::string YamlMap::string(std::string_view key) {
 }
 
 std::optional<std::string> YamlMap::optional_string(std::string_view key) {
-  for (const auto& kv : node_) {
-    if (kv.first.Scalar() == key) return string(key);
-  }
-  known_.emplace_back(key);
-  return std::nullopt;
+  if (!find(key)) return std::nullopt;
+  return string(key);
 }
 
 std::optional<std::vector<std::string>> YamlMap::optional_string_list(std::string_view key) {
@@ -163,31 +176,15 @@ std::optional<std::vector<std::string>> YamlMap::optional_string_list(std::strin
   return out;
 }
 
-YamlMap YamlMap::map(std::string_view key) { return YamlMap(need(key), file_, path_of(key)); }
+YamlMap YamlMap::map(std::string_view key, std::vector<std::string> schema) {
+  return YamlMap(need(key), file_, path_of(key), std::move(schema));
+}
 
-std::optional<YamlMap> YamlMap::optional_map(std::string_view key) {
+std::optional<YamlMap> YamlMap::optional_map(std::string_view key, std::vector<std::string> schema) {
   std::optional<YAML::Node> n = find(key);
   if (!n) return std::nullopt;
-  return YamlMap(*n, file_, path_of(key));
+  return YamlMap(*n, file_, path_of(key), std::move(schema));
 }
 
-void YamlMap::finish() const {
-  for (const auto& kv : node_) {
-    const std::string& key = kv.first.Scalar();
-    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-    std::string hint;
-    std::size_t best = std::string::npos;
-    for (const std::string& k : known_) {
-      const std::size_t dist = edit_distance(key, k);
-      if (dist < best) {
-        best = dist;
-        hint = k;
-      }
-    }
-    std::string msg = "unknown key '" + path_of(key) + "'";
-    if (!hint.empty()) msg += " (did you mean '" + path_of(hint) + "'?)";
-    throw ConfigError(where(file_, kv.first) + ": " + msg);
-  }
-}
 
 }  // namespace iosim::config

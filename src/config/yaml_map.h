@@ -1,5 +1,6 @@
-// Strict reading of one YAML mapping: every key read is checked for type, every key not read is an
-// error naming the nearest valid key. Errors carry the file, the line and the key path.
+// Strict reading of one YAML mapping against its schema: a key outside the schema is an error naming
+// the nearest valid key (checked first, so a misspelt key is never reported as a missing one), and
+// every value read is checked for type. Errors carry the file, the line and the key path.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -25,8 +26,9 @@ class ConfigError : public InputError {
 
 class YamlMap {
  public:
-  /// `node` must be a mapping; `key_path` is its place in the file ("" at the top, "sm" below).
-  YamlMap(const YAML::Node& node, std::string file, std::string key_path);
+  /// `node` must be a mapping whose keys are all in `schema`; `key_path` is its place in the file
+  /// ("" at the top, "sm" below).
+  YamlMap(const YAML::Node& node, std::string file, std::string key_path, std::vector<std::string> schema);
 
   [[nodiscard]] std::uint64_t positive_integer(std::string_view key);
   /// A positive integer that fits 32 bits.
@@ -40,11 +42,8 @@ class YamlMap {
   [[nodiscard]] std::string string(std::string_view key);
   [[nodiscard]] std::optional<std::string> optional_string(std::string_view key);
   [[nodiscard]] std::optional<std::vector<std::string>> optional_string_list(std::string_view key);
-  [[nodiscard]] YamlMap map(std::string_view key);
-  [[nodiscard]] std::optional<YamlMap> optional_map(std::string_view key);
-
-  /// Throws for the first key present in the file that was never asked for.
-  void finish() const;
+  [[nodiscard]] YamlMap map(std::string_view key, std::vector<std::string> schema);
+  [[nodiscard]] std::optional<YamlMap> optional_map(std::string_view key, std::vector<std::string> schema);
 
  private:
   [[nodiscard]] std::optional<YAML::Node> find(std::string_view key);
@@ -55,7 +54,7 @@ class YamlMap {
   YAML::Node node_;
   std::string file_;
   std::string key_path_;
-  std::vector<std::string> known_;
+  std::vector<std::string> schema_;
 };
 
 /// Levenshtein distance, for "did you mean".

@@ -19,19 +19,36 @@ std::string render_bounds_table(const BoundsReport& r) {
   std::string out = fmt::format("iosim bounds · {} ({}) · d {}, {}\n", r.hardware.name, r.config_file, r.base.d,
                                 name(r.base.dtype));
   out += "log-log slope of HBM accesses (reads + writes, elements) against n (n_kv = n) and the SRAM size M\n\n";
-  TextTable t({"schedule", "sweep", "range", "held fixed", "expected", "fitted", "verdict"},
+  TextTable t({"schedule", "sweep", "range", "fitted over", "held fixed", "expected", "fitted", "verdict"},
               {TextTable::Align::left, TextTable::Align::left, TextTable::Align::left, TextTable::Align::left,
-               TextTable::Align::right, TextTable::Align::right, TextTable::Align::left});
+               TextTable::Align::left, TextTable::Align::right, TextTable::Align::right, TextTable::Align::left});
+  std::vector<std::string> regimes;
   for (const SlopeCheck& c : r.checks) {
     const SweepPoint& a = c.points.front();
     const SweepPoint& b = c.points.back();
+    const SweepPoint* first_fit = &b;
+    for (const SweepPoint& p : c.points) {
+      if (p.fitted) {
+        first_fit = &p;
+        break;
+      }
+    }
     const std::string fixed = c.variable == "n" ? fmt::format("M = {}", grouped(a.m_elements))
                                                 : fmt::format("n = {}", grouped(a.n));
-    t.add({c.schedule, c.variable, fmt::format("{} … {}", grouped(x_of(c, a)), grouped(x_of(c, b))), fixed,
-           fmt::format("{:+.2f}", c.expected), fmt::format("{:+.3f}", c.fitted),
+    t.add({c.schedule, c.variable, fmt::format("{} … {}", grouped(x_of(c, a)), grouped(x_of(c, b))),
+           fmt::format("≥ {}", grouped(x_of(c, *first_fit))), fixed, fmt::format("{:+.2f}", c.expected),
+           fmt::format("{:+.3f}", c.fitted),
            c.within() ? fmt::format("ok (±{:.2f})", c.tolerance) : fmt::format("OUT of ±{:.2f}", c.tolerance)});
+    if (first_fit != &a) {
+      regimes.push_back(fmt::format("{} {}: {} for {} ≥ {}, {} below", c.schedule, c.variable, b.variant,
+                                    c.variable, grouped(x_of(c, *first_fit)), a.variant));
+    }
   }
   out += t.render("  ");
+  if (!regimes.empty()) {
+    out += "\n  variants (the slope is the asymptotic one, fitted over the variant of the largest value)\n";
+    for (const std::string& s : regimes) out += "  - " + s + "\n";
+  }
   out += "\n  tiles in the M sweep\n";
   for (const SlopeCheck& c : r.checks) {
     if (c.variable == "M") out += fmt::format("  - {}: {}\n", c.schedule, c.tile_policy);
@@ -53,7 +70,8 @@ std::string render_bounds_json(const BoundsReport& r) {
     w.key("points").begin_array();
     for (const SweepPoint& p : c.points) {
       w.begin_object().field("n", p.n).field("m_elements", p.m_elements).field("br", p.tiles.br);
-      w.field("bc", p.tiles.bc).field("count", p.count).field("bound", p.bound).end_object();
+      w.field("bc", p.tiles.bc).field("count", p.count).field("bound", p.bound).field("fitted", p.fitted);
+      w.field("variant", p.variant).end_object();
     }
     w.end_array().end_object();
   }
@@ -62,11 +80,12 @@ std::string render_bounds_json(const BoundsReport& r) {
 }
 
 std::string render_bounds_csv(const BoundsReport& r) {
-  std::string out = "schedule,variable,expected,fitted,within,n,m_elements,br,bc,count,bound\n";
+  std::string out = "schedule,variable,expected,fitted,within,n,m_elements,br,bc,count,bound,in_fit\n";
   for (const SlopeCheck& c : r.checks) {
     for (const SweepPoint& p : c.points) {
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", c.schedule, c.variable, c.expected, c.fitted,
-                         c.within() ? "true" : "false", p.n, p.m_elements, p.tiles.br, p.tiles.bc, p.count, p.bound);
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", c.schedule, c.variable, c.expected, c.fitted,
+                         c.within() ? "true" : "false", p.n, p.m_elements, p.tiles.br, p.tiles.bc, p.count, p.bound,
+                         p.fitted ? "true" : "false");
     }
   }
   return out;

@@ -1,0 +1,266 @@
+// Device primitives shared by the attention kernels: tensor-core MMA (mma.sync m16n8k16, fp16/bf16
+// in, fp32 accumulate), ldmatrix, cp.async, packing, padded shared-memory tiles, tile copies between
+// HBM and shared memory, and a warp-level GEMM whose operands sit in shared memory.
+//
+// Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with g = lane / 4, t = lane % 4:
+//   A (16 × 16, row-major), 4 × b32:  a0 = A[g][2t..2t+1]   a1 = A[g+8][2t..]   a2 = A[g][2t+8..]   a3 = A[g+8][2t+8..]
+//   B (16 × 8, k × n),      2 × b32:  b0 = B[2t..2t+1][g]   b1 = B[2t+8..2t+9][g]
+//   C (16 × 8, fp32),       4 × f32:  c0,c1 = C[g][2t], C[g][2t+1]   c2,c3 = C[g+8][2t], C[g+8][2t+1]
+// ldmatrix .x4 reads four 8 × 8 matrices of 16-bit values; lanes 8i..8i+7 give the row addresses of
+// matrix i, and register i of lane l receives row l/4, columns 2(l%4), 2(l%4)+1 of matrix i (of its
+// transpose with .trans). The four loaders below place those matrices so that the registers come
+// out as the A and B fragments above, whether the operand is stored in shared memory as [m][k] or
+// [k][m] (A), [n][k] or [k][n] (B).
+//
+// Shared-memory tiles are row-major with every row padded by kSmemPad elements (16 bytes): a row
+// stride of 16·(W + 1) bytes with W + 1 odd, so the 8 row addresses of one ldmatrix matrix (16 bytes
+// each) fall in 8 distinct groups of 4 banks: no bank conflicts, for any width W ∈ {4, 8, 16} chunks.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace iosim::gpu::kern {
+
+inline constexpr int kWarpSize = 32;
+inline constexpr int kSmemPad = 8;        ///< elements of 16-bit padding per shared-memory row (16 bytes)
+inline constexpr int kChunkElems = 8;     ///< 16-bit elements per 16-byte global access
+inline constexpr float kLog2e = 1.4426950408889634f;
+inline constexpr unsigned kFullMask = 0xffffffffu;
+
+template <class T>
+inline constexpr bool kIsElement = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+// ---- conversions ---------------------------------------------------------------------------------
+
+/// Two floats rounded to the element type and packed into one 32-bit register (lo in the low half).
+template <class T>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+  static_assert(kIsElement<T>);
+  std::uint32_t r;
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    __builtin_memcpy(&r, &h, sizeof r);
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    __builtin_memcpy(&r, &h, sizeof r);
+  }
+  return r;
+}
+
+/// The two elements of a packed register as floats.
+template <class T>
+__device__ __forceinline__ float2 unpack2(std::uint32_t r) {
+  static_assert(kIsElement<T>);
+  if constexpr (std::is_same_v<T, __half>) {
+    __half2 h;
+    __builtin_memcpy(&h, &r, sizeof r);
+    return __half22float2(h);
+  } else {
+    __nv_bfloat162 h;
+    __builtin_memcpy(&h, &r, sizeof r);
+    return __bfloat1622float2(h);
+  }
+}
+
+template <class T>
+__device__ __forceinline__ float to_float(T x) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(x);
+  } else {
+    return __bfloat162float(x);
+  }
+}
+
+/// 2^x by the special-function unit (ex2.approx.ftz): one instruction, 2^-inf = +0.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// ---- tensor cores --------------------------------------------------------------------------------
+
+/// c += a · b for one m16n8k16 tile, fp32 accumulate.
+template <class T>
+__device__ __forceinline__ void mma16816(float (&c)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
+  static_assert(kIsElement<T>);
+  if constexpr (std::is_same_v<T, __half>) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+/// Four 8 × 8 matrices of 16-bit values (volatile: ordered with the barriers around it).
+__device__ __forceinline__ void ldsm_x4(std::uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+/// The same, each matrix transposed.
+__device__ __forceinline__ void ldsm_x4_trans(std::uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+// Fragment loaders. `s` points at element [0][0] of a shared tile with row stride `stride` elements.
+
+/// A fragment of the 16 × 16 block at (m0, k0) of A, stored as [m][k].
+template <class T>
+__device__ __forceinline__ void load_a_mk(std::uint32_t (&a)[4], const T* s, int stride, int m0, int k0, int lane) {
+  ldsm_x4(a, s + (m0 + (lane & 15)) * stride + k0 + ((lane >> 4) << 3));
+}
+
+/// A fragment of the 16 × 16 block at (m0, k0) of A, stored transposed as [k][m].
+template <class T>
+__device__ __forceinline__ void load_a_km(std::uint32_t (&a)[4], const T* s, int stride, int m0, int k0, int lane) {
+  const int i = lane >> 3;  // matrix: a0 (k lo, m lo), a1 (k lo, m hi), a2 (k hi, m lo), a3 (k hi, m hi)
+  ldsm_x4_trans(a, s + (k0 + (lane & 7) + ((i >> 1) << 3)) * stride + m0 + ((i & 1) << 3));
+}
+
+/// B fragments of two n8 tiles, (k0..k0+15) × (n0..n0+15) of B stored as [n][k]:
+/// b[0], b[1] for columns n0..n0+7, b[2], b[3] for n0+8..n0+15.
+template <class T>
+__device__ __forceinline__ void load_b_nk(std::uint32_t (&b)[4], const T* s, int stride, int n0, int k0, int lane) {
+  ldsm_x4(b, s + (n0 + (lane & 7) + ((lane >> 4) << 3)) * stride + k0 + (((lane >> 3) & 1) << 3));
+}
+
+/// The same for B stored as [k][n] (V in P·V, dO in Pᵀ·dO, …).
+template <class T>
+__device__ __forceinline__ void load_b_kn(std::uint32_t (&b)[4], const T* s, int stride, int n0, int k0, int lane) {
+  ldsm_x4_trans(b, s + (k0 + (lane & 7) + (((lane >> 3) & 1) << 3)) * stride + n0 + ((lane >> 4) << 3));
+}
+
+/// Row and column, inside a warp's MT × NT block of C fragments, of accumulator element e of tile
+/// (mt, nt): rows g and g + 8, columns 2t and 2t + 1.
+__device__ __forceinline__ int frag_row(int mt, int e, int lane) { return mt * 16 + (lane >> 2) + ((e >> 1) << 3); }
+__device__ __forceinline__ int frag_col(int nt, int e, int lane) { return nt * 8 + ((lane & 3) << 1) + (e & 1); }
+
+// ---- warp GEMM on shared-memory operands -----------------------------------------------------------
+
+enum class Layout : std::uint8_t { mk, km, nk, kn };
+
+/// acc[MT][NT] += A[m0 .. m0+16MT, 0..K) · B[0..K, n0 .. n0+8NT), A and B in shared memory.
+template <class T, int MT, int NT, int K, Layout LA, Layout LB>
+__device__ __forceinline__ void warp_gemm(float (&acc)[MT][NT][4], const T* a_s, int a_stride, const T* b_s, int b_stride,
+                                          int m0, int n0, int lane) {
+  static_assert(NT % 2 == 0 && K % 16 == 0);
+  static_assert(LA == Layout::mk || LA == Layout::km);
+  static_assert(LB == Layout::nk || LB == Layout::kn);
+#pragma unroll
+  for (int k = 0; k < K; k += 16) {
+    std::uint32_t a[MT][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      if constexpr (LA == Layout::mk) {
+        load_a_mk(a[mt], a_s, a_stride, m0 + mt * 16, k, lane);
+      } else {
+        load_a_km(a[mt], a_s, a_stride, m0 + mt * 16, k, lane);
+      }
+    }
+#pragma unroll
+    for (int np = 0; np < NT / 2; ++np) {
+      std::uint32_t b[4];
+      if constexpr (LB == Layout::nk) {
+        load_b_nk(b, b_s, b_stride, n0 + np * 16, k, lane);
+      } else {
+        load_b_kn(b, b_s, b_stride, n0 + np * 16, k, lane);
+      }
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        mma16816<T>(acc[mt][2 * np], a[mt], b[0], b[1]);
+        mma16816<T>(acc[mt][2 * np + 1], a[mt], b[2], b[3]);
+      }
+    }
+  }
+}
+
+/// How NW warps split an M × N output into a WM × WN grid of (16·MT) × (8·NT) warp tiles.
+template <int M, int N, int NW>
+struct WarpGrid {
+  static constexpr int kWM = (M / 16 < NW) ? M / 16 : NW;
+  static constexpr int kWN = kWM > 0 ? NW / kWM : 0;
+  static constexpr int kMT = kWM > 0 ? M / 16 / kWM : 0;
+  static constexpr int kNT = kWN > 0 ? N / 8 / kWN : 0;
+  static constexpr bool kValid = kWM > 0 && NW % kWM == 0 && (M / 16) % kWM == 0 && N % (8 * kWN) == 0 &&
+                                 kNT >= 2 && kNT % 2 == 0;
+  static constexpr int kAccFloats = kMT * kNT * 4;  ///< accumulator registers per thread
+  __device__ static int m0(int warp) { return (warp % kWM) * kMT * 16; }
+  __device__ static int n0(int warp) { return (warp / kWM) * kNT * 8; }
+};
+
+// ---- HBM ↔ shared memory -----------------------------------------------------------------------------
+
+/// 16 bytes global → shared, through L2 only (.cg); zero-filled when !valid (nothing is read).
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool valid) {
+  const int src_bytes = valid ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+/// Rows [row0, row0 + ROWS) of a row-major [rows × COLS] global matrix into a shared tile with row
+/// stride STRIDE, by NTHREADS threads (this one is `tid`), 16 bytes each; rows ≥ row_end are
+/// zero-filled and not read. Chunk c goes to thread c % NTHREADS, the same mapping as store_rows.
+template <int ROWS, int COLS, int STRIDE, int NTHREADS, class T>
+__device__ __forceinline__ void load_rows_async(T* dst, const T* src, int row0, int row_end, int tid) {
+  constexpr int kChunksPerRow = COLS / kChunkElems;
+  constexpr int kChunks = ROWS * kChunksPerRow;
+  static_assert(COLS % kChunkElems == 0 && STRIDE % kChunkElems == 0);
+  static_assert(kChunks % NTHREADS == 0, "every thread copies the same number of chunks");
+#pragma unroll
+  for (int it = 0; it < kChunks / NTHREADS; ++it) {
+    const int c = tid + it * NTHREADS;
+    const int r = c / kChunksPerRow;
+    const int col = (c % kChunksPerRow) * kChunkElems;
+    const bool valid = row0 + r < row_end;
+    const T* from = src + static_cast<std::int64_t>(valid ? row0 + r : 0) * COLS + col;
+    cp_async_16(dst + r * STRIDE + col, from, valid);
+  }
+}
+
+/// The reverse: a shared tile to rows [row0, row0 + ROWS) of global memory, 16-byte stores, rows
+/// ≥ row_end skipped.
+template <int ROWS, int COLS, int STRIDE, int NTHREADS, class T>
+__device__ __forceinline__ void store_rows(T* dst, const T* src, int row0, int row_end, int tid) {
+  constexpr int kChunksPerRow = COLS / kChunkElems;
+  constexpr int kChunks = ROWS * kChunksPerRow;
+  static_assert(COLS % kChunkElems == 0 && STRIDE % kChunkElems == 0);
+  static_assert(kChunks % NTHREADS == 0, "every thread copies the same number of chunks");
+#pragma unroll
+  for (int it = 0; it < kChunks / NTHREADS; ++it) {
+    const int c = tid + it * NTHREADS;
+    const int r = c / kChunksPerRow;
+    const int col = (c % kChunksPerRow) * kChunkElems;
+    if (row0 + r < row_end) {
+      *reinterpret_cast<uint4*>(dst + static_cast<std::int64_t>(row0 + r) * COLS + col) =
+          *reinterpret_cast<const uint4*>(src + r * STRIDE + col);
+    }
+  }
+}
+
+/// Packed pair of elements at (row, col) of a shared tile (col even).
+template <class T>
+__device__ __forceinline__ std::uint32_t& smem_pair(T* s, int stride, int row, int col) {
+  return *reinterpret_cast<std::uint32_t*>(s + row * stride + col);
+}
+
+}  // namespace iosim::gpu::kern

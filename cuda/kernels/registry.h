@@ -1,0 +1,67 @@
+// The registry of compiled kernel instantiations: (algo, pass, d, dtype, B_r, B_c) → launcher.
+// Each instantiation file (cuda/kernels/inst/*.cu) adds its group's entries in one register_*
+// function; kernel_registry() calls them all, explicitly, once. Naive has no entries: cuBLAS picks its
+// own tiles (dispatch calls cuda/kernels/naive.h directly).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "cuda/kernels/launch.h"
+
+namespace iosim::gpu::detail {
+
+/// Enqueues every kernel of one schedule's pass (spec's shape, this entry's d, dtype and tile).
+using Launcher = void (*)(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream);
+
+struct KernelEntry {
+  Algo algo = Algo::flash2;
+  Direction pass = Direction::fwd;
+  int d = 0;
+  DType dtype = DType::fp16;
+  int br = 0;
+  int bc = 0;
+  std::size_t smem_bytes = 0;  ///< dynamic shared memory per block of the pass's main kernel
+  Launcher launch = nullptr;
+};
+
+/// Every compiled instantiation; within one (algo, pass, d, dtype) the default tile comes first.
+[[nodiscard]] const std::vector<KernelEntry>& kernel_registry();
+
+/// The entry that runs `spec`, or nullptr when its (algo, pass, d, dtype, tile) is not compiled.
+[[nodiscard]] const KernelEntry* find_kernel(const KernelSpec& spec);
+
+/// The tile menu: B_r, B_c ∈ {32, 64, 128}; each family compiles the combinations its traits accept.
+inline constexpr std::array<int, 3> kTileMenu = {32, 64, 128};
+
+/// Calls fn.template operator()<BR, BC>() for every (BR, BC) of the menu.
+template <class Fn>
+void for_each_menu_tile(Fn&& fn) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (fn.template operator()<kTileMenu[I / kTileMenu.size()], kTileMenu[I % kTileMenu.size()]>(), ...);
+  }(std::make_index_sequence<kTileMenu.size() * kTileMenu.size()>{});
+}
+
+// One function per instantiation file (cuda/kernels/inst/<family>_d<d>_<dtype>.cu).
+void register_flash1_fwd_d64_fp16(std::vector<KernelEntry>& out);
+void register_flash1_fwd_d64_bf16(std::vector<KernelEntry>& out);
+void register_flash1_fwd_d128_fp16(std::vector<KernelEntry>& out);
+void register_flash1_fwd_d128_bf16(std::vector<KernelEntry>& out);
+void register_flash1_bwd_d64_fp16(std::vector<KernelEntry>& out);
+void register_flash1_bwd_d64_bf16(std::vector<KernelEntry>& out);
+void register_flash1_bwd_d128_fp16(std::vector<KernelEntry>& out);
+void register_flash1_bwd_d128_bf16(std::vector<KernelEntry>& out);
+void register_flash2_fwd_d64_fp16(std::vector<KernelEntry>& out);
+void register_flash2_fwd_d64_bf16(std::vector<KernelEntry>& out);
+void register_flash2_fwd_d128_fp16(std::vector<KernelEntry>& out);
+void register_flash2_fwd_d128_bf16(std::vector<KernelEntry>& out);
+void register_flash2_bwd_d64_fp16(std::vector<KernelEntry>& out);
+void register_flash2_bwd_d64_bf16(std::vector<KernelEntry>& out);
+void register_flash2_bwd_d128_fp16(std::vector<KernelEntry>& out);
+void register_flash2_bwd_d128_bf16(std::vector<KernelEntry>& out);
+
+}  // namespace iosim::gpu::detail

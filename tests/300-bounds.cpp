@@ -1,0 +1,70 @@
+// Theorem 2 of the FlashAttention paper, checked on counts: the bounds' values, the constants they
+// hide, and the log-log slopes of `iosim bounds`.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "sim/bounds/slope.h"
+#include "sim/bounds/sweep.h"
+#include "support/fixtures.h"
+
+using namespace iosim;
+using namespace iosim::test;
+
+TEST_CASE("bound values") {
+  const Problem p = problem(1024, 64, 2, 3, 2048);
+  CHECK(upper_bound(BoundKind::standard, p, 1000).value == doctest::Approx(6.0 * (1024 * 64 + 1024.0 * 2048)));
+  CHECK(upper_bound(BoundKind::io_aware, p, 1000).value == doctest::Approx(6.0 * 1024 * 2048 * 64 * 64 / 1000));
+}
+
+TEST_CASE("log-log slope of exact power laws") {
+  const std::vector<double> x{1, 2, 4, 8, 16};
+  std::vector<double> y2, yinv;
+  for (double v : x) {
+    y2.push_back(3 * v * v);
+    yinv.push_back(5 / v);
+  }
+  CHECK(loglog_slope(x, y2) == doctest::Approx(2.0));
+  CHECK(loglog_slope(x, yinv) == doctest::Approx(-1.0));
+  CHECK_THROWS((void)loglog_slope(std::vector<double>{1}, std::vector<double>{1}));
+  CHECK_THROWS((void)loglog_slope(std::vector<double>{1, 1}, std::vector<double>{1, 2}));
+}
+
+TEST_CASE("count / bound stays a bounded constant over the theorem's range d ≤ M ≤ N·d") {
+  // Doubling n must leave count/bound nearly unchanged when n ≫ d: the bound has the count's shape.
+  for (const char* name : {"naive", "flash1", "flash2"}) {
+    CAPTURE(name);
+    const double r1 = count(name, context(problem(16384, 64))).upper_ratio();
+    const double r2 = count(name, context(problem(32768, 64))).upper_ratio();
+    CHECK(r1 > 1.0);
+    CHECK(r1 < 32.0);
+    CHECK(r2 / r1 == doctest::Approx(1.0).epsilon(0.05));
+  }
+}
+
+TEST_CASE("iosim bounds: the slopes of Theorem 2 on an A100") {
+  const std::vector<SlopeCheck> checks = sweep_slopes(context(problem(1, 64)), default_sweep());
+  REQUIRE(checks.size() == 5);
+  for (const SlopeCheck& c : checks) {
+    CAPTURE(c.schedule);
+    CAPTURE(c.variable);
+    CAPTURE(c.fitted);
+    CHECK(c.within());
+    CHECK(c.points.size() >= 5);
+  }
+  // Tiles follow M in the M sweep: B_c grows with the SRAM.
+  const SlopeCheck& f1m = checks[2];
+  CHECK(f1m.variable == "M");
+  CHECK(f1m.points.back().tiles.bc > f1m.points.front().tiles.bc);
+}
+
+TEST_CASE("a slope outside its tolerance is reported") {
+  SlopeCheck c;
+  c.expected = 2.0;
+  c.fitted = 1.9;
+  c.tolerance = 0.05;
+  CHECK_FALSE(c.within());
+  c.fitted = 2.04;
+  CHECK(c.within());
+}

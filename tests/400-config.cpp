@@ -1,0 +1,125 @@
+// Hardware configs and scenarios: the shipped files load, and every kind of bad file is one clear line.
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include "src/config/hardware_config.h"
+#include "src/config/scenario.h"
+#include "src/config/search_path.h"
+#include "src/config/yaml_map.h"
+#include "support/temp_file.h"
+#include "support/toy_config.h"
+
+using namespace iosim;
+using namespace iosim::config;
+using iosim::test::TempDir;
+
+namespace {
+
+
+
+std::string error_of(const std::string& path) {
+  try {
+    (void)load_hardware(path);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string replaced(const std::string& from, const std::string& to) {
+  return std::regex_replace(iosim::test::kToyConfig, std::regex(from), to);
+}
+
+}  // namespace
+
+TEST_CASE("every shipped config loads and is self-consistent") {
+  for (const char* name : {"a100.yaml", "a100-80gb.yaml", "h100.yaml", "h200.yaml", "teaching.yaml"}) {
+    CAPTURE(name);
+    const HardwareSpec hw = load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/" + name);
+    CHECK(!hw.name.empty());
+    CHECK(hw.sm.count > 0);
+    CHECK(hw.sm.sram_per_block <= hw.sm.sram_per_sm);
+    CHECK(hw.l2.line_bytes == 128);
+    CHECK(hw.l2.sector_bytes == 32);
+    CHECK(hw.hbm.bandwidth_gb_per_s > 0);
+  }
+  const HardwareSpec h200 = load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/h200.yaml");
+  CHECK(h200.l2.capacity == Bytes(62914560));
+  CHECK(h200.sm.sram_per_block == Bytes(232448));
+}
+
+TEST_CASE("a valid config round-trips into the struct") {
+  TempDir dir;
+  const HardwareSpec hw = load_hardware(dir.write("toy.yaml", iosim::test::kToyConfig));
+  CHECK(hw.name == "toy");
+  CHECK(hw.sm.sram_per_block == Bytes(1024));
+  CHECK(hw.peak.fp32_tflops == doctest::Approx(0.5));
+  CHECK(hw.peak.tensor_fp8_tflops == 0);
+}
+
+TEST_CASE("bad configs: one line naming the file, the line and the key") {
+  TempDir dir;
+  SUBCASE("missing file") { CHECK(error_of(dir.path() + "/none.yaml").find("cannot read") != std::string::npos); }
+  SUBCASE("malformed YAML, with its line") {
+    const std::string e = error_of(dir.write("bad.yaml", "name: x\nsm: [1, 2\n  count: 3\n"));
+    CHECK(e.find("malformed YAML") != std::string::npos);
+    CHECK(e.find("bad.yaml:") != std::string::npos);
+  }
+  SUBCASE("an unknown key, with the nearest valid one") {
+    const std::string e = error_of(dir.write("k.yaml", replaced("sram_per_block_bytes", "sram_per_blok_bytes")));
+    CHECK(e.find("k.yaml:6: unknown key 'sm.sram_per_blok_bytes'") != std::string::npos);
+    CHECK(e.find("did you mean 'sm.sram_per_block_bytes'") != std::string::npos);
+  }
+  SUBCASE("a wrong type") {
+    const std::string e = error_of(dir.write("t.yaml", replaced("count: 2", "count: many")));
+    CHECK(e.find("t.yaml:4: sm.count: expected a positive integer, got 'many'") != std::string::npos);
+  }
+  SUBCASE("a negative number") {
+    const std::string e = error_of(dir.write("n.yaml", replaced("bandwidth_gb_per_s: 100", "bandwidth_gb_per_s: -1")));
+    CHECK(e.find("hbm.bandwidth_gb_per_s: expected a positive number") != std::string::npos);
+  }
+  SUBCASE("a missing key") {
+    const std::string e = error_of(dir.write("m.yaml", replaced("  ways: 16\n", "")));
+    CHECK(e.find("l2.ways: missing") != std::string::npos);
+  }
+  SUBCASE("inconsistent figures") {
+    const std::string e = error_of(dir.write("i.yaml", replaced("sram_per_block_bytes: 1024", "sram_per_block_bytes: 4096")));
+    CHECK(e.find("exceeds") != std::string::npos);
+  }
+  SUBCASE("not a mapping") { CHECK(error_of(dir.write("l.yaml", "- 1\n- 2\n")).find("expected a mapping") != std::string::npos); }
+  SUBCASE("empty") { CHECK(error_of(dir.write("e.yaml", "")).find("empty") != std::string::npos); }
+}
+
+TEST_CASE("scenarios: every field optional, types checked") {
+  TempDir dir;
+  const Scenario s = load_scenario(dir.write("s.yaml", "description: x\nconfig: a100.yaml\nproblem:\n  batch: 64\n"
+                                                        "  heads: 16\n  n: 1024\n  d: 64\n  dtype: bf16\n"
+                                                        "schedules: [naive, flash2]\ntiles: {br: 64, bc: 32}\n"));
+  CHECK(s.batch == 64u);
+  CHECK(s.dtype == DType::bf16);
+  CHECK(s.schedules->size() == 2);
+  CHECK(s.bc == 32u);
+  CHECK_FALSE(s.n_kv.has_value());
+  CHECK_THROWS_WITH_AS((void)load_scenario(dir.write("b.yaml", "problem:\n  dtype: fp64\n")), doctest::Contains("fp64"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS((void)load_scenario(dir.write("c.yaml", "problem:\n  n: 0\n")),
+                       doctest::Contains("problem.n: expected a positive integer"), ConfigError);
+  CHECK_THROWS_WITH_AS((void)load_scenario(dir.write("d.yaml", "schedule: [naive]\n")),
+                       doctest::Contains("did you mean 'schedules'"), ConfigError);
+}
+
+TEST_CASE("config search: working directory, then the installed folder, and a helpful miss") {
+  CHECK(find_file("a100.yaml", config_dir(), "config").find("configs/a100.yaml") != std::string::npos);
+  CHECK(find_file("h200", config_dir(), "config").find("configs/h200.yaml") != std::string::npos);
+  try {
+    (void)find_file("a10.yaml", config_dir(), "config");
+    FAIL("expected ConfigError");
+  } catch (const ConfigError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("config 'a10.yaml' not found: looked in") != std::string::npos);
+    CHECK(msg.find("a100.yaml, a100-80gb.yaml") == std::string::npos);  // sorted: a100-80gb before a100
+    CHECK(msg.find("a100-80gb.yaml, a100.yaml, h100.yaml, h200.yaml, teaching.yaml") != std::string::npos);
+  }
+  CHECK(edit_distance("kitten", "sitting") == 3);
+}

@@ -1,0 +1,65 @@
+// Test fixtures: hardware written in code (no YAML), problems, and one-call counting.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/core/hardware.h"
+#include "sim/core/ledger.h"
+#include "sim/run.h"
+#include "sim/schedule/schedule.h"
+
+namespace iosim::test {
+
+/// The figures of configs/a100.yaml that the counting model uses.
+inline HardwareSpec a100() {
+  HardwareSpec hw;
+  hw.name = "A100 (test)";
+  hw.arch = "sm_80";
+  hw.sm = {108, Bytes(167936), Bytes(166912), 65536, 255, 2048, 1024, 32, 128};
+  hw.l2 = {Bytes(41943040), 128, 32, 16, 5120};
+  hw.hbm = {Bytes(42949672960), 1555};
+  hw.clock = {1410, 1215};
+  hw.peak = {312, 312, 0, 19.5};
+  hw.launch_overhead_us = 4;
+  return hw;
+}
+
+/// A GPU whose SRAM per block is `sram` bytes, otherwise an A100.
+inline HardwareSpec with_sram(std::uint64_t sram) {
+  HardwareSpec hw = a100();
+  hw.sm.sram_per_block = Bytes(sram);
+  hw.sm.sram_per_sm = Bytes(sram);
+  return hw;
+}
+
+inline Problem problem(std::uint64_t n, std::uint64_t d, std::uint64_t batch = 1, std::uint64_t heads = 1,
+                       std::uint64_t n_kv = 0, DType t = DType::fp16) {
+  Problem p;
+  p.batch = batch;
+  p.heads = heads;
+  p.n = n;
+  p.n_kv = n_kv == 0 ? n : n_kv;
+  p.d = d;
+  p.dtype = t;
+  return p;
+}
+
+inline ScheduleContext context(const Problem& p, const HardwareSpec& hw = a100(), TileRequest tiles = {}) {
+  return ScheduleContext{p, hw, tiles};
+}
+
+inline TileRequest tiles(std::uint64_t br, std::uint64_t bc) { return TileRequest{br, bc}; }
+
+/// Counts schedule `name` (forward) with Walk::runs.
+inline ScheduleRun count(const std::string& name, const ScheduleContext& ctx, Pass pass = Pass::fwd) {
+  return run_schedule(*make_schedule(name, pass, ctx), ctx);
+}
+
+/// Elements of tensor `t` read / written at HBM.
+inline std::uint64_t reads(const ScheduleRun& r, Tensor t) { return r.ledger.at(Level::hbm, t).read_elements.value; }
+inline std::uint64_t writes(const ScheduleRun& r, Tensor t) {
+  return r.ledger.at(Level::hbm, t).write_elements.value;
+}
+
+}  // namespace iosim::test
