@@ -4,10 +4,15 @@
 
 namespace iosim {
 
-double ScheduleRun::upper_ratio() const {
-  const double count = static_cast<double>(ledger.total(Level::hbm).elements().value);
-  return upper.value > 0 ? count / upper.value : 0.0;
+namespace {
+double ratio_to(const Ledger& l, const BoundValue& b) {
+  const auto count = static_cast<double>(l.total(Level::hbm).elements().value);
+  return b.value > 0 ? count / b.value : 0.0;
 }
+}  // namespace
+
+double ScheduleRun::upper_ratio() const { return ratio_to(ledger, upper); }
+double ScheduleRun::lower_ratio() const { return ratio_to(ledger, lower); }
 
 ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx) {
   ScheduleRun r;
@@ -20,6 +25,7 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx) {
   r.ledger = Ledger(ctx.problem.dtype);
   s.emit(Emitter(r.ledger, Walk::runs));
   r.upper = upper_bound(s.bound(), ctx.problem, r.m_elements);
+  r.lower = lower_bound(ctx.problem, r.m_elements, s.pass() == Pass::bwd);
   r.notes = s.notes();
   r.variant = s.variant();
   return r;

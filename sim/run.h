@@ -19,11 +19,14 @@ struct ScheduleRun {
   std::uint64_t m_elements = 0;  ///< M of the bounds: sram_limit in elements of the problem's type
   Ledger ledger{DType::fp16};
   BoundValue upper;
+  BoundValue lower;
   std::vector<std::string> notes;
   std::string variant;  ///< Schedule::variant()
 
-  /// HBM reads + writes in elements over the bound's value: the constant hidden in Θ(·).
+  /// HBM reads + writes in elements over the upper bound: the constant hidden in Θ(·).
   [[nodiscard]] double upper_ratio() const;
+  /// HBM reads + writes in elements over the lower bound: how far above the best possible.
+  [[nodiscard]] double lower_ratio() const;
 };
 
 /// Counts `s` (Walk::runs) for the problem and hardware it was built from.

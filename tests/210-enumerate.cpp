@@ -51,7 +51,7 @@ class ElementMap final : public EventSink {
   }
 };
 
-ElementMap enumerate(const std::string& name, const ScheduleContext& ctx) {
+ElementMap enumerate(const std::string& name, const ScheduleContext& ctx, Pass pass = Pass::fwd) {
   ElementMap m;
   const Problem one_head = [&] {
     Problem p = ctx.problem;
@@ -60,7 +60,7 @@ ElementMap enumerate(const std::string& name, const ScheduleContext& ctx) {
   }();
   ScheduleContext c = ctx;
   c.problem = one_head;
-  make_schedule(name, Pass::fwd, c)->emit(Emitter(m, Walk::each));
+  make_schedule(name, pass, c)->emit(Emitter(m, Walk::each));
   return m;
 }
 
@@ -112,22 +112,70 @@ SCENARIO("naive touches every element as Algorithm 0 says") {
   }
 }
 
+SCENARIO("flash2's backward touches every element as its three kernels say") {
+  GIVEN("n = 7, n_kv = 5, d = 3 with tiles 3 × 2") {
+    const auto m = enumerate("flash2", context(problem(7, 3, 1, 1, 5), a100(), tiles(3, 2)), Pass::bwd);
+    const std::uint64_t Tc = 3;
+    THEN("Q, L, D once per K/V tile; dO once more (preprocess); dQacc reduced once per K/V tile") {
+      m.expect(Tensor::Q, 7, 3, Tc, 0);
+      m.expect(Tensor::K, 5, 3, 1, 0);
+      m.expect(Tensor::V, 5, 3, 1, 0);
+      m.expect(Tensor::O, 7, 3, 1, 0);
+      m.expect(Tensor::dO, 7, 3, Tc + 1, 0);
+      m.expect(Tensor::L, 7, 1, Tc, 0);
+      m.expect(Tensor::D, 7, 1, Tc, 1);
+      m.expect(Tensor::dQacc, 7, 3, Tc + 1, Tc + 1);
+      m.expect(Tensor::dQ, 7, 3, 0, 1);
+      m.expect(Tensor::dK, 5, 3, 0, 1);
+      m.expect(Tensor::dV, 5, 3, 0, 1);
+      CHECK(m.tensors() == 11);
+    }
+  }
+}
+
+SCENARIO("flash1's backward touches every element as Algorithm 4 says") {
+  GIVEN("n = 5, n_kv = 7, d = 2 with tiles 2 × 3") {
+    const auto m = enumerate("flash1", context(problem(5, 2, 1, 1, 7), a100(), tiles(2, 3)), Pass::bwd);
+    const std::uint64_t Tc = 3;
+    THEN("Q, O, dO, l, m read once per K/V tile; dQ read and written once per K/V tile, plus initialised") {
+      for (Tensor t : {Tensor::Q, Tensor::O, Tensor::dO}) m.expect(t, 5, 2, Tc, 0);
+      m.expect(Tensor::l, 5, 1, Tc, 0);
+      m.expect(Tensor::m, 5, 1, Tc, 0);
+      m.expect(Tensor::dQ, 5, 2, Tc, Tc + 1);
+      m.expect(Tensor::K, 7, 2, 1, 0);
+      m.expect(Tensor::V, 7, 2, 1, 0);
+      m.expect(Tensor::dK, 7, 2, 0, 2);
+      m.expect(Tensor::dV, 7, 2, 0, 2);
+    }
+  }
+}
+
 TEST_CASE("tile by tile counts the same as runs of equal tiles") {
-  for (const char* name : {"naive", "flash1", "flash2"}) {
-    for (std::uint64_t n : {1u, 31u, 64u, 300u, 1025u}) {
-      for (const auto& t : {tiles(16, 16), tiles(64, 48), tiles(5, 9)}) {
-        CAPTURE(name);
-        CAPTURE(n);
-        const ScheduleContext ctx = context(problem(n, 32, 2, 3, n + 7), a100(), t);
-        const auto s = make_schedule(name, Pass::fwd, ctx);
-        Ledger runs(DType::fp16), each(DType::fp16);
-        s->emit(Emitter(runs, Walk::runs));
-        s->emit(Emitter(each, Walk::each));
-        for (Level level : {Level::hbm, Level::sram}) {
-          for (Tensor tensor : kAllTensors) CHECK(runs.at(level, tensor) == each.at(level, tensor));
+  for (const ScheduleInfo& info : schedule_catalog()) {
+    for (Pass pass : {Pass::fwd, Pass::bwd}) {
+      if (!has_pass(info.name, pass)) continue;
+      for (bool causal : {false, true}) {
+        for (std::uint64_t n : {1u, 31u, 64u, 300u, 1025u}) {
+          for (const auto& t : {tiles(16, 16), tiles(64, 48), tiles(5, 9)}) {
+            const std::string name(info.name);
+            CAPTURE(name);
+            CAPTURE(n);
+            CAPTURE(causal);
+            Problem p = problem(n, 32, 2, 4, n + 7);
+            p.kv_heads = 2;
+            p.causal = causal;
+            const ScheduleContext ctx = context(p, a100(), t);
+            const auto s = make_schedule(name, pass, ctx);
+            Ledger runs(DType::fp16), each(DType::fp16);
+            s->emit(Emitter(runs, Walk::runs));
+            s->emit(Emitter(each, Walk::each));
+            for (Level level : {Level::hbm, Level::sram}) {
+              for (Tensor tensor : kAllTensors) CHECK(runs.at(level, tensor) == each.at(level, tensor));
+            }
+            CHECK(runs.flops() == each.flops());
+            CHECK(runs.transfers() == each.transfers());
+          }
         }
-        CHECK(runs.flops() == each.flops());
-        CHECK(runs.transfers() == each.transfers());
       }
     }
   }

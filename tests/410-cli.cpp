@@ -10,7 +10,7 @@ TEST_CASE("the first command prints a table with every schedule") {
   const CliResult r = cli({"--config", "a100.yaml", "--n", "8192", "--d", "64"});
   CHECK(r.code == 0);
   CHECK(r.err.empty());
-  for (const char* s : {"naive", "flash1", "flash2", "HBM read", "count/bound", "M = 83,456 elements", "S "}) {
+  for (const char* s : {"naive", "flash1", "flash2", "HBM read", "÷ upper", "÷ lower", "M = 83,456 elements", "S "}) {
     CHECK_MESSAGE(r.out.find(s) != std::string::npos, s);
   }
   // naive moves 541.1 MB, flash1 88.41 MB: the naive ÷ flash1 ratio is 6.12×.
@@ -49,8 +49,8 @@ TEST_CASE("--format csv: a header and one row per schedule and problem; lists sw
   const CliResult r = cli({"-c", "a100", "--n", "1024,2048,4096", "--d", "64,128", "--schedule", "flash2", "-f", "csv"});
   REQUIRE(r.code == 0);
   CHECK(lines(r.out) == 1 + 6);
-  CHECK(r.out.rfind("config,batch,heads,n,n_kv,d,dtype,schedule,pass,br,bc,hbm_read_bytes", 0) == 0);
-  CHECK(r.out.find(",4096,4096,128,fp16,flash2,fwd,128,64,") != std::string::npos);
+  CHECK(r.out.rfind("config,batch,heads,kv_heads,n,n_kv,d,dtype,causal,schedule,pass,br,bc,hbm_read_bytes", 0) == 0);
+  CHECK(r.out.find(",4096,4096,128,fp16,false,flash2,fwd,128,64,") != std::string::npos);
 }
 
 TEST_CASE("a scenario supplies the problem; flags override it") {
@@ -60,10 +60,37 @@ TEST_CASE("a scenario supplies the problem; flags override it") {
   const CliResult a = cli({"--scenario", s, "-f", "csv"});
   REQUIRE(a.code == 0);
   CHECK(lines(a.out) == 2);
-  CHECK(a.out.find(",2,2,512,512,64,fp16,flash2,") != std::string::npos);
-  const CliResult b = cli({"--scenario", s, "--n", "256", "--dtype", "bf16", "-f", "csv"});
+  CHECK(a.out.find(",2,2,2,512,512,64,fp16,false,flash2,") != std::string::npos);
+  const CliResult b = cli({"--scenario", s, "--n", "256", "--dtype", "bf16", "--causal", "-f", "csv"});
   REQUIRE(b.code == 0);
-  CHECK(b.out.find(",2,2,256,256,64,bf16,flash2,") != std::string::npos);
+  CHECK(b.out.find(",2,2,2,256,256,64,bf16,true,flash2,") != std::string::npos);
+}
+
+TEST_CASE("--pass fwdbwd: both passes and their sum") {
+  const CliResult r = cli({"-c", "a100", "--n", "1024", "--d", "64", "--pass", "fwdbwd", "-f", "json"});
+  REQUIRE(r.code == 0);
+  const YAML::Node run = parse_json(r.out)["runs"][0];
+  CHECK(run["schedules"].size() == 6);
+  REQUIRE(run["totals"].size() == 3);
+  for (const YAML::Node& t : run["totals"]) {
+    std::uint64_t sum = 0;
+    for (const YAML::Node& s : run["schedules"]) {
+      if (s["name"].as<std::string>() == t["name"].as<std::string>()) sum += s["hbm"]["read_bytes"].as<std::uint64_t>();
+    }
+    CHECK(t["hbm"]["read_bytes"].as<std::uint64_t>() == sum);
+  }
+  for (const YAML::Node& s : run["schedules"]) CHECK(s["lower_bound"]["ratio"].as<double>() >= 1.0);
+  const CliResult table = cli({"-c", "a100", "--n", "1024", "--d", "64", "--pass", "fwdbwd"});
+  CHECK(table.out.find("fwd+bwd") != std::string::npos);
+}
+
+TEST_CASE("decoding with grouped-query attention, split-KV") {
+  const CliResult r = cli({"-c", "h200", "--n", "1", "--n-kv", "32768", "--d", "128", "--heads", "32", "--kv-heads", "8",
+                           "--schedule", "flash2,flashdecode", "--splits", "4", "-f", "json"});
+  REQUIRE(r.code == 0);
+  const YAML::Node s = parse_json(r.out)["runs"][0]["schedules"];
+  CHECK(s[1]["tensors"]["K"]["read_elements"].as<std::uint64_t>() == s[1]["tensors"]["K"]["size_elements"].as<std::uint64_t>());
+  CHECK(s[0]["tensors"]["K"]["read_elements"].as<std::uint64_t>() == 4 * s[1]["tensors"]["K"]["size_elements"].as<std::uint64_t>());
 }
 
 TEST_CASE("--br/--bc apply to the tiled schedules") {
@@ -95,6 +122,10 @@ TEST_CASE("bad input: one line on stderr and exit code 2") {
       {{"-c", "a100", "--n", "8192", "--d", "128", "--br", "256", "--bc", "256", "--schedule", "flash2"},
        "does not fit: needs 192.0 KiB"},
       {{"-c", "a100", "--n", "4294967296", "--d", "4294967296", "--batch", "1000"}, "overflow 64 bits"},
+      {{"-c", "a100", "--n", "64", "--d", "64", "--pass", "both"}, "--pass must be fwd, bwd or fwdbwd"},
+      {{"-c", "a100", "--n", "64", "--d", "64", "--heads", "6", "--kv-heads", "4"}, "kv_heads (4) must divide heads (6)"},
+      {{"-c", "a100", "--n", "64", "--d", "64", "--schedule", "dtiled", "--pass", "bwd"}, "dtiled has no backward pass"},
+      {{"-c", "a100", "--n", "64", "--d", "64", "--splits", "0"}, "--splits must be a positive integer"},
   };
   for (const Case& c : cases) {
     const CliResult r = cli(c.args);

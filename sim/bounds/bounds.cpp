@@ -1,18 +1,58 @@
 #include "sim/bounds/bounds.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/tensor.h"
+
 namespace iosim {
 
+double scored_pairs(const Problem& p) {
+  if (!p.causal) return static_cast<double>(p.n) * static_cast<double>(p.n_kv);
+  // Row r sees min(n_kv, max(0, r + 1 + off)) keys, off = n_kv − n.
+  const auto n = static_cast<std::int64_t>(p.n), nkv = static_cast<std::int64_t>(p.n_kv);
+  const std::int64_t off = nkv - n;
+  const std::int64_t first = std::max<std::int64_t>(0, -off);                 // first row seeing a key
+  const std::int64_t all = std::clamp<std::int64_t>(nkv - 1 - off, first, n);  // first row seeing them all
+  // Rows [first, all) see r + 1 + off keys, an arithmetic series; rows [all, n) see n_kv.
+  const auto rows = static_cast<double>(all - first);
+  const auto a = static_cast<double>(first + 1 + off), b = static_cast<double>(all + off);
+  return rows * (a + b) / 2 + static_cast<double>(n - all) * static_cast<double>(nkv);
+}
+
+namespace {
+
+std::string pairs_text(const Problem& p) { return p.causal ? "pairs" : "N·N_kv"; }
+
+}  // namespace
+
 BoundValue upper_bound(BoundKind kind, const Problem& p, std::uint64_t m_elements) {
-  const double bh = static_cast<double>(p.batch_heads());
-  const double n = static_cast<double>(p.n);
-  const double nkv = static_cast<double>(p.n_kv);
-  const double d = static_cast<double>(p.d);
-  const double m = static_cast<double>(m_elements);
+  const auto bh = static_cast<double>(p.batch_heads());
+  const auto n = static_cast<double>(p.n);
+  const auto d = static_cast<double>(p.d);
+  const auto m = static_cast<double>(m_elements);
+  const double pairs = scored_pairs(p);
   switch (kind) {
-    case BoundKind::standard: return {kind, "B·H·(N·d + N·N_kv)", bh * (n * d + n * nkv)};
-    case BoundKind::io_aware: return {kind, "B·H·N·N_kv·d²/M", bh * n * nkv * d * d / m};
+    case BoundKind::standard: return {"B·H·(N·d + " + pairs_text(p) + ")", bh * (n * d + pairs)};
+    case BoundKind::io_aware: return {"B·H·" + pairs_text(p) + "·d²/M", bh * pairs * d * d / m};
+    case BoundKind::small_sram: return {"B·H·" + pairs_text(p) + "·d/√M", bh * pairs * d / std::sqrt(m)};
   }
   return {};
+}
+
+BoundValue lower_bound(const Problem& p, std::uint64_t m_elements, bool backward) {
+  double io = 0;
+  for (Tensor t : {Tensor::Q, Tensor::K, Tensor::V, Tensor::O}) io += static_cast<double>(tensor_elements(p, t));
+  if (backward) {
+    for (Tensor t : {Tensor::dO, Tensor::dQ, Tensor::dK, Tensor::dV}) io += static_cast<double>(tensor_elements(p, t));
+  }
+  const auto bh = static_cast<double>(p.batch_heads());
+  const auto d = static_cast<double>(p.d);
+  const auto m = static_cast<double>(m_elements);
+  const bool large = m >= d * d;
+  const double attention = large ? bh * scored_pairs(p) * d * d / m : bh * scored_pairs(p) * d / std::sqrt(m);
+  const std::string term = "B·H·" + pairs_text(p) + (large ? "·d²/M" : "·d/√M");
+  return {"max(inputs + outputs, " + term + ")", std::max(io, attention)};
 }
 
 }  // namespace iosim

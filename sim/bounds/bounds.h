@@ -1,4 +1,12 @@
-// The HBM-access bounds of the FlashAttention paper (Theorem 2), evaluated at a problem and an SRAM size.
+// The HBM-access bounds, evaluated at a problem and an SRAM size M (elements), with constant 1:
+//   upper, by the schedule's kind — Theorem 2 (and 5, backward) of the FlashAttention paper:
+//     standard   Θ(N·d + N²)        attention with S and P in HBM
+//     io_aware   Θ(N²·d²/M)         tiled attention with the n × n intermediates on chip
+//     small_sram Θ(N²·d/√M)         tiled attention that also tiles d (Saha & Ye 2024), for M < d²
+//   lower, for every exact attention algorithm — Proposition 3 of the FlashAttention paper for M ≥ d²,
+//   Saha & Ye 2024 (standard matrix multiplication) below — never less than reading every input and
+//   writing every output once.
+// N² stands for the number of (query, key) pairs scored: N·N_kv, or fewer under a causal mask.
 #pragma once
 
 #include <cstdint>
@@ -8,19 +16,21 @@
 
 namespace iosim {
 
-enum class BoundKind : std::uint8_t {
-  standard,  ///< Θ(N·d + N²): attention with S and P in HBM (Theorem 2)
-  io_aware,  ///< Θ(N²·d²/M): tiled attention with the n × n intermediates on chip (Theorem 2)
-};
+enum class BoundKind : std::uint8_t { standard, io_aware, small_sram };
 
 struct BoundValue {
-  BoundKind kind = BoundKind::standard;
   std::string formula;  ///< e.g. "B·H·N·N_kv·d²/M"
-  double value = 0;     ///< in elements, all batch × heads
+  double value = 0;     ///< elements, all batch × heads
 };
 
-/// The bound `kind` at problem `p` and SRAM size `m_elements` (M), with constant 1. N is the query
-/// length and N_kv the key length, so N² reads N·N_kv when they differ.
+/// (query, key) pairs that are scored per head: N·N_kv, or those the causal mask keeps.
+[[nodiscard]] double scored_pairs(const Problem& p);
+
 [[nodiscard]] BoundValue upper_bound(BoundKind kind, const Problem& p, std::uint64_t m_elements);
+
+/// Elements every exact algorithm must move at least: max(inputs read + outputs written once,
+/// B·H·pairs·d²/M for M ≥ d², B·H·pairs·d/√M for M < d²). `backward` reads Q, K, V, O, dO and writes
+/// dQ, dK, dV; the forward reads Q, K, V and writes O.
+[[nodiscard]] BoundValue lower_bound(const Problem& p, std::uint64_t m_elements, bool backward);
 
 }  // namespace iosim

@@ -43,6 +43,23 @@ class Emitter {
     loop(t, 0, t.count(), static_cast<F&&>(f));
   }
 
+  /// Like loop(), but one tile at a time even in Walk::runs: for loops whose iterations differ (the
+  /// inner range of a causal schedule depends on the outer tile).
+  template <class F>
+  void loop_each(const Tiling& t, F&& f) const {
+    for_spans(t, Walk::each, 0, t.count(), [&](const Span& s) { f(s, *this); });
+  }
+
+  /// loop() when `uniform`, loop_each() otherwise.
+  template <class F>
+  void loop_if_uniform(bool uniform, const Tiling& t, F&& f) const {
+    if (uniform) {
+      loop(t, static_cast<F&&>(f));
+    } else {
+      loop_each(t, static_cast<F&&>(f));
+    }
+  }
+
  private:
   EventSink* sink_;
   Walk walk_;

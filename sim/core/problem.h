@@ -5,22 +5,34 @@
 #include <string>
 
 #include "sim/core/dtype.h"
+#include "sim/core/tensor.h"
 
 namespace iosim {
 
 struct Problem {
   std::uint64_t batch = 1;
-  std::uint64_t heads = 1;
-  std::uint64_t n = 0;     ///< queries per head
-  std::uint64_t n_kv = 0;  ///< keys and values per head
-  std::uint64_t d = 0;     ///< head dimension
+  std::uint64_t heads = 1;     ///< query heads
+  std::uint64_t kv_heads = 0;  ///< key/value heads (grouped-query attention); 0 means = heads
+  std::uint64_t n = 0;         ///< queries per head
+  std::uint64_t n_kv = 0;      ///< keys and values per head
+  std::uint64_t d = 0;         ///< head dimension
   DType dtype = DType::fp16;
+  /// Query row r sees key c when c ≤ r + (n_kv − n): the mask aligned to the bottom right, as
+  /// FlashAttention 2.1 and later align it (for n = n_kv, the usual lower triangle).
+  bool causal = false;
 
   [[nodiscard]] std::uint64_t batch_heads() const { return batch * heads; }
+  [[nodiscard]] std::uint64_t kv_head_count() const { return kv_heads == 0 ? heads : kv_heads; }
+  /// Query heads that share one key/value head.
+  [[nodiscard]] std::uint64_t group() const { return heads / kv_head_count(); }
 };
 
 /// Empty when `p` can be modelled; otherwise one line naming the first problem found
-/// (a size that is zero, or sizes whose byte counts would overflow 64 bits).
+/// (a size that is zero, kv_heads not dividing heads, or sizes whose byte counts would overflow).
 [[nodiscard]] std::string check(const Problem& p);
+
+/// Elements of tensor `t` as stored in HBM for all batch × heads (K and V: batch × kv_heads), or 0
+/// for the n × n_kv matrices and split-KV partials, whose size depends on the schedule.
+[[nodiscard]] std::uint64_t tensor_elements(const Problem& p, Tensor t);
 
 }  // namespace iosim

@@ -8,8 +8,13 @@
 
 namespace iosim::detail {
 
-std::unique_ptr<Schedule> make_naive(Pass pass, const ScheduleContext& ctx);
-std::unique_ptr<Schedule> make_flash1(Pass pass, const ScheduleContext& ctx);
-std::unique_ptr<Schedule> make_flash2(Pass pass, const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_naive_fwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_naive_bwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_flash1_fwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_flash1_bwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_flash2_fwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_flash2_bwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_flashdecode_fwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_dtiled_fwd(const ScheduleContext& ctx);
 
 }  // namespace iosim::detail

@@ -11,6 +11,8 @@ namespace iosim::flops {
 inline constexpr std::uint64_t kSoftmaxPerScore = 5;
 /// Standard softmax also divides every probability by its row sum.
 inline constexpr std::uint64_t kNaiveSoftmaxPerScore = kSoftmaxPerScore + 1;
+/// A tile the causal diagonal crosses: one select per score (masked scores become −∞).
+inline constexpr std::uint64_t kMaskPerScore = 1;
 
 // FlashAttention (Algorithm 1), per Q row and K/V tile:
 /// m_new = max(m_i, m̃_ij) (1); l_new = e^(m_i−m_new)·l_i + e^(m̃_ij−m_new)·l̃_ij (2 sub, 2 exp, 2 mul, 1 add).
@@ -26,5 +28,24 @@ inline constexpr std::uint64_t kFlash2PerOutputStep = 1;
 /// End of the K/V loop: O ← O / l per output element; L = m + log l per row (2).
 inline constexpr std::uint64_t kFlash2PerOutputFinal = 1;
 inline constexpr std::uint64_t kFlash2PerRowFinal = 2;
+
+// Backward passes.
+/// Standard backward, dS = P ∘ (dP − rowsum(P ∘ dP)): multiply, sum, subtract, multiply.
+inline constexpr std::uint64_t kNaiveSoftmaxBwdPerScore = 4;
+/// Scaling a gradient by 1/√d (dQ, dK): one multiply per element.
+inline constexpr std::uint64_t kScalePerElement = 1;
+/// Algorithm 4 recomputes P = diag(l)⁻¹·exp(τ·S − m): scale, subtract, exp, divide.
+inline constexpr std::uint64_t kFlash1RecomputePerScore = 4;
+/// FlashAttention-2 recomputes P = exp(τ·S − L): scale, subtract, exp.
+inline constexpr std::uint64_t kFlash2RecomputePerScore = 3;
+/// dS = P ∘ (dP − D): subtract, multiply.
+inline constexpr std::uint64_t kDsPerScore = 2;
+/// D = rowsum(dO ∘ O): multiply, add per element of a row of O.
+inline constexpr std::uint64_t kRowDotPerElement = 2;
+
+// Split-KV decoding, the combine pass: per split and row, the weight e^(L_s − L) (2) and its
+// accumulation into the sum (1); per split and output element, a multiply-add (2).
+inline constexpr std::uint64_t kCombinePerSplitRow = 3;
+inline constexpr std::uint64_t kCombinePerSplitOutput = 2;
 
 }  // namespace iosim::flops

@@ -1,4 +1,5 @@
-// The list of schedules, registered explicitly in one place.
+// The list of schedules, registered explicitly in one place: a name, a summary, and a constructor
+// per pass (nullptr where the schedule has no such pass).
 #include <array>
 #include <string>
 
@@ -9,20 +10,25 @@ namespace iosim {
 
 namespace {
 
-using Factory = std::unique_ptr<Schedule> (*)(Pass, const ScheduleContext&);
+using Factory = std::unique_ptr<Schedule> (*)(const ScheduleContext&);
 
 struct Entry {
   ScheduleInfo info;
-  Factory make;
+  Factory fwd;
+  Factory bwd;
 };
 
 constexpr std::array kEntries = {
-    Entry{{"naive", "standard attention: S and P written to HBM and read back (Algorithm 0)"},
-          &detail::make_naive},
-    Entry{{"flash1", "FlashAttention, Algorithm 1: K/V outer loop, O, l, m read and written every step"},
-          &detail::make_flash1},
-    Entry{{"flash2", "FlashAttention-2: Q outer loop, one thread block per Q tile, O written once"},
-          &detail::make_flash2},
+    Entry{{"naive", "standard attention: S and P written to HBM and read back (Algorithms 0 and 3)", true},
+          &detail::make_naive_fwd, &detail::make_naive_bwd},
+    Entry{{"flash1", "FlashAttention, Algorithms 1 and 4: K/V outer loop, O (dQ) read and written every step", true},
+          &detail::make_flash1_fwd, &detail::make_flash1_bwd},
+    Entry{{"flash2", "FlashAttention-2: one thread block per Q tile (forward), per K/V tile (backward)", true},
+          &detail::make_flash2_fwd, &detail::make_flash2_bwd},
+    Entry{{"flashdecode", "split-KV decoding (Flash-Decoding): K/V split across blocks, then a combine pass"},
+          &detail::make_flashdecode_fwd, nullptr},
+    Entry{{"dtiled", "tiled attention that also tiles d, for SRAM below d² (Saha & Ye 2024)"},
+          &detail::make_dtiled_fwd, nullptr},
 };
 
 constexpr std::array<ScheduleInfo, kEntries.size()> catalog() {
@@ -37,9 +43,21 @@ constexpr auto kCatalog = catalog();
 
 std::span<const ScheduleInfo> schedule_catalog() { return kCatalog; }
 
+bool has_pass(std::string_view name, Pass pass) {
+  for (const Entry& e : kEntries) {
+    if (e.info.name == name) return (pass == Pass::fwd ? e.fwd : e.bwd) != nullptr;
+  }
+  return false;
+}
+
 std::unique_ptr<Schedule> make_schedule(std::string_view name, Pass pass, const ScheduleContext& ctx) {
   for (const Entry& e : kEntries) {
-    if (e.info.name == name) return e.make(pass, ctx);
+    if (e.info.name != name) continue;
+    const Factory f = pass == Pass::fwd ? e.fwd : e.bwd;
+    if (f == nullptr) {
+      throw InputError(std::string(name) + " has no " + (pass == Pass::fwd ? "forward" : "backward") + " pass");
+    }
+    return f(ctx);
   }
   std::string known;
   for (const Entry& e : kEntries) known += (known.empty() ? "" : ", ") + std::string(e.info.name);

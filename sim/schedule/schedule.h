@@ -43,6 +43,7 @@ struct ScheduleContext {
   Problem problem;
   HardwareSpec hardware;
   TileRequest tiles;
+  std::uint64_t splits = 0;  ///< K/V splits of flashdecode; 0 = FlashAttention-2's heuristic
 };
 
 class Schedule {
@@ -79,10 +80,14 @@ class Schedule {
 struct ScheduleInfo {
   std::string_view name;
   std::string_view summary;
+  bool by_default = false;  ///< run when no --schedule is given
 };
 
 /// The schedules iosim knows, in the order reports list them.
 [[nodiscard]] std::span<const ScheduleInfo> schedule_catalog();
+
+/// Whether schedule `name` has pass `pass` (decoding and d-tiled schedules are forward only).
+[[nodiscard]] bool has_pass(std::string_view name, Pass pass);
 
 /// Builds schedule `name` for `pass`. Throws InputError with one line when the name is unknown, the
 /// requested tile is invalid or does not fit the SRAM of one thread block.

@@ -35,9 +35,13 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_option("--d", f.d, "head dimension" + std::string(set == FlagSet::run ? " (a list sweeps: 64,128)" : ""))
       ->delimiter(',');
   app.add_option("--batch", f.batch, "batch size (default 1)");
-  app.add_option("--heads", f.heads, "attention heads (default 1)");
+  app.add_option("--heads", f.heads, "query heads (default 1)");
   app.add_option("--dtype", f.dtype, "element type: fp32, fp16 (default), bf16, fp8");
   if (set == FlagSet::bounds) return;
+  app.add_option("--kv-heads", f.kv_heads, "key/value heads, dividing --heads (grouped-query attention; default = heads)");
+  app.add_flag("--causal", f.causal, "causal mask (query r sees keys up to r + n_kv - n)");
+  app.add_option("--pass", f.pass, "fwd (default), bwd or fwdbwd");
+  app.add_option("--splits", f.splits, "K/V splits of flashdecode (default: FlashAttention-2's heuristic)");
   app.add_option("--scenario,-s", f.scenario, "scenario file, or a name in scenarios/; flags override it");
   app.add_option("--n", f.n, "queries per head (a list sweeps: 1024,2048,4096)")->delimiter(',');
   app.add_option("--n-kv", f.n_kv, "keys per head (default n)");
@@ -62,6 +66,8 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   Problem base;
   base.batch = pick(f.batch, sc.batch, "--batch").value_or(1);
   base.heads = pick(f.heads, sc.heads, "--heads").value_or(1);
+  base.kv_heads = pick(f.kv_heads, sc.kv_heads, "--kv-heads").value_or(0);
+  base.causal = f.causal || sc.causal.value_or(false);
   if (!f.dtype.empty()) {
     const std::optional<DType> t = parse_dtype(f.dtype);
     if (!t) throw InputError("--dtype must be one of fp32, fp16, bf16, fp8 (got '" + f.dtype + "')");
@@ -94,10 +100,23 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   } else if (sc.schedules) {
     r.schedules = *sc.schedules;
   } else {
-    for (const ScheduleInfo& s : schedule_catalog()) r.schedules.emplace_back(s.name);
+    for (const ScheduleInfo& s : schedule_catalog()) {
+      if (s.by_default) r.schedules.emplace_back(s.name);
+    }
   }
   r.tiles.br = pick(f.br, sc.br, "--br");
   r.tiles.bc = pick(f.bc, sc.bc, "--bc");
+  r.splits = pick(f.splits, sc.splits, "--splits").value_or(0);
+  const std::string pass = !f.pass.empty() ? f.pass : sc.pass.value_or("fwd");
+  if (pass == "fwd") {
+    r.passes = {Pass::fwd};
+  } else if (pass == "bwd") {
+    r.passes = {Pass::bwd};
+  } else if (pass == "fwdbwd") {
+    r.passes = {Pass::fwd, Pass::bwd};
+  } else {
+    throw InputError("--pass must be fwd, bwd or fwdbwd (got '" + pass + "')");
+  }
   return r;
 }
 

@@ -20,8 +20,10 @@ struct ProblemFlags {
   std::string scenario;
   std::vector<std::int64_t> n;  ///< several values make a sweep
   std::vector<std::int64_t> d;
-  std::optional<std::int64_t> n_kv, batch, heads, br, bc;
+  std::optional<std::int64_t> n_kv, batch, heads, kv_heads, br, bc, splits;
   std::string dtype;
+  std::string pass;  ///< fwd, bwd or fwdbwd
+  bool causal = false;
   std::vector<std::string> schedules;
 };
 
@@ -30,7 +32,9 @@ struct Resolved {
   HardwareSpec hardware;
   std::vector<Problem> problems;  ///< one per (n, d) pair of the flags
   std::vector<std::string> schedules;
+  std::vector<Pass> passes;
   TileRequest tiles;
+  std::uint64_t splits = 0;  ///< flashdecode's K/V splits; 0 = its heuristic
 };
 
 enum class FlagSet : std::uint8_t {

@@ -5,14 +5,16 @@
 namespace iosim::config {
 
 Scenario load_scenario(const std::string& path) {
-  YamlMap top(load_yaml_file(path), path, "", {"description", "config", "problem", "schedules", "tiles"});
+  YamlMap top(load_yaml_file(path), path, "", {"description", "config", "problem", "pass", "schedules", "tiles", "splits"});
   Scenario s;
   s.file = path;
   s.description = top.optional_string("description").value_or("");
   s.config = top.optional_string("config");
-  if (std::optional<YamlMap> p = top.optional_map("problem", {"batch", "heads", "n", "n_kv", "d", "dtype"})) {
+  if (std::optional<YamlMap> p = top.optional_map("problem", {"batch", "heads", "kv_heads", "n", "n_kv", "d", "dtype", "causal"})) {
     s.batch = p->optional_positive_integer("batch");
     s.heads = p->optional_positive_integer("heads");
+    s.kv_heads = p->optional_positive_integer("kv_heads");
+    s.causal = p->optional_bool("causal");
     s.n = p->optional_positive_integer("n");
     s.n_kv = p->optional_positive_integer("n_kv");
     s.d = p->optional_positive_integer("d");
@@ -21,7 +23,12 @@ Scenario load_scenario(const std::string& path) {
       if (!s.dtype) throw ConfigError(path + ": problem.dtype: '" + *t + "' is not one of fp32, fp16, bf16, fp8");
     }
   }
+  s.pass = top.optional_string("pass");
+  if (s.pass && *s.pass != "fwd" && *s.pass != "bwd" && *s.pass != "fwdbwd") {
+    throw ConfigError(path + ": pass: '" + *s.pass + "' is not one of fwd, bwd, fwdbwd");
+  }
   s.schedules = top.optional_string_list("schedules");
+  s.splits = top.optional_positive_integer("splits");
   if (std::optional<YamlMap> t = top.optional_map("tiles", {"br", "bc"})) {
     s.br = t->optional_positive_integer("br");
     s.bc = t->optional_positive_integer("bc");

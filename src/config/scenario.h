@@ -15,10 +15,12 @@ struct Scenario {
   std::string file;
   std::string description;
   std::optional<std::string> config;
-  std::optional<std::uint64_t> batch, heads, n, n_kv, d;
+  std::optional<std::uint64_t> batch, heads, kv_heads, n, n_kv, d;
   std::optional<DType> dtype;
+  std::optional<bool> causal;
+  std::optional<std::string> pass;  ///< fwd, bwd or fwdbwd
   std::optional<std::vector<std::string>> schedules;
-  std::optional<std::uint64_t> br, bc;
+  std::optional<std::uint64_t> br, bc, splits;
 };
 
 /// Reads and checks a scenario file. Throws ConfigError with file, line and key on any problem.

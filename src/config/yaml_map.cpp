@@ -159,6 +159,13 @@ std::string YamlMap::string(std::string_view key) {
   return n.Scalar();
 }
 
+std::optional<bool> YamlMap::optional_bool(std::string_view key) {
+  std::optional<YAML::Node> n = find(key);
+  if (!n) return std::nullopt;
+  if (n->IsScalar() && (n->Scalar() == "true" || n->Scalar() == "false")) return n->Scalar() == "true";
+  fail(*n, key, "expected true or false, got '" + (n->IsScalar() ? n->Scalar() : "a non-scalar") + "'");
+}
+
 std::optional<std::string> YamlMap::optional_string(std::string_view key) {
   if (!find(key)) return std::nullopt;
   return string(key);

@@ -18,19 +18,19 @@ std::string cell(const std::string& s) {
 
 std::string render_csv(const RunReport& r) {
   std::string out =
-      "config,batch,heads,n,n_kv,d,dtype,schedule,pass,br,bc,hbm_read_bytes,hbm_write_bytes,hbm_read_elements,"
-      "hbm_write_elements,sram_peak_bytes,sram_limit_bytes,flops_matmul,flops_vector,bound_formula,bound_value,"
-      "bound_ratio\n";
+      "config,batch,heads,kv_heads,n,n_kv,d,dtype,causal,schedule,pass,br,bc,hbm_read_bytes,hbm_write_bytes,"
+      "hbm_read_elements,hbm_write_elements,sram_peak_bytes,sram_limit_bytes,flops_matmul,flops_vector,bound_formula,"
+      "bound_value,bound_ratio,lower_bound_value,lower_bound_ratio\n";
   for (const ProblemRuns& pr : r.runs) {
     const Problem& p = pr.problem;
     for (const ScheduleRun& s : pr.schedules) {
       const Traffic h = s.ledger.total(Level::hbm);
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", cell(r.hardware.name),
-                         p.batch, p.heads, p.n, p.n_kv, p.d, name(p.dtype), s.name, name(s.pass), s.tiles.br,
-                         s.tiles.bc, h.read_bytes.value, h.write_bytes.value, h.read_elements.value,
-                         h.write_elements.value, s.sram.peak().value, s.sram_limit.value,
-                         s.ledger.matmul_flops().value, s.ledger.vector_flops().value, cell(s.upper.formula),
-                         s.upper.value, s.upper_ratio());
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                         cell(r.hardware.name), p.batch, p.heads, p.kv_head_count(), p.n, p.n_kv, p.d, name(p.dtype),
+                         p.causal, s.name, name(s.pass), s.tiles.br, s.tiles.bc, h.read_bytes.value,
+                         h.write_bytes.value, h.read_elements.value, h.write_elements.value, s.sram.peak().value,
+                         s.sram_limit.value, s.ledger.matmul_flops().value, s.ledger.vector_flops().value,
+                         cell(s.upper.formula), s.upper.value, s.upper_ratio(), s.lower.value, s.lower_ratio());
     }
   }
   return out;

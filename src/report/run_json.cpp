@@ -1,17 +1,26 @@
 #include "src/report/json_writer.h"
+#include "sim/core/problem.h"
 #include "src/report/run_report.h"
 
 namespace iosim::report {
 
 namespace {
 
-void traffic(JsonWriter& w, const Traffic& t) {
-  w.begin_object()
-      .field("read_bytes", t.read_bytes.value)
+void traffic_fields(JsonWriter& w, const Traffic& t) {
+  w.field("read_bytes", t.read_bytes.value)
       .field("write_bytes", t.write_bytes.value)
       .field("read_elements", t.read_elements.value)
-      .field("write_elements", t.write_elements.value)
-      .end_object();
+      .field("write_elements", t.write_elements.value);
+}
+
+void traffic(JsonWriter& w, const Traffic& t) {
+  w.begin_object();
+  traffic_fields(w, t);
+  w.end_object();
+}
+
+void bound(JsonWriter& w, const char* key, const BoundValue& b, double ratio) {
+  w.key(key).begin_object().field("formula", b.formula).field("value", b.value).field("ratio", ratio).end_object();
 }
 
 void sram(JsonWriter& w, const ScheduleRun& s) {
@@ -36,7 +45,7 @@ void sram(JsonWriter& w, const ScheduleRun& s) {
   w.end_array();
 }
 
-void schedule(JsonWriter& w, const ScheduleRun& s) {
+void schedule(JsonWriter& w, const Problem& p, const ScheduleRun& s) {
   w.begin_object().field("name", s.name).field("pass", name(s.pass));
   w.key("tile").begin_object().field("br", s.tiles.br).field("bc", s.tiles.bc).end_object();
   w.key("hbm");
@@ -47,8 +56,10 @@ void schedule(JsonWriter& w, const ScheduleRun& s) {
   for (Tensor t : kAllTensors) {
     const Traffic& tr = s.ledger.at(Level::hbm, t);
     if (tr.bytes().value == 0) continue;
-    w.key(name(t));
-    traffic(w, tr);
+    w.key(name(t)).begin_object();
+    traffic_fields(w, tr);
+    w.field("size_elements", tensor_elements(p, t));
+    w.end_object();
   }
   w.end_object();
   w.field("transfers", s.ledger.transfers());
@@ -60,16 +71,30 @@ void schedule(JsonWriter& w, const ScheduleRun& s) {
       .field("vector", s.ledger.vector_flops().value)
       .field("total", s.ledger.flops().value)
       .end_object();
-  w.key("bound")
-      .begin_object()
-      .field("formula", s.upper.formula)
-      .field("m_elements", s.m_elements)
-      .field("value", s.upper.value)
-      .field("ratio", s.upper_ratio())
-      .end_object();
+  w.field("m_elements", s.m_elements).field("variant", s.variant);
+  bound(w, "bound", s.upper, s.upper_ratio());
+  bound(w, "lower_bound", s.lower, s.lower_ratio());
   w.key("notes").begin_array();
   for (const std::string& n : s.notes) w.value(n);
   w.end_array().end_object();
+}
+
+/// Per schedule run in both passes, the sum of the two.
+void totals(JsonWriter& w, const ProblemRuns& pr) {
+  w.key("totals").begin_array();
+  for (const ScheduleRun& a : pr.schedules) {
+    if (a.pass != Pass::fwd) continue;
+    for (const ScheduleRun& b : pr.schedules) {
+      if (b.pass != Pass::bwd || b.name != a.name) continue;
+      Ledger sum = a.ledger;
+      sum += b.ledger;
+      w.begin_object().field("name", a.name).field("passes", "fwd+bwd").key("hbm");
+      traffic(w, sum.total(Level::hbm));
+      w.key("flops").begin_object().field("matmul", sum.matmul_flops().value).field("vector", sum.vector_flops().value);
+      w.field("total", sum.flops().value).end_object().end_object();
+    }
+  }
+  w.end_array();
 }
 
 }  // namespace
@@ -88,11 +113,13 @@ std::string render_json(const RunReport& r) {
   for (const ProblemRuns& pr : r.runs) {
     const Problem& p = pr.problem;
     w.begin_object().key("problem").begin_object();
-    w.field("batch", p.batch).field("heads", p.heads).field("n", p.n).field("n_kv", p.n_kv).field("d", p.d);
-    w.field("dtype", name(p.dtype)).end_object();
+    w.field("batch", p.batch).field("heads", p.heads).field("kv_heads", p.kv_head_count()).field("n", p.n);
+    w.field("n_kv", p.n_kv).field("d", p.d).field("dtype", name(p.dtype)).field("causal", p.causal).end_object();
     w.key("schedules").begin_array();
-    for (const ScheduleRun& s : pr.schedules) schedule(w, s);
-    w.end_array().end_object();
+    for (const ScheduleRun& s : pr.schedules) schedule(w, p, s);
+    w.end_array();
+    totals(w, pr);
+    w.end_object();
   }
   w.end_array().end_object();
   return w.str();

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <map>
+
 #include "src/report/run_report.h"
 #include "src/report/text_table.h"
 #include "src/report/units_format.h"
@@ -9,50 +11,97 @@ namespace iosim::report {
 namespace {
 
 std::string problem_line(const Problem& p) {
-  return fmt::format("batch {} × heads {}, n {}, n_kv {}, d {}, {}", p.batch, p.heads, grouped(p.n),
-                     grouped(p.n_kv), p.d, name(p.dtype));
+  std::string heads = fmt::format("heads {}", p.heads);
+  if (p.kv_head_count() != p.heads) heads += fmt::format(" (kv_heads {})", p.kv_head_count());
+  return fmt::format("batch {} × {}, n {}, n_kv {}, d {}, {}{}", p.batch, heads, grouped(p.n), grouped(p.n_kv), p.d,
+                     name(p.dtype), p.causal ? ", causal" : "");
 }
 
-std::string tile_text(const ScheduleRun& s) { return fmt::format("{}×{}", s.tiles.br, s.tiles.bc); }
+/// One row of the summary: a schedule's pass, or the sum of its passes.
+struct Row {
+  std::string name;
+  std::string pass;
+  std::string tile;
+  Traffic hbm;
+  Bytes sram;
+  Flops flops;
+  std::string bound;
+  double upper_ratio = 0;
+  double lower_ratio = 0;
+};
 
-/// HBM total of the naive run of the same pass, the baseline of the "naive ÷" column; 0 if absent.
-double naive_total(const ProblemRuns& pr, Pass pass) {
+std::vector<Row> rows_of(const ProblemRuns& pr) {
+  std::vector<Row> rows;
+  std::map<std::string, Row> totals;
+  std::map<std::string, int> passes;
+  std::vector<std::string> order;
   for (const ScheduleRun& s : pr.schedules) {
-    if (s.name == "naive" && s.pass == pass) return static_cast<double>(s.ledger.total(Level::hbm).bytes().value);
+    const Traffic h = s.ledger.total(Level::hbm);
+    rows.push_back({s.name, std::string(name(s.pass)), fmt::format("{}×{}", s.tiles.br, s.tiles.bc), h,
+                    s.sram.peak(), s.ledger.flops(), s.upper.formula, s.upper_ratio(), s.lower_ratio()});
+    if (passes[s.name] == 0) order.push_back(s.name);
+    Row& t = totals[s.name];
+    t.name = s.name;
+    t.pass = "fwd+bwd";
+    t.tile = "";
+    t.hbm += h;
+    t.sram = std::max(t.sram, s.sram.peak());
+    t.flops += s.ledger.flops();
+    ++passes[s.name];
   }
-  return 0;
+  for (const std::string& n : order) {
+    if (passes[n] > 1) rows.push_back(totals[n]);
+  }
+  return rows;
 }
 
 std::string summary_table(const ProblemRuns& pr) {
+  using A = TextTable::Align;
   TextTable t({"schedule", "pass", "tile", "HBM read", "HBM write", "HBM total", "naive ÷", "SRAM peak", "FLOPs",
-               "bound", "count/bound"},
-              {TextTable::Align::left, TextTable::Align::left, TextTable::Align::right, TextTable::Align::right,
-               TextTable::Align::right, TextTable::Align::right, TextTable::Align::right, TextTable::Align::right,
-               TextTable::Align::right, TextTable::Align::left, TextTable::Align::right});
-  for (const ScheduleRun& s : pr.schedules) {
-    const Traffic h = s.ledger.total(Level::hbm);
-    const double total = static_cast<double>(h.bytes().value);
-    const double base = naive_total(pr, s.pass);
-    t.add({s.name, std::string(name(s.pass)), tile_text(s), si_bytes(h.read_bytes), si_bytes(h.write_bytes),
-           si_bytes(h.bytes()), base > 0 ? ratio(base, total) + "×" : "-", binary_bytes(s.sram.peak()),
-           si_count(static_cast<double>(s.ledger.flops().value)), s.upper.formula,
-           ratio(static_cast<double>(h.elements().value), s.upper.value)});
+               "upper bound", "÷ upper", "÷ lower"},
+              {A::left, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left,
+               A::right, A::right});
+  const std::vector<Row> rows = rows_of(pr);
+  for (const Row& r : rows) {
+    double naive = 0;
+    for (const Row& o : rows) {
+      if (o.name == "naive" && o.pass == r.pass) naive = static_cast<double>(o.hbm.bytes().value);
+    }
+    const auto total = static_cast<double>(r.hbm.bytes().value);
+    const bool sum = r.pass == "fwd+bwd";
+    t.add({r.name, r.pass, r.tile, si_bytes(r.hbm.read_bytes), si_bytes(r.hbm.write_bytes), si_bytes(r.hbm.bytes()),
+           naive > 0 ? ratio(naive, total) + "×" : "-", binary_bytes(r.sram), si_count(static_cast<double>(r.flops.value)),
+           sum ? "" : r.bound, sum ? "" : fmt::format("{:.2f}", r.upper_ratio),
+           sum ? "" : fmt::format("{:.2f}", r.lower_ratio)});
   }
   return t.render("  ");
 }
 
+/// 4 → "4", 2.5 → "2.5", 1.3333 → "1.33".
+std::string times(double v) {
+  std::string s = fmt::format("{:.2f}", v);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
 std::string tensor_table(const ProblemRuns& pr) {
-  std::vector<std::string> header{"tensor"};
+  std::vector<std::string> header{"tensor", "size"};
   for (const ScheduleRun& s : pr.schedules) header.push_back(s.name + " " + std::string(name(s.pass)));
   TextTable t(header);
   for (Tensor tensor : kAllTensors) {
     bool used = false;
-    std::vector<std::string> row{std::string(name(tensor))};
+    const std::uint64_t size = tensor_elements(pr.problem, tensor);
+    const DType type = storage_type(tensor, pr.problem.dtype);
+    std::vector<std::string> row{std::string(name(tensor)), size > 0 ? si_bytes(bytes_of(Elements(size), type)) : "-"};
     for (const ScheduleRun& s : pr.schedules) {
       const Traffic& tr = s.ledger.at(Level::hbm, tensor);
       used = used || tr.bytes().value != 0;
-      const auto cell = [](Bytes b) { return b.value == 0 ? std::string("-") : si_bytes(b); };
-      row.push_back(cell(tr.read_bytes) + " / " + cell(tr.write_bytes));
+      std::string read = tr.read_bytes.value == 0 ? std::string("-") : si_bytes(tr.read_bytes);
+      if (size > 0 && tr.read_elements.value > size) {
+        read += " ×" + times(static_cast<double>(tr.read_elements.value) / static_cast<double>(size));
+      }
+      row.push_back(read + " / " + (tr.write_bytes.value == 0 ? std::string("-") : si_bytes(tr.write_bytes)));
     }
     if (used) t.add(std::move(row));
   }
@@ -69,7 +118,7 @@ std::string render_table(const RunReport& r) {
     const std::uint64_t m = sram_elements(r.hardware, pr.problem.dtype);
     out += fmt::format("\n{} · M = {} elements\n\n", problem_line(pr.problem), grouped(m));
     out += summary_table(pr);
-    out += "\n  HBM traffic per tensor (read / write)\n";
+    out += "\n  HBM traffic per tensor: read ×(reads per element) / write\n";
     out += tensor_table(pr);
     bool header = false;
     for (const ScheduleRun& s : pr.schedules) {

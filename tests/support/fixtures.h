@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/core/error.h"
 #include "sim/core/hardware.h"
 #include "sim/core/ledger.h"
 #include "sim/run.h"

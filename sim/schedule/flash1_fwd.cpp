@@ -1,4 +1,4 @@
-// flash1 — FlashAttention, Algorithm 1 of Dao et al. 2022 (arXiv 2205.14135), exactly.
+// flash1 forward — FlashAttention, Algorithm 1 of Dao et al. 2022 (arXiv 2205.14135), exactly.
 //
 // Computes O = softmax(Q Kᵀ / √d) V with the running max m and sum l kept in HBM:
 //   O = 0, l = 0, m = −∞ written to HBM
@@ -7,11 +7,14 @@
 //       S_ij = Q_i K_jᵀ; online softmax; O_i rescaled and updated
 //       store O_i, l_i, m_i
 // HBM traffic per head: reads 2·N_kv·d + T_c·(2·N·d + 2·N), writes (T_c + 1)·(N·d + 2·N).
+// Causal: the Q tiles that see none of K_j are skipped, and K_j, V_j are not loaded when none does;
+// tiles the diagonal crosses are computed whole and masked.
 // Default tiles: B_c = ⌈M/4d⌉, B_r = min(B_c, d), M the SRAM of one thread block in elements.
 // Run: iosim --config a100.yaml --n 8192 --d 64 --schedule flash1
 #include <algorithm>
 
-#include "sim/core/error.h"
+#include "sim/core/mask.h"
+#include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
@@ -23,11 +26,9 @@ namespace {
 
 class Flash1Forward final : public Schedule {
  public:
-  Flash1Forward(const ScheduleContext& ctx) : p_(ctx.problem) {
-    const std::uint64_t m = sram_elements(ctx.hardware, p_.dtype);
-    const std::uint64_t bc = ceil_div(m, 4 * p_.d);
-    const TileShape paper{std::max<std::uint64_t>(1, std::min(bc, p_.d)), std::max<std::uint64_t>(1, bc)};
-    tiles_ = choose_tiles("flash1", ctx, paper, Shrink::rows_first, [this](TileShape t) { return plan(t); }, notes_);
+  explicit Flash1Forward(const ScheduleContext& ctx) : p_(ctx.problem) {
+    tiles_ = choose_tiles("flash1", ctx, paper_tiles(p_, ctx.hardware), Shrink::rows_first,
+                          [this](TileShape t) { return plan(t); }, notes_);
   }
 
   std::string_view name() const override { return "flash1"; }
@@ -42,34 +43,43 @@ class Flash1Forward final : public Schedule {
     const std::uint64_t d = p_.d;
     const Tiling rows{p_.n, tiles_.br};
     const Tiling cols{p_.n_kv, tiles_.bc};
+    const CausalMask mask(p_);
     // Line 2: O = (0), l = (0), m = (−∞) initialised in HBM.
     e.loop(rows, [&](const Span& i, const Emitter& ei) {
       ei.store(rows_of(Tensor::O, i, d));
       ei.store(stat_of(Tensor::l, i));
       ei.store(stat_of(Tensor::m, i));
     });
-    e.loop(cols, [&](const Span& j, const Emitter& ej) {
+    e.loop_if_uniform(!mask.causal(), cols, [&](const Span& j, const Emitter& ej) {
+      const QRange q = mask.q_for_cols(j.begin, j.begin + j.size, rows);
+      if (q.start == rows.count()) return;  // no query sees these keys
       ej.load(rows_of(Tensor::K, j, d));
       ej.load(rows_of(Tensor::V, j, d));
-      ej.loop(rows, [&](const Span& i, const Emitter& ei) {
-        ei.load(rows_of(Tensor::Q, i, d));
-        ei.load(rows_of(Tensor::O, i, d));
-        ei.load(stat_of(Tensor::l, i));
-        ei.load(stat_of(Tensor::m, i));
-        ei.matmul(i.size, j.size, d);                                 // S_ij = Q_i K_jᵀ
-        ei.vector(flops::kSoftmaxPerScore * i.size * j.size);         // m̃, P̃, l̃
-        ei.vector(flops::kFlash1PerRowStep * i.size);                 // m_new, l_new
-        ei.matmul(i.size, d, j.size);                                 // P̃_ij V_j
-        ei.vector(flops::kFlash1PerOutputStep * i.size * d);          // O_i update
-        ei.store(rows_of(Tensor::O, i, d));
-        ei.store(stat_of(Tensor::l, i));
-        ei.store(stat_of(Tensor::m, i));
-        ei.step();
-      });
+      ej.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
+      ej.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
     });
   }
 
  private:
+  /// Lines 8–13 of Algorithm 1 for Q tile i and K/V tile j.
+  void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
+    const std::uint64_t d = p_.d;
+    e.load(rows_of(Tensor::Q, i, d));
+    e.load(rows_of(Tensor::O, i, d));
+    e.load(stat_of(Tensor::l, i));
+    e.load(stat_of(Tensor::m, i));
+    e.matmul(i.size, j.size, d);                                 // S_ij = Q_i K_jᵀ
+    if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
+    e.vector(flops::kSoftmaxPerScore * i.size * j.size);         // m̃, P̃, l̃
+    e.vector(flops::kFlash1PerRowStep * i.size);                 // m_new, l_new
+    e.matmul(i.size, d, j.size);                                 // P̃_ij V_j
+    e.vector(flops::kFlash1PerOutputStep * i.size * d);          // O_i update
+    e.store(rows_of(Tensor::O, i, d));
+    e.store(stat_of(Tensor::l, i));
+    e.store(stat_of(Tensor::m, i));
+    e.step();
+  }
+
   SramPlan plan(TileShape t) const {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
@@ -90,9 +100,6 @@ class Flash1Forward final : public Schedule {
 
 }  // namespace
 
-std::unique_ptr<Schedule> make_flash1(Pass pass, const ScheduleContext& ctx) {
-  if (pass != Pass::fwd) throw InputError("flash1: the backward pass is not modelled yet");
-  return std::make_unique<Flash1Forward>(ctx);
-}
+std::unique_ptr<Schedule> make_flash1_fwd(const ScheduleContext& ctx) { return std::make_unique<Flash1Forward>(ctx); }
 
 }  // namespace iosim::detail

@@ -1,4 +1,4 @@
-// flash2 — FlashAttention-2 (Dao 2023, arXiv 2307.08691), forward.
+// flash2 forward — FlashAttention-2 (Dao 2023, arXiv 2307.08691).
 //
 // One thread block per Q tile and head; K and V stream through it:
 //   for each Q tile i (B_r rows), one thread block:   load Q_i
@@ -6,12 +6,14 @@
 //       S_ij = Q_i K_jᵀ; online softmax (m, l on chip); O_i ← α·O_i + P_ij V_j
 //     O_i ← O_i / l;                                   store O_i, L_i = m + log l
 // HBM traffic per head: reads N·d + 2·T_r·N_kv·d, writes N·d (+ N fp32 for L).
-// Default tiles: those of FlashAttention-2's CUDA code for the head dimension
-// (csrc/flash_attn/src/flash_fwd_launch_template.h, no dropout).
+// Causal: the K/V loop stops at the last tile the block's rows see; tiles the diagonal crosses are
+// computed whole and masked.
+// Default tiles: those of FlashAttention-2's CUDA code for the head dimension (defaults.h).
 // Run: iosim --config h100.yaml --n 8192 --d 64 --schedule flash2
 #include <algorithm>
 
-#include "sim/core/error.h"
+#include "sim/core/mask.h"
+#include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
@@ -20,24 +22,6 @@
 namespace iosim::detail {
 
 namespace {
-
-/// Kernel_traits<Headdim, kBlockM, kBlockN, …> chosen by run_mha_fwd_hdim{32..256} for sm80/sm90.
-TileShape fa2_forward_tiles(const Problem& p, const HardwareSpec& hw, bool user_tiles) {
-  const std::uint64_t d = p.d;
-  if (d <= 64) return {128, 128};
-  if (d <= 192) return {128, 64};
-  if (d <= 256) {
-    // hdim256: 128 × 64 where a block may take 2·d·(128 + 2·64) bytes and an SM has less than
-    // 4·d·(64 + 2·64); otherwise 64 × 64.
-    const std::uint64_t per_block = 2 * 256 * (128 + 2 * 64);
-    const std::uint64_t per_sm = 4 * 256 * (64 + 2 * 64);
-    const bool big = hw.sm.sram_per_block.value >= per_block && hw.sm.sram_per_sm.value < per_sm;
-    return big ? TileShape{128, 64} : TileShape{64, 64};
-  }
-  if (user_tiles) return {64, 64};
-  throw InputError("flash2: FlashAttention-2 has no tile for d = " + std::to_string(d) +
-                   " > 256; give --br and --bc");
-}
 
 class Flash2Forward final : public Schedule {
  public:
@@ -59,18 +43,12 @@ class Flash2Forward final : public Schedule {
     const std::uint64_t d = p_.d;
     const Tiling rows{p_.n, tiles_.br};
     const Tiling cols{p_.n_kv, tiles_.bc};
-    e.loop(rows, [&](const Span& i, const Emitter& ei) {  // one thread block
+    const CausalMask mask(p_);
+    e.loop_if_uniform(!mask.causal(), rows, [&](const Span& i, const Emitter& ei) {  // one thread block
       ei.load(rows_of(Tensor::Q, i, d));
-      ei.loop(cols, [&](const Span& j, const Emitter& ej) {
-        ej.load(rows_of(Tensor::K, j, d));
-        ej.load(rows_of(Tensor::V, j, d));
-        ej.matmul(i.size, j.size, d);                                // S_ij = Q_i K_jᵀ
-        ej.vector(flops::kSoftmaxPerScore * i.size * j.size);        // scale, max, exp, sum
-        ej.vector(flops::kFlash2PerRowStep * i.size);                // m, α, l
-        ej.vector(flops::kFlash2PerOutputStep * i.size * d);         // O_i ← α·O_i
-        ej.matmul(i.size, d, j.size);                                // O_i += P_ij V_j
-        ej.step();
-      });
+      const KvRange kv = mask.kv_for_rows(i.begin, i.begin + i.size, cols);
+      ei.loop(cols, 0, kv.full, [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });
+      ei.loop(cols, kv.full, kv.end, [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
       ei.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
       ei.store(rows_of(Tensor::O, i, d));
       ei.store(stat_of(Tensor::L, i));
@@ -78,6 +56,19 @@ class Flash2Forward final : public Schedule {
   }
 
  private:
+  void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
+    const std::uint64_t d = p_.d;
+    e.load(rows_of(Tensor::K, j, d));
+    e.load(rows_of(Tensor::V, j, d));
+    e.matmul(i.size, j.size, d);                                // S_ij = Q_i K_jᵀ
+    if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
+    e.vector(flops::kSoftmaxPerScore * i.size * j.size);        // scale, max, exp, sum
+    e.vector(flops::kFlash2PerRowStep * i.size);                // m, α, l
+    e.vector(flops::kFlash2PerOutputStep * i.size * d);         // O_i ← α·O_i
+    e.matmul(i.size, d, j.size);                                // O_i += P_ij V_j
+    e.step();
+  }
+
   SramPlan plan(TileShape t) const {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
@@ -98,9 +89,6 @@ class Flash2Forward final : public Schedule {
 
 }  // namespace
 
-std::unique_ptr<Schedule> make_flash2(Pass pass, const ScheduleContext& ctx) {
-  if (pass != Pass::fwd) throw InputError("flash2: the backward pass is not modelled yet");
-  return std::make_unique<Flash2Forward>(ctx);
-}
+std::unique_ptr<Schedule> make_flash2_fwd(const ScheduleContext& ctx) { return std::make_unique<Flash2Forward>(ctx); }
 
 }  // namespace iosim::detail

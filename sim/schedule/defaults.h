@@ -1,0 +1,32 @@
+// Default tiles: the FlashAttention paper's formula, and the choices of FlashAttention-2's CUDA code
+// (csrc/flash_attn/src/flash_{fwd,bwd}_launch_template.h and flash_api.cpp, sm80/sm90, no dropout).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/hardware.h"
+#include "sim/core/problem.h"
+#include "sim/schedule/schedule.h"
+
+namespace iosim {
+
+/// Algorithm 1 (and 4): B_c = ⌈M/4d⌉, B_r = min(B_c, d), M the SRAM per block in elements.
+[[nodiscard]] TileShape paper_tiles(const Problem& p, const HardwareSpec& hw);
+
+/// run_mha_fwd_hdim*: d ≤ 64 → 128 × 128; d ≤ 192 → 128 × 64; d ≤ 256 → 128 × 64 or 64 × 64 by SRAM.
+/// Throws InputError for d > 256 unless the user gives a tile (`user_tiles`).
+[[nodiscard]] TileShape fa2_forward_tiles(const Problem& p, const HardwareSpec& hw, bool user_tiles);
+
+/// run_mha_bwd_hdim*: B_r (kBlockM) × B_c (kBlockN) by head dimension and SRAM per block.
+[[nodiscard]] TileShape fa2_backward_tiles(const Problem& p, const HardwareSpec& hw, bool user_tiles);
+
+/// run_mha_fwd_splitkv_dispatch: B_r = 64; B_c = 256 (d ≤ 64), 128 (d ≤ 128), 64 otherwise.
+[[nodiscard]] TileShape fa2_splitkv_tiles(const Problem& p);
+
+/// num_splits_heuristic: the fewest splits of the K/V sequence whose wave efficiency is within 85% of
+/// the best, or 1 when the blocks already fill 80% of the SMs. `sm_slots` is SMs × 2 in the original
+/// (128-thread blocks, two per SM).
+[[nodiscard]] std::uint64_t fa2_num_splits(std::uint64_t blocks, std::uint64_t sm_slots, std::uint64_t kv_tiles,
+                                           std::uint64_t max_splits = 128);
+
+}  // namespace iosim

@@ -1,0 +1,115 @@
+// flash1 backward — FlashAttention's backward, Algorithm 4 of Dao et al. 2022 (appendix B).
+//
+// Recomputes P from Q, K and the l, m the forward saved, instead of reading a stored P:
+//   dQ = 0, dK = 0, dV = 0 written to HBM
+//   for each K/V tile j:                         load K_j, V_j; dK_j = dV_j = 0 on chip
+//     for each Q tile i:                         load Q_i, O_i, dO_i, dQ_i, l_i, m_i
+//       S = τ·Q_i K_jᵀ; P = diag(l_i)⁻¹ exp(S − m_i)
+//       dV_j += Pᵀ dO_i;  dP = dO_i V_jᵀ;  D_i = rowsum(dO_i ∘ O_i);  dS = P ∘ (dP − D_i)
+//       dQ_i += τ·dS K_j;                        store dQ_i
+//       dK_j += τ·dSᵀ Q_i
+//     store dK_j, dV_j
+// HBM traffic per head: reads 2·N_kv·d + T_c·(4·N·d + 2·N), writes N·d + 2·N_kv·d (initialisation)
+// + T_c·N·d + 2·N_kv·d. Five matrix products per tile instead of the forward's two: recomputing S
+// costs 2·N·N_kv·d FLOPs more than standard attention's backward.
+// Run: iosim --config a100.yaml --n 1024 --d 64 --pass bwd --schedule flash1
+#include <algorithm>
+
+#include "sim/core/mask.h"
+#include "sim/schedule/defaults.h"
+#include "sim/schedule/factories.h"
+#include "sim/schedule/flops.h"
+#include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiles.h"
+
+namespace iosim::detail {
+
+namespace {
+
+class Flash1Backward final : public Schedule {
+ public:
+  explicit Flash1Backward(const ScheduleContext& ctx) : p_(ctx.problem) {
+    tiles_ = choose_tiles("flash1", ctx, paper_tiles(p_, ctx.hardware), Shrink::rows_first,
+                          [this](TileShape t) { return plan(t); }, notes_);
+  }
+
+  std::string_view name() const override { return "flash1"; }
+  Pass pass() const override { return Pass::bwd; }
+  TileShape tiles() const override { return tiles_; }
+  SramPlan sram() const override { return plan(tiles_); }
+  BoundKind bound() const override { return BoundKind::io_aware; }
+  std::vector<std::string> notes() const override { return notes_; }
+
+  void emit(const Emitter& root) const override {
+    const Emitter e = root.repeated(p_.batch_heads());
+    const std::uint64_t d = p_.d;
+    const Tiling rows{p_.n, tiles_.br};
+    const Tiling cols{p_.n_kv, tiles_.bc};
+    const CausalMask mask(p_);
+    // Line 4: dQ = (0), dK = (0), dV = (0) initialised in HBM.
+    e.loop(rows, [&](const Span& i, const Emitter& ei) { ei.store(rows_of(Tensor::dQ, i, d)); });
+    e.loop(cols, [&](const Span& j, const Emitter& ej) {
+      ej.store(rows_of(Tensor::dK, j, d));
+      ej.store(rows_of(Tensor::dV, j, d));
+    });
+    e.loop_if_uniform(!mask.causal(), cols, [&](const Span& j, const Emitter& ej) {
+      const QRange q = mask.q_for_cols(j.begin, j.begin + j.size, rows);
+      if (q.start < rows.count()) {
+        ej.load(rows_of(Tensor::K, j, d));
+        ej.load(rows_of(Tensor::V, j, d));
+      }
+      ej.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
+      ej.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
+      ej.store(rows_of(Tensor::dK, j, d));
+      ej.store(rows_of(Tensor::dV, j, d));
+    });
+  }
+
+ private:
+  /// Lines 8–20 of Algorithm 4 for Q tile i and K/V tile j.
+  void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
+    const std::uint64_t d = p_.d, r = i.size, c = j.size;
+    e.load(rows_of(Tensor::Q, i, d));
+    e.load(rows_of(Tensor::O, i, d));
+    e.load(rows_of(Tensor::dO, i, d));
+    e.load(rows_of(Tensor::dQ, i, d));
+    e.load(stat_of(Tensor::l, i));
+    e.load(stat_of(Tensor::m, i));
+    e.matmul(r, c, d);                                                  // S = τ·Q_i K_jᵀ
+    if (masked) e.vector(flops::kMaskPerScore * r * c);
+    e.vector(flops::kFlash1RecomputePerScore * r * c);                  // P = diag(l)⁻¹ exp(S − m)
+    e.matmul(c, d, r);                                                  // dV_j += Pᵀ dO_i
+    e.matmul(r, c, d);                                                  // dP = dO_i V_jᵀ
+    e.vector(flops::kRowDotPerElement * r * d);                         // D_i = rowsum(dO_i ∘ O_i)
+    e.vector(flops::kDsPerScore * r * c);                               // dS = P ∘ (dP − D_i)
+    e.matmul(r, d, c);                                                  // dQ_i += τ·dS K_j
+    e.vector(flops::kScalePerElement * r * d);
+    e.store(rows_of(Tensor::dQ, i, d));
+    e.matmul(c, d, r);                                                  // dK_j += τ·dSᵀ Q_i
+    e.vector(flops::kScalePerElement * c * d);
+    e.step();
+  }
+
+  SramPlan plan(TileShape t) const {
+    const std::uint64_t r = std::min(t.br, p_.n);
+    const std::uint64_t c = std::min(t.bc, p_.n_kv);
+    const DType e = p_.dtype;
+    return SramPlan{{SramPhase{"inner step",
+                               {{"K_j", c, p_.d, e, Storage::shared, 1},
+                                {"V_j", c, p_.d, e, Storage::shared, 1},
+                                {"dK_j dV_j (fp32)", c, 2 * p_.d, DType::fp32, Storage::shared, 1},
+                                {"Q_i O_i dO_i dQ_i", r, 4 * p_.d, e, Storage::shared, 1},
+                                {"S/P_ij dP/dS_ij", r, 2 * c, e, Storage::shared, 1},
+                                {"l_i m_i D_i", r, 3, DType::fp32, Storage::shared, 1}}}}};
+  }
+
+  Problem p_;
+  TileShape tiles_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Schedule> make_flash1_bwd(const ScheduleContext& ctx) { return std::make_unique<Flash1Backward>(ctx); }
+
+}  // namespace iosim::detail

@@ -1,0 +1,128 @@
+// flash2 backward — FlashAttention-2's backward, as its CUDA code runs it (three kernels).
+//
+//   1. preprocess, per Q tile:   load O_i, dO_i; store D_i = rowsum(dO_i ∘ O_i); store dQacc_i = 0
+//   2. main, one thread block per K/V tile j:   load K_j, V_j
+//        for each Q tile i:                     load Q_i, dO_i, L_i, D_i
+//          S = τ·Q_i K_jᵀ; P = exp(S − L_i); dV_j += Pᵀ dO_i; dP = dO_i V_jᵀ; dS = P ∘ (dP − D_i)
+//          dQacc_i += dS K_j                    atomic adds in fp32: read-modify-write below SRAM
+//          dK_j += dSᵀ Q_i
+//        store dK_j ← τ·dK_j, dV_j
+//   3. convert, per Q tile:      load dQacc_i; store dQ_i = τ·dQacc_i
+// The FlashAttention-2 paper's Algorithm 2 also loads O_i in the inner loop; its code does not (D
+// replaces it), and neither does this count.
+// HBM traffic per head: reads 2·N·d + 2·N_kv·d + T_c·(2·N·d + 2·N) + N·d (fp32), writes N + N·d (fp32)
+// + 2·N_kv·d + N·d, and T_c·N·d fp32 elements reduced (read and written) into dQacc.
+// Default tiles: FlashAttention-2's run_mha_bwd_hdim* (kBlockM × kBlockN).
+// Run: iosim --config a100.yaml --n 4096 --d 64 --pass bwd --schedule flash2
+#include <algorithm>
+
+#include "sim/core/mask.h"
+#include "sim/schedule/defaults.h"
+#include "sim/schedule/factories.h"
+#include "sim/schedule/flops.h"
+#include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiles.h"
+
+namespace iosim::detail {
+
+namespace {
+
+class Flash2Backward final : public Schedule {
+ public:
+  explicit Flash2Backward(const ScheduleContext& ctx) : p_(ctx.problem) {
+    const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
+    tiles_ = choose_tiles("flash2", ctx, fa2_backward_tiles(p_, ctx.hardware, user), Shrink::rows_first,
+                          [this](TileShape t) { return plan(t); }, notes_);
+  }
+
+  std::string_view name() const override { return "flash2"; }
+  Pass pass() const override { return Pass::bwd; }
+  TileShape tiles() const override { return tiles_; }
+  SramPlan sram() const override { return plan(tiles_); }
+  BoundKind bound() const override { return BoundKind::io_aware; }
+  std::vector<std::string> notes() const override { return notes_; }
+
+  void emit(const Emitter& root) const override {
+    const Emitter e = root.repeated(p_.batch_heads());
+    const std::uint64_t d = p_.d;
+    const Tiling rows{p_.n, tiles_.br};
+    const Tiling cols{p_.n_kv, tiles_.bc};
+    const CausalMask mask(p_);
+    // 1. preprocess
+    e.loop(rows, [&](const Span& i, const Emitter& ei) {
+      ei.load(rows_of(Tensor::O, i, d));
+      ei.load(rows_of(Tensor::dO, i, d));
+      ei.vector(flops::kRowDotPerElement * i.size * d);
+      ei.store(stat_of(Tensor::D, i));
+      ei.store(rows_of(Tensor::dQacc, i, d));
+      ei.step();
+    });
+    // 2. main
+    e.loop_if_uniform(!mask.causal(), cols, [&](const Span& j, const Emitter& ej) {
+      const QRange q = mask.q_for_cols(j.begin, j.begin + j.size, rows);
+      if (q.start < rows.count()) {
+        ej.load(rows_of(Tensor::K, j, d));
+        ej.load(rows_of(Tensor::V, j, d));
+      }
+      ej.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
+      ej.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
+      ej.vector(flops::kScalePerElement * j.size * d);
+      ej.store(rows_of(Tensor::dK, j, d));
+      ej.store(rows_of(Tensor::dV, j, d));
+    });
+    // 3. convert
+    e.loop(rows, [&](const Span& i, const Emitter& ei) {
+      ei.load(rows_of(Tensor::dQacc, i, d));
+      ei.vector(flops::kScalePerElement * i.size * d);
+      ei.store(rows_of(Tensor::dQ, i, d));
+      ei.step();
+    });
+  }
+
+ private:
+  void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
+    const std::uint64_t d = p_.d, r = i.size, c = j.size;
+    e.load(rows_of(Tensor::Q, i, d));
+    e.load(rows_of(Tensor::dO, i, d));
+    e.load(stat_of(Tensor::L, i));
+    e.load(stat_of(Tensor::D, i));
+    e.matmul(r, c, d);                                    // S = τ·Q_i K_jᵀ
+    if (masked) e.vector(flops::kMaskPerScore * r * c);
+    e.vector(flops::kFlash2RecomputePerScore * r * c);    // P = exp(S − L_i)
+    e.matmul(c, d, r);                                    // dV_j += Pᵀ dO_i
+    e.matmul(r, c, d);                                    // dP = dO_i V_jᵀ
+    e.vector(flops::kDsPerScore * r * c);                 // dS = P ∘ (dP − D_i)
+    e.matmul(r, d, c);                                    // dQacc_i += dS K_j
+    e.reduce(rows_of(Tensor::dQacc, i, d));
+    e.matmul(c, d, r);                                    // dK_j += dSᵀ Q_i
+    e.step();
+  }
+
+  /// FlashAttention-2's Flash_bwd_kernel_traits: Q_i double-buffered and dO_i, K_j and V_j, dS_ij and
+  /// P_ij in shared memory (2·(3·B_r·d + 2·B_c·d + 2·B_r·B_c) bytes in fp16: 144 KiB at d = 64,
+  /// 128 × 128, the threshold its launcher tests); dK_j, dV_j and S/dP accumulate in registers.
+  SramPlan plan(TileShape t) const {
+    const std::uint64_t r = std::min(t.br, p_.n);
+    const std::uint64_t c = std::min(t.bc, p_.n_kv);
+    const DType e = p_.dtype;
+    return SramPlan{{SramPhase{"Q loop",
+                               {{"Q_i", r, p_.d, e, Storage::shared, 2},
+                                {"dO_i", r, p_.d, e, Storage::shared, 1},
+                                {"K_j", c, p_.d, e, Storage::shared, 1},
+                                {"V_j", c, p_.d, e, Storage::shared, 1},
+                                {"dS_ij", r, c, e, Storage::shared, 1},
+                                {"P_ij", r, c, e, Storage::shared, 1},
+                                {"dK_j dV_j", c, 2 * p_.d, DType::fp32, Storage::registers, 1},
+                                {"S/dP_ij", r, c, DType::fp32, Storage::registers, 1}}}}};
+  }
+
+  Problem p_;
+  TileShape tiles_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Schedule> make_flash2_bwd(const ScheduleContext& ctx) { return std::make_unique<Flash2Backward>(ctx); }
+
+}  // namespace iosim::detail

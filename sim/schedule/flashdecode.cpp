@@ -1,0 +1,131 @@
+// flashdecode — split-KV decoding (Flash-Decoding; FlashAttention-2's splitkv kernels), forward.
+//
+// Decoding has few queries (1–64) and a long K/V cache: one block per Q tile and head leaves most SMs
+// idle. Splitting the K/V sequence across s blocks restores parallelism at the price of a combine pass:
+//   1. per key/value head, Q tile and split k:   load Q tile (the group's query heads packed as rows)
+//        for each K/V tile j of split k:          load K_j, V_j; S = Q Kᵀ; online softmax
+//        store Opart_k (fp32), Lpart_k (fp32)      (with s = 1: store O and L directly)
+//   2. combine, per key/value head:              load Lpart_1..s, Opart_1..s; store O, L
+// The query heads that share a key/value head are packed into the rows of one block (as
+// FlashAttention-2 does for decoding with grouped-query attention), so each K/V tile is read once per
+// split, not once per query head.
+// HBM traffic per key/value head: K, V: N_kv·d each; Q: s·g·N·d; with s > 1, partials written and read:
+// s·g·N·(d + 1) fp32 each way; O: g·N·d; L: g·N (g = heads / kv_heads).
+// Tiles: B_r = 64, B_c = 256 (d ≤ 64), 128 (d ≤ 128), else 64; s from FlashAttention-2's heuristic
+// (defaults.h) unless --splits is given. Whether splitting pays shows in time, not bytes.
+// Run: iosim --config h200.yaml --n 1 --n-kv 32768 --d 128 --heads 32 --kv-heads 8 --schedule flashdecode
+#include <algorithm>
+
+#include "sim/core/error.h"
+#include "sim/core/mask.h"
+#include "sim/schedule/defaults.h"
+#include "sim/schedule/factories.h"
+#include "sim/schedule/flops.h"
+#include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiles.h"
+
+namespace iosim::detail {
+
+namespace {
+
+class FlashDecode final : public Schedule {
+ public:
+  explicit FlashDecode(const ScheduleContext& ctx) : p_(ctx.problem), packed_(p_.group() * p_.n) {
+    tiles_ = choose_tiles("flashdecode", ctx, fa2_splitkv_tiles(p_), Shrink::cols_first,
+                          [this](TileShape t) { return plan(t); }, notes_);
+    const std::uint64_t kv_tiles = ceil_div(p_.n_kv, tiles_.bc);
+    const std::uint64_t blocks = p_.batch * p_.kv_head_count() * ceil_div(packed_, tiles_.br);
+    splits_ = ctx.splits != 0 ? std::min(ctx.splits, kv_tiles)
+                              : fa2_num_splits(blocks, 2 * std::uint64_t{ctx.hardware.sm.count}, kv_tiles);
+    if (ctx.splits > kv_tiles) {
+      notes_.push_back(std::to_string(ctx.splits) + " splits asked, but N_kv has only " + std::to_string(kv_tiles) +
+                       " tiles of " + std::to_string(tiles_.bc) + ": " + std::to_string(splits_) + " splits");
+    }
+    if (ctx.splits == 0) {
+      notes_.push_back(std::to_string(splits_) + " K/V splits (FlashAttention-2's heuristic for " +
+                       std::to_string(blocks) + " blocks on " + std::to_string(ctx.hardware.sm.count) + " SMs)");
+    }
+  }
+
+  std::string_view name() const override { return "flashdecode"; }
+  Pass pass() const override { return Pass::fwd; }
+  TileShape tiles() const override { return tiles_; }
+  SramPlan sram() const override { return plan(tiles_); }
+  BoundKind bound() const override { return BoundKind::io_aware; }
+  std::vector<std::string> notes() const override { return notes_; }
+  std::string variant() const override { return splits_ > 1 ? "split" : "unsplit"; }
+  [[nodiscard]] std::uint64_t splits() const { return splits_; }
+
+  void emit(const Emitter& root) const override {
+    const Emitter e = root.repeated(p_.batch * p_.kv_head_count());
+    const std::uint64_t d = p_.d;
+    const Tiling rows{packed_, tiles_.br};
+    const Tiling cols{p_.n_kv, tiles_.bc};
+    const Tiling split_tiles{cols.count(), ceil_div(cols.count(), splits_)};  // K/V tiles per split
+    // Packed rows hold query positions 0..n−1 of every head of the group: all see the same keys.
+    const KvRange kv = CausalMask(p_).kv_for_rows(0, p_.n, cols);
+    e.loop(rows, [&](const Span& i, const Emitter& ei) {
+      // Splits are alike unless one holds the short last K/V tile or the causal diagonal.
+      const bool alike = !cols.ragged() && kv.full == cols.count();
+      ei.loop_if_uniform(alike, split_tiles, [&](const Span& s, const Emitter& es) {  // one block per split
+        es.load(rows_of(Tensor::Q, i, d));
+        const std::uint64_t lo = s.begin, hi = s.begin + s.size;
+        es.loop(cols, lo, std::min(hi, kv.full), [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });
+        es.loop(cols, std::max(lo, kv.full), std::min(hi, kv.end),
+                [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
+        es.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
+        es.store(rows_of(splits_ > 1 ? Tensor::Opart : Tensor::O, i, d));
+        es.store(stat_of(splits_ > 1 ? Tensor::Lpart : Tensor::L, i));
+      });
+      if (splits_ == 1) return;
+      // Combine: every split's partial output and logsumexp of these rows.
+      const Emitter ec = ei.repeated(splits_);
+      ec.load(stat_of(Tensor::Lpart, i));
+      ec.load(rows_of(Tensor::Opart, i, d));
+      ec.vector(flops::kCombinePerSplitRow * i.size + flops::kCombinePerSplitOutput * i.size * d);
+      ei.store(rows_of(Tensor::O, i, d));
+      ei.store(stat_of(Tensor::L, i));
+      ei.step();
+    });
+  }
+
+ private:
+  void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
+    const std::uint64_t d = p_.d;
+    e.load(rows_of(Tensor::K, j, d));
+    e.load(rows_of(Tensor::V, j, d));
+    e.matmul(i.size, j.size, d);
+    if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
+    e.vector(flops::kSoftmaxPerScore * i.size * j.size);
+    e.vector(flops::kFlash2PerRowStep * i.size);
+    e.vector(flops::kFlash2PerOutputStep * i.size * d);
+    e.matmul(i.size, d, j.size);
+    e.step();
+  }
+
+  SramPlan plan(TileShape t) const {
+    const std::uint64_t r = std::min(t.br, packed_);
+    const std::uint64_t c = std::min(t.bc, p_.n_kv);
+    const DType e = p_.dtype;
+    return SramPlan{{SramPhase{"K/V loop",
+                               {{"Q tile", r, p_.d, e, Storage::shared, 1},
+                                {"K_j", c, p_.d, e, Storage::shared, 1},
+                                {"V_j", c, p_.d, e, Storage::shared, 1},
+                                {"S", r, c, DType::fp32, Storage::registers, 1},
+                                {"O", r, p_.d, DType::fp32, Storage::registers, 1}}}}};
+  }
+
+  Problem p_;
+  std::uint64_t packed_;  ///< rows of one key/value head: group × n
+  TileShape tiles_;
+  std::uint64_t splits_ = 1;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Schedule> make_flashdecode_fwd(const ScheduleContext& ctx) {
+  return std::make_unique<FlashDecode>(ctx);
+}
+
+}  // namespace iosim::detail

@@ -1,0 +1,102 @@
+// naive backward — the standard backward pass (Algorithm 3 of the FlashAttention paper), with the
+// n × n_kv matrices in HBM as a standard implementation keeps them. P comes saved from the forward.
+//
+//   dV = Pᵀ dO                          read P, dO     write dV
+//   dP = dO Vᵀ                          read dO, V     write dP
+//   dS = P ∘ (dP − rowsum(P ∘ dP))      read P, dP     write dS   (rowsum(P ∘ dP) = rowsum(dO ∘ O) = D)
+//   dQ = τ·dS K                         read dS, K     write dQ
+//   dK = τ·dSᵀ Q                        read dS, Q     write dK
+// τ = 1/√d. The dS kernel reads a row of P and of dP together: once when both rows fit in SRAM,
+// twice otherwise (the row sums first).
+// HBM traffic per head (one pass): reads 5·N·N_kv + 3·N·d + 2·N_kv·d, writes 2·N·N_kv + N·d + 2·N_kv·d.
+// Run: iosim --config a100.yaml --n 1024 --d 64 --pass bwd --schedule naive
+#include "sim/schedule/factories.h"
+#include "sim/schedule/flops.h"
+#include "sim/schedule/gemm.h"
+#include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiles.h"
+
+namespace iosim::detail {
+
+namespace {
+
+class NaiveBackward final : public Schedule {
+ public:
+  explicit NaiveBackward(const ScheduleContext& ctx)
+      : p_(ctx.problem), rows_(p_.n_kv, 2, p_.dtype, ctx.hardware.sm.sram_per_block) {
+    if (!rows_.one_pass()) {
+      notes_.push_back("a row of P and of dP (" + kib(bytes_of(Elements(2 * p_.n_kv), p_.dtype)) +
+                       ") do not fit the " + kib(ctx.hardware.sm.sram_per_block) +
+                       " of SRAM: the dS kernel reads them twice");
+    }
+    tiles_ = choose_tiles("naive", ctx, {kGemmDefault, kGemmDefault}, Shrink::rows_first,
+                          [this](TileShape t) { return plan(t); }, notes_);
+  }
+
+  std::string_view name() const override { return "naive"; }
+  Pass pass() const override { return Pass::bwd; }
+  TileShape tiles() const override { return tiles_; }
+  SramPlan sram() const override { return plan(tiles_); }
+  BoundKind bound() const override { return BoundKind::standard; }
+  std::vector<std::string> notes() const override { return notes_; }
+  std::string variant() const override { return rows_.one_pass() ? "one-pass dS" : "two-pass dS"; }
+
+  void emit(const Emitter& root) const override {
+    const Emitter e = root.repeated(p_.batch_heads());
+    const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d;
+    // dV = Pᵀ dO
+    e.load(whole(Tensor::P, n, nkv));
+    e.load(whole(Tensor::dO, n, d));
+    e.matmul(nkv, d, n);
+    e.store(whole(Tensor::dV, nkv, d));
+    e.step();
+    // dP = dO Vᵀ
+    e.load(whole(Tensor::dO, n, d));
+    e.load(whole(Tensor::V, nkv, d));
+    e.matmul(n, nkv, d);
+    e.store(whole(Tensor::dP, n, nkv));
+    e.step();
+    // dS = P ∘ (dP − rowsum(P ∘ dP))
+    for (std::uint64_t pass = 0; pass < rows_.passes; ++pass) {
+      e.load(whole(Tensor::P, n, nkv));
+      e.load(whole(Tensor::dP, n, nkv));
+    }
+    e.vector(flops::kNaiveSoftmaxBwdPerScore * n * nkv);
+    e.store(whole(Tensor::dS, n, nkv));
+    e.step();
+    // dQ = τ·dS K
+    e.load(whole(Tensor::dS, n, nkv));
+    e.load(whole(Tensor::K, nkv, d));
+    e.matmul(n, d, nkv);
+    e.vector(flops::kScalePerElement * n * d);
+    e.store(whole(Tensor::dQ, n, d));
+    e.step();
+    // dK = τ·dSᵀ Q
+    e.load(whole(Tensor::dS, n, nkv));
+    e.load(whole(Tensor::Q, n, d));
+    e.matmul(nkv, d, n);
+    e.vector(flops::kScalePerElement * nkv * d);
+    e.store(whole(Tensor::dK, nkv, d));
+    e.step();
+  }
+
+ private:
+  SramPlan plan(TileShape t) const {
+    return SramPlan{{gemm_phase("dV = PᵀdO", t, p_.dtype), gemm_phase("dP = dO Vᵀ", t, p_.dtype),
+                     SramPhase{"dS = P ∘ (dP − D)",
+                               {{"P row", 1, rows_.resident, p_.dtype, Storage::shared, 1},
+                                {"dP row", 1, rows_.resident, p_.dtype, Storage::shared, 1}}},
+                     gemm_phase("dQ = dS K", t, p_.dtype), gemm_phase("dK = dSᵀ Q", t, p_.dtype)}};
+  }
+
+  Problem p_;
+  RowPasses rows_;
+  TileShape tiles_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Schedule> make_naive_bwd(const ScheduleContext& ctx) { return std::make_unique<NaiveBackward>(ctx); }
+
+}  // namespace iosim::detail
