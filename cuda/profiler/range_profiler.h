@@ -61,7 +61,7 @@ struct ProfilerDevice {
   std::vector<std::uint8_t> counter_availability;  ///< cuptiProfilerGetCounterAvailability's image
 };
 
-/// Initialises the CUPTI profiler for this call only and reads chip name and counter availability.
+/// Initialises the CUPTI profiler (once per process) and reads chip name and counter availability.
 /// Throws ProfilerError (IOSIM_NO_PROFILER set, no profiling rights, another profiling client).
 [[nodiscard]] ProfilerDevice current_profiler_device();
 

@@ -80,7 +80,7 @@ std::string format(const RangeResult& r) {
 std::optional<double> value(const RangeResult& r, const char* metric) {
   const auto it = r.values.find(metric);
   if (it == r.values.end()) {
-    WARN_MESSAGE(false, std::string(metric) + " was not collected on this chip: not checked");
+    WARN_MESSAGE(false, metric << " was not collected on this chip: not checked");
     return std::nullopt;
   }
   return it->second;
