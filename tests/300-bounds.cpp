@@ -45,7 +45,7 @@ TEST_CASE("count / bound stays a bounded constant over the theorem's range d ≤
 
 TEST_CASE("iosim bounds: the slopes of Theorem 2 on an A100") {
   const std::vector<SlopeCheck> checks = sweep_slopes(context(problem(1, 64)), default_sweep());
-  REQUIRE(checks.size() == 5);
+  REQUIRE(checks.size() == 6);
   for (const SlopeCheck& c : checks) {
     CAPTURE(c.schedule);
     CAPTURE(c.variable);
@@ -67,4 +67,19 @@ TEST_CASE("a slope outside its tolerance is reported") {
   CHECK_FALSE(c.within());
   c.fitted = 2.04;
   CHECK(c.within());
+}
+
+TEST_CASE("below M = d², tiling d wins: the crossover sits near d²/2") {
+  // flash2 moves ≈ 8·N²·d²/M, dtiled ≈ 5·N²·d/B with B = √(M/5): equal at M ≈ 0.51·d².
+  for (std::uint64_t d : {64u, 128u}) {
+    CAPTURE(d);
+    const Crossover c = sweep_crossover(context(problem(1, d)), default_sweep());
+    CHECK(c.d_squared == d * d);
+    REQUIRE(c.m > 0);
+    CHECK(c.m / static_cast<double>(c.d_squared) > 0.3);
+    CHECK(c.m / static_cast<double>(c.d_squared) < 0.7);
+    // Far below d² dtiled moves less; far above, flash2 does.
+    CHECK(c.flash2.front().count > c.dtiled.front().count);
+    CHECK(c.flash2.back().count < c.dtiled.back().count);
+  }
 }

@@ -99,7 +99,10 @@ TEST_CASE("scenarios: every field optional, types checked") {
   CHECK(s.batch == 64u);
   CHECK(s.dtype == DType::bf16);
   CHECK(s.schedules->size() == 2);
-  CHECK(s.bc == 32u);
+  CHECK(s.bc == std::vector<std::uint64_t>{32});
+  CHECK(load_scenario(dir.write("l.yaml", "tiles: {br: 16, bc: [64, 128, 256]}\n")).bc.size() == 3);
+  CHECK_THROWS_WITH_AS((void)load_scenario(dir.write("z.yaml", "tiles: {bc: [64, 0]}\n")),
+                       doctest::Contains("tiles.bc: expected a positive integer or a list"), ConfigError);
   CHECK_FALSE(s.n_kv.has_value());
   CHECK_THROWS_WITH_AS((void)load_scenario(dir.write("b.yaml", "problem:\n  dtype: fp64\n")), doctest::Contains("fp64"),
                        ConfigError);

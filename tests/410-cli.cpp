@@ -93,6 +93,14 @@ TEST_CASE("decoding with grouped-query attention, split-KV") {
   CHECK(s[0]["tensors"]["K"]["read_elements"].as<std::uint64_t>() == 4 * s[1]["tensors"]["K"]["size_elements"].as<std::uint64_t>());
 }
 
+TEST_CASE("--bc lists sweep the tile") {
+  const CliResult r = cli({"-c", "a100", "--n", "1024", "--d", "64", "--br", "16", "--bc", "64,128,256,512", "--schedule",
+                           "flash1", "-f", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK(lines(r.out) == 5);
+  CHECK(r.out.find("flash1,fwd,16,512,") != std::string::npos);
+}
+
 TEST_CASE("--br/--bc apply to the tiled schedules") {
   const CliResult r = cli({"-c", "a100", "--n", "4096", "--d", "64", "--br", "64", "--bc", "32", "--schedule",
                            "flash1,flash2", "-f", "csv"});
@@ -145,7 +153,8 @@ TEST_CASE("iosim bounds: the slopes, exit 0 when within tolerance") {
   const CliResult j = cli({"bounds", "-c", "h100", "--d", "128", "-f", "json"});
   REQUIRE(j.code == 0);
   const YAML::Node doc = parse_json(j.out);
-  CHECK(doc["checks"].size() == 5);
+  CHECK(doc["checks"].size() == 6);
+  CHECK(doc["crossover"]["m"].as<double>() > 0);
   for (const YAML::Node& c : doc["checks"]) CHECK(c["within"].as<bool>());
 }
 

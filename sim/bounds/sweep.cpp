@@ -50,22 +50,33 @@ SlopeCheck n_sweep(const std::string& name, const ScheduleContext& base, const S
   return fit(std::move(c), spec.tolerance);
 }
 
+/// `base` with M = `m` elements of SRAM per block, n = n_kv = `n`, and `name`'s M-following tile.
+ScheduleContext at_m(const std::string& name, const ScheduleContext& base, std::uint64_t n, std::uint64_t m) {
+  ScheduleContext ctx = base;
+  ctx.problem.n = ctx.problem.n_kv = n;
+  ctx.hardware.sm.sram_per_block = Bytes(m * size_bytes(ctx.problem.dtype));
+  ctx.hardware.sm.sram_per_sm = std::max(ctx.hardware.sm.sram_per_sm, ctx.hardware.sm.sram_per_block);
+  ctx.tiles = {};
+  if (name == "flash2") {
+    const std::uint64_t b = m / (4 * ctx.problem.d);
+    if (b == 0) throw InputError("bounds: an SRAM of " + std::to_string(m) + " elements holds no flash2 tile");
+    ctx.tiles = {b, b};
+  }
+  return ctx;
+}
+
+SlopeCheck small_sram_slope(const Crossover& c, const SweepSpec& spec) {
+  SlopeCheck s{"dtiled", "M", -0.5, 0, 0, "B_r = B_c = ⌊√(M/5)⌋, d in chunks of B_c", c.dtiled};
+  return fit(std::move(s), spec.tolerance);
+}
+
 SlopeCheck m_sweep(const std::string& name, const ScheduleContext& base, const SweepSpec& spec) {
   SlopeCheck c{name, "M", -1.0, 0, 0, "", {}};
   c.tile_policy = name == "flash1" ? "paper default B_c = ⌈M/4d⌉, B_r = min(B_c, d)" : "B_r = B_c = ⌊M/4d⌋";
+  const double m0 = static_cast<double>(sram_elements(base.hardware, base.problem.dtype));
   for (double f : spec.m_factors) {
-    ScheduleContext ctx = base;
-    ctx.problem.n = ctx.problem.n_kv = spec.m_sweep_n;
-    const double sram = std::floor(static_cast<double>(base.hardware.sm.sram_per_block.value) * f);
-    ctx.hardware.sm.sram_per_block = Bytes(static_cast<std::uint64_t>(sram));
-    ctx.hardware.sm.sram_per_sm = std::max(ctx.hardware.sm.sram_per_sm, ctx.hardware.sm.sram_per_block);
-    ctx.tiles = {};
-    if (name == "flash2") {
-      const std::uint64_t b = sram_elements(ctx.hardware, ctx.problem.dtype) / (4 * ctx.problem.d);
-      if (b == 0) throw InputError("bounds: SRAM scaled by " + std::to_string(f) + " holds no tile");
-      ctx.tiles = {b, b};
-    }
-    c.points.push_back(measure(name, ctx));
+    const auto m = static_cast<std::uint64_t>(std::floor(m0 * f));
+    c.points.push_back(measure(name, at_m(name, base, spec.m_sweep_n, m)));
   }
   return fit(std::move(c), spec.tolerance);
 }
@@ -79,13 +90,41 @@ SweepSpec default_sweep() {
   for (int k = 13; k <= 19; ++k) s.n_values.push_back(std::uint64_t{1} << k);
   for (int k = -3; k <= 2; ++k) s.m_factors.push_back(std::ldexp(1.0, k));
   s.m_sweep_n = std::uint64_t{1} << 18;
+  for (int k = -4; k <= 3; ++k) s.d2_factors.push_back(std::ldexp(1.0, k));
+  s.d2_sweep_n = std::uint64_t{1} << 14;
   return s;
+}
+
+Crossover sweep_crossover(const ScheduleContext& base, const SweepSpec& spec) {
+  Crossover c;
+  const std::uint64_t d = base.problem.d;
+  c.d_squared = d * d;
+  for (double f : spec.d2_factors) {
+    const auto m = static_cast<std::uint64_t>(std::floor(static_cast<double>(c.d_squared) * f));
+    if (m < 4 * d) continue;  // flash2 needs a tile of at least one row: M ≥ 4d
+    c.flash2.push_back(measure("flash2", at_m("flash2", base, spec.d2_sweep_n, m)));
+    c.dtiled.push_back(measure("dtiled", at_m("dtiled", base, spec.d2_sweep_n, m)));
+  }
+  // The first sign change of log(flash2 / dtiled), interpolated linearly in log M.
+  for (std::size_t i = 1; i < c.flash2.size(); ++i) {
+    const double a = std::log(c.flash2[i - 1].count / c.dtiled[i - 1].count);
+    const double b = std::log(c.flash2[i].count / c.dtiled[i].count);
+    if ((a > 0) != (b > 0)) {
+      const double la = std::log(static_cast<double>(c.flash2[i - 1].m_elements));
+      const double lb = std::log(static_cast<double>(c.flash2[i].m_elements));
+      c.m = std::exp(la + (lb - la) * a / (a - b));
+      break;
+    }
+  }
+  return c;
 }
 
 std::vector<SlopeCheck> sweep_slopes(const ScheduleContext& base, const SweepSpec& spec) {
   if (spec.n_values.size() < 2 || spec.m_factors.size() < 2) throw InputError("bounds: a sweep needs two or more points");
-  return {n_sweep("naive", base, spec), n_sweep("flash1", base, spec), m_sweep("flash1", base, spec),
-          n_sweep("flash2", base, spec), m_sweep("flash2", base, spec)};
+  const Crossover c = sweep_crossover(base, spec);
+  if (c.dtiled.size() < 2) throw InputError("bounds: the small-SRAM sweep needs d ≥ 16");
+  return {n_sweep("naive", base, spec),  n_sweep("flash1", base, spec), m_sweep("flash1", base, spec),
+          n_sweep("flash2", base, spec), m_sweep("flash2", base, spec), small_sram_slope(c, spec)};
 }
 
 }  // namespace iosim

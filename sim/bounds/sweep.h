@@ -14,10 +14,12 @@ struct SweepSpec {
   std::vector<std::uint64_t> n_values;  ///< the n sweep, at the hardware's M
   std::vector<double> m_factors;        ///< the M sweep: the SRAM per block scaled by each factor
   std::uint64_t m_sweep_n = 0;          ///< n during the M sweep (large, so that N·d ≫ M)
+  std::vector<double> d2_factors;       ///< the small-SRAM sweep: M = d² × each factor
+  std::uint64_t d2_sweep_n = 0;         ///< n during the small-SRAM sweep
   double tolerance = 0.05;              ///< a fitted slope further than this from the expected fails
 };
 
-/// n = 2^13 … 2^19; M × 2^-3 … 2^2 at n = 2^18.
+/// n = 2^13 … 2^19; M × 2^-3 … 2^2 at n = 2^18; the small-SRAM sweep M = d² × 2^-4 … 2^3 at n = 2^14.
 [[nodiscard]] SweepSpec default_sweep();
 
 struct SweepPoint {
@@ -43,8 +45,20 @@ struct SlopeCheck {
   [[nodiscard]] bool within() const;
 };
 
-/// Runs the sweeps for naive (n), flash1 (n, M) and flash2 (n, M) around `base`'s problem (its d,
-/// type, batch and heads) and hardware. In the M sweep flash1 keeps the paper's B_c = ⌈M/4d⌉ and
+/// Where d-tiled attention (Θ(N²·d/√M)) starts to move less than flash2 (Θ(N²·d²/M)) as the SRAM
+/// shrinks, both with tiles that follow M: Saha & Ye's regime change near M = d².
+struct Crossover {
+  std::uint64_t d_squared = 0;
+  std::vector<SweepPoint> flash2;  ///< B_r = B_c = ⌊M/4d⌋
+  std::vector<SweepPoint> dtiled;  ///< B = ⌊√(M/5)⌋
+  double m = 0;                    ///< where the counts are equal (log-log interpolation); 0 if they do not cross
+};
+
+/// The small-SRAM sweep of `spec.d2_factors`.
+[[nodiscard]] Crossover sweep_crossover(const ScheduleContext& base, const SweepSpec& spec);
+
+/// Runs the sweeps for naive (n), flash1 (n, M), flash2 (n, M) and dtiled (M, below and around d²)
+/// around `base`'s problem (its d, type, batch and heads) and hardware. In the M sweep flash1 keeps the paper's B_c = ⌈M/4d⌉ and
 /// flash2 takes B_r = B_c = ⌊M/4d⌋, so that both tiles grow with M.
 ///
 /// The slope is the asymptotic one: it is fitted over the points that run the variant of the largest

@@ -28,10 +28,18 @@ namespace iosim::detail {
 
 namespace {
 
-/// B = ⌊√(M/5)⌋: the S tile and four chunks of B × B fit M elements.
+/// Bytes of the plan below for a square tile B with d-chunks of min(d, B).
+std::uint64_t footprint(const Problem& p, std::uint64_t b) {
+  const std::uint64_t chunk = std::min(p.d, b);
+  return (b * b + 4 * b * chunk) * size_bytes(p.dtype) + 2 * b * size_bytes(DType::fp32);
+}
+
+/// The largest square B whose S tile, four B × min(d, B) chunks and row statistics fit: about
+/// ⌊√(M/5)⌋.
 TileShape dtiled_default(const Problem& p, const HardwareSpec& hw) {
   const auto m = static_cast<double>(sram_elements(hw, p.dtype));
-  const auto b = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::floor(std::sqrt(m / 5.0))));
+  auto b = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::floor(std::sqrt(m / 5.0))));
+  while (b > 1 && footprint(p, b) > hw.sm.sram_per_block.value) --b;
   return {b, b};
 }
 

@@ -9,7 +9,9 @@ namespace iosim::cli {
 int bounds_command(const ProblemFlags& f, const std::string& format, std::ostream& out) {
   const Resolved r = resolve(f, /*need_n=*/false);
   const Problem& base = r.problems.front();
-  report::BoundsReport rep{r.config_file, r.hardware, base, sweep_slopes({base, r.hardware, {}}, default_sweep())};
+  const ScheduleContext ctx{base, r.hardware, {}, 0};
+  const SweepSpec spec = default_sweep();
+  report::BoundsReport rep{r.config_file, r.hardware, base, sweep_slopes(ctx, spec), sweep_crossover(ctx, spec)};
   if (format == "json") {
     out << report::render_bounds_json(rep);
   } else if (format == "csv") {

@@ -9,8 +9,10 @@ int run_command(const ProblemFlags& f, const std::string& format, std::ostream& 
   const Resolved r = resolve(f, /*need_n=*/true);
   report::RunReport rep{r.config_file, r.hardware, {}};
   for (const Problem& p : r.problems) {
-    const ScheduleContext ctx{p, r.hardware, r.tiles, r.splits};
-    rep.runs.push_back({p, run_schedules(r.schedules, r.passes, ctx)});
+    for (const TileRequest& t : r.tiles) {
+      const ScheduleContext ctx{p, r.hardware, t, r.splits};
+      rep.runs.push_back({p, t, run_schedules(r.schedules, r.passes, ctx)});
+    }
   }
   if (format == "json") {
     out << report::render_json(rep);

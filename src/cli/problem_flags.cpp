@@ -20,11 +20,26 @@ std::optional<std::uint64_t> pick(const std::optional<std::int64_t>& flag, const
   return file;
 }
 
-std::vector<std::uint64_t> pick_list(const std::vector<std::int64_t>& flag, const std::optional<std::uint64_t>& file,
+std::vector<std::uint64_t> pick_list(const std::vector<std::int64_t>& flag, const std::vector<std::uint64_t>& file,
                                      const char* name) {
   std::vector<std::uint64_t> out;
   for (std::int64_t v : flag) out.push_back(positive(v, name));
-  if (out.empty() && file) out.push_back(*file);
+  return out.empty() ? file : out;
+}
+
+std::vector<std::uint64_t> as_list(const std::optional<std::uint64_t>& v) {
+  return v ? std::vector<std::uint64_t>{*v} : std::vector<std::uint64_t>{};
+}
+
+/// Every (B_r, B_c) pair of the two lists; an empty list leaves that side to the schedule.
+std::vector<TileRequest> tile_requests(const std::vector<std::uint64_t>& br, const std::vector<std::uint64_t>& bc) {
+  std::vector<std::optional<std::uint64_t>> rs(br.begin(), br.end()), cs(bc.begin(), bc.end());
+  if (rs.empty()) rs.emplace_back();
+  if (cs.empty()) cs.emplace_back();
+  std::vector<TileRequest> out;
+  for (const auto& r : rs) {
+    for (const auto& c : cs) out.push_back({r, c});
+  }
   return out;
 }
 
@@ -46,8 +61,9 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_option("--n", f.n, "queries per head (a list sweeps: 1024,2048,4096)")->delimiter(',');
   app.add_option("--n-kv", f.n_kv, "keys per head (default n)");
   app.add_option("--schedule", f.schedules, "schedules to run (default all): naive, flash1, flash2")->delimiter(',');
-  app.add_option("--br", f.br, "rows of Q per tile (B_r), for every tiled schedule");
-  app.add_option("--bc", f.bc, "rows of K and V per tile (B_c), for every tiled schedule");
+  app.add_option("--br", f.br, "rows of Q per tile (B_r), for every tiled schedule (a list sweeps)")->delimiter(',');
+  app.add_option("--bc", f.bc, "rows of K and V per tile (B_c), for every tiled schedule (a list sweeps)")
+      ->delimiter(',');
 }
 
 Resolved resolve(const ProblemFlags& f, bool need_n) {
@@ -76,8 +92,8 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
     base.dtype = *sc.dtype;
   }
 
-  std::vector<std::uint64_t> ns = pick_list(f.n, sc.n, "--n");
-  const std::vector<std::uint64_t> ds = pick_list(f.d, sc.d, "--d");
+  std::vector<std::uint64_t> ns = pick_list(f.n, as_list(sc.n), "--n");
+  const std::vector<std::uint64_t> ds = pick_list(f.d, as_list(sc.d), "--d");
   if (ds.empty()) throw InputError("the head dimension is missing: give --d (for example --d 64)");
   if (ns.empty()) {
     if (need_n) throw InputError("the sequence length is missing: give --n (for example --n 8192)");
@@ -104,8 +120,7 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
       if (s.by_default) r.schedules.emplace_back(s.name);
     }
   }
-  r.tiles.br = pick(f.br, sc.br, "--br");
-  r.tiles.bc = pick(f.bc, sc.bc, "--bc");
+  r.tiles = tile_requests(pick_list(f.br, sc.br, "--br"), pick_list(f.bc, sc.bc, "--bc"));
   r.splits = pick(f.splits, sc.splits, "--splits").value_or(0);
   const std::string pass = !f.pass.empty() ? f.pass : sc.pass.value_or("fwd");
   if (pass == "fwd") {

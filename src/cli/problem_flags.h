@@ -20,7 +20,8 @@ struct ProblemFlags {
   std::string scenario;
   std::vector<std::int64_t> n;  ///< several values make a sweep
   std::vector<std::int64_t> d;
-  std::optional<std::int64_t> n_kv, batch, heads, kv_heads, br, bc, splits;
+  std::vector<std::int64_t> br, bc;  ///< several values make a sweep
+  std::optional<std::int64_t> n_kv, batch, heads, kv_heads, splits;
   std::string dtype;
   std::string pass;  ///< fwd, bwd or fwdbwd
   bool causal = false;
@@ -33,7 +34,7 @@ struct Resolved {
   std::vector<Problem> problems;  ///< one per (n, d) pair of the flags
   std::vector<std::string> schedules;
   std::vector<Pass> passes;
-  TileRequest tiles;
+  std::vector<TileRequest> tiles;  ///< one per (B_r, B_c) pair of the flags; one empty request by default
   std::uint64_t splits = 0;  ///< flashdecode's K/V splits; 0 = its heuristic
 };
 

@@ -30,8 +30,8 @@ Scenario load_scenario(const std::string& path) {
   s.schedules = top.optional_string_list("schedules");
   s.splits = top.optional_positive_integer("splits");
   if (std::optional<YamlMap> t = top.optional_map("tiles", {"br", "bc"})) {
-    s.br = t->optional_positive_integer("br");
-    s.bc = t->optional_positive_integer("bc");
+    s.br = t->positive_integer_list("br");
+    s.bc = t->positive_integer_list("bc");
   }
   return s;
 }

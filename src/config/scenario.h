@@ -20,7 +20,8 @@ struct Scenario {
   std::optional<bool> causal;
   std::optional<std::string> pass;  ///< fwd, bwd or fwdbwd
   std::optional<std::vector<std::string>> schedules;
-  std::optional<std::uint64_t> br, bc, splits;
+  std::vector<std::uint64_t> br, bc;  ///< several values make a sweep
+  std::optional<std::uint64_t> splits;
 };
 
 /// Reads and checks a scenario file. Throws ConfigError with file, line and key on any problem.

@@ -126,6 +126,22 @@ std::uint64_t YamlMap::positive_integer(std::string_view key) {
   return *v;
 }
 
+std::vector<std::uint64_t> YamlMap::positive_integer_list(std::string_view key) {
+  std::optional<YAML::Node> n = find(key);
+  if (!n) return {};
+  if (n->IsScalar()) return {positive_integer(key)};
+  std::vector<std::uint64_t> out;
+  if (n->IsSequence()) {
+    for (const YAML::Node& item : *n) {
+      const std::optional<std::uint64_t> v = item.IsScalar() ? parse_u64(item.Scalar()) : std::nullopt;
+      if (!v || *v == 0) fail(item, key, "expected a positive integer or a list of them");
+      out.push_back(*v);
+    }
+  }
+  if (out.empty()) fail(*n, key, "expected a positive integer or a non-empty list of them");
+  return out;
+}
+
 std::uint32_t YamlMap::positive_u32(std::string_view key) {
   const std::uint64_t v = positive_integer(key);
   if (v > 0xFFFFFFFFu) fail(need(key), key, "expected a positive integer below 2^32, got " + std::to_string(v));

@@ -34,6 +34,8 @@ class YamlMap {
   /// A positive integer that fits 32 bits.
   [[nodiscard]] std::uint32_t positive_u32(std::string_view key);
   [[nodiscard]] std::optional<std::uint64_t> optional_positive_integer(std::string_view key);
+  /// A positive integer or a list of them; empty when the key is absent.
+  [[nodiscard]] std::vector<std::uint64_t> positive_integer_list(std::string_view key);
   /// A non-negative integer (0 allowed).
   [[nodiscard]] std::uint64_t count(std::string_view key);
   [[nodiscard]] double positive_number(std::string_view key);

@@ -15,6 +15,28 @@ std::uint64_t x_of(const SlopeCheck& c, const SweepPoint& p) { return c.variable
 
 }  // namespace
 
+std::string crossover_table(const Crossover& c) {
+  std::string out = fmt::format(
+      "\n  below M = d² = {}: HBM accesses of flash2 (Θ(N²d²/M)) and dtiled (Θ(N²d/√M)), n = {}\n",
+      grouped(c.d_squared), c.flash2.empty() ? 0 : grouped(c.flash2.front().n));
+  TextTable t({"M", "M / d²", "flash2 tile", "flash2", "dtiled tile", "dtiled", "flash2 ÷ dtiled"});
+  for (std::size_t i = 0; i < c.flash2.size(); ++i) {
+    const SweepPoint& f = c.flash2[i];
+    const SweepPoint& g = c.dtiled[i];
+    t.add({grouped(f.m_elements), fmt::format("{:g}", static_cast<double>(f.m_elements) / static_cast<double>(c.d_squared)),
+           fmt::format("{}×{}", f.tiles.br, f.tiles.bc), si_count(f.count), fmt::format("{}×{}", g.tiles.br, g.tiles.bc),
+           si_count(g.count), fmt::format("{:.2f}", f.count / g.count)});
+  }
+  out += t.render("  ");
+  if (c.m > 0) {
+    out += fmt::format("  crossover at M ≈ {} = {:.2f}·d²: below it, tiling d as well moves less (Saha & Ye 2024)\n",
+                       grouped(static_cast<std::uint64_t>(c.m)), c.m / static_cast<double>(c.d_squared));
+  } else {
+    out += "  no crossover in this range\n";
+  }
+  return out;
+}
+
 std::string render_bounds_table(const BoundsReport& r) {
   std::string out = fmt::format("iosim bounds · {} ({}) · d {}, {}\n", r.hardware.name, r.config_file, r.base.d,
                                 name(r.base.dtype));
@@ -49,10 +71,11 @@ std::string render_bounds_table(const BoundsReport& r) {
     out += "\n  variants (the slope is the asymptotic one, fitted over the variant of the largest value)\n";
     for (const std::string& s : regimes) out += "  - " + s + "\n";
   }
-  out += "\n  tiles in the M sweep\n";
+  out += "\n  tiles in the M sweeps\n";
   for (const SlopeCheck& c : r.checks) {
     if (c.variable == "M") out += fmt::format("  - {}: {}\n", c.schedule, c.tile_policy);
   }
+  out += crossover_table(r.crossover);
   return out;
 }
 
@@ -75,7 +98,17 @@ std::string render_bounds_json(const BoundsReport& r) {
     }
     w.end_array().end_object();
   }
-  w.end_array().end_object();
+  w.end_array();
+  w.key("crossover").begin_object().field("d_squared", r.crossover.d_squared).field("m", r.crossover.m);
+  for (const auto& [key, pts] : {std::pair{"flash2", &r.crossover.flash2}, std::pair{"dtiled", &r.crossover.dtiled}}) {
+    w.key(key).begin_array();
+    for (const SweepPoint& p : *pts) {
+      w.begin_object().field("m_elements", p.m_elements).field("br", p.tiles.br).field("bc", p.tiles.bc);
+      w.field("count", p.count).end_object();
+    }
+    w.end_array();
+  }
+  w.end_object().end_object();
   return w.str();
 }
 

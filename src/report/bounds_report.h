@@ -14,6 +14,7 @@ struct BoundsReport {
   HardwareSpec hardware;
   Problem base;
   std::vector<SlopeCheck> checks;
+  Crossover crossover;
 };
 
 [[nodiscard]] std::string render_bounds_table(const BoundsReport& r);

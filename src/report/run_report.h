@@ -12,6 +12,7 @@ namespace iosim::report {
 
 struct ProblemRuns {
   Problem problem;
+  TileRequest tiles;  ///< what the user asked for, if anything
   std::vector<ScheduleRun> schedules;
 };
 

@@ -116,7 +116,13 @@ std::string render_table(const RunReport& r) {
                      r.hardware.hbm.bandwidth_gb_per_s);
   for (const ProblemRuns& pr : r.runs) {
     const std::uint64_t m = sram_elements(r.hardware, pr.problem.dtype);
-    out += fmt::format("\n{} · M = {} elements\n\n", problem_line(pr.problem), grouped(m));
+    std::string asked;
+    if (pr.tiles.br || pr.tiles.bc) {
+      asked = " · tiles asked:";
+      if (pr.tiles.br) asked += fmt::format(" B_r = {}", *pr.tiles.br);
+      if (pr.tiles.bc) asked += fmt::format(" B_c = {}", *pr.tiles.bc);
+    }
+    out += fmt::format("\n{} · M = {} elements{}\n\n", problem_line(pr.problem), grouped(m), asked);
     out += summary_table(pr);
     out += "\n  HBM traffic per tensor: read ×(reads per element) / write\n";
     out += tensor_table(pr);
