@@ -83,3 +83,29 @@ TEST_CASE("below M = d², tiling d wins: the crossover sits near d²/2") {
     CHECK(c.flash2.back().count < c.dtiled.back().count);
   }
 }
+
+TEST_CASE("iosim bounds --pass bwd: Theorem 5, the backward's slopes") {
+  for (std::uint64_t d : {64u, 128u}) {
+    CAPTURE(d);
+    const std::vector<SlopeCheck> checks = sweep_slopes(context(problem(1, d)), default_sweep(Pass::bwd));
+    REQUIRE(checks.size() == 5);  // no dtiled backward
+    for (const SlopeCheck& c : checks) {
+      CAPTURE(c.schedule);
+      CAPTURE(c.variable);
+      CAPTURE(c.fitted);
+      CHECK(c.within());
+    }
+    // flash2's backward keeps B_r = 16 and grows B_c with M.
+    CHECK(checks[4].points.front().tiles.br == 16);
+    CHECK(checks[4].points.back().tiles.bc > 8 * checks[4].points.front().tiles.bc);
+  }
+}
+
+TEST_CASE("the M sweep stays where the bound is tight: M ≥ 8·d²") {
+  const std::vector<SlopeCheck> checks = sweep_slopes(context(problem(1, 128), with_sram(16384)), default_sweep());
+  for (const SlopeCheck& c : checks) {
+    if (c.variable != "M" || c.schedule == "dtiled") continue;
+    CHECK(c.points.front().m_elements >= 8 * 128 * 128);
+    CHECK(c.within());
+  }
+}

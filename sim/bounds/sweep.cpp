@@ -1,10 +1,12 @@
 #include "sim/bounds/sweep.h"
 
+#include <bit>
 #include <cmath>
 
 #include "sim/bounds/slope.h"
 #include "sim/core/error.h"
 #include "sim/run.h"
+#include "sim/schedule/tile_choice.h"
 
 namespace iosim {
 
@@ -12,8 +14,8 @@ namespace {
 
 constexpr std::size_t kMinFitPoints = 3;
 
-SweepPoint measure(const std::string& name, const ScheduleContext& ctx) {
-  const ScheduleRun r = run_schedule(*make_schedule(name, Pass::fwd, ctx), ctx);
+SweepPoint measure(const std::string& name, Pass pass, const ScheduleContext& ctx) {
+  const ScheduleRun r = run_schedule(*make_schedule(name, pass, ctx), ctx);
   return {ctx.problem.n,
           r.m_elements,
           r.tiles,
@@ -45,38 +47,87 @@ SlopeCheck n_sweep(const std::string& name, const ScheduleContext& base, const S
     ScheduleContext ctx = base;
     ctx.problem.n = ctx.problem.n_kv = n;
     ctx.tiles = {};
-    c.points.push_back(measure(name, ctx));
+    c.points.push_back(measure(name, spec.pass, ctx));
   }
   return fit(std::move(c), spec.tolerance);
 }
 
+/// flash2's backward keeps B_r × B_c tiles of dS and P in shared memory, so square tiles cannot grow
+/// as M: it takes B_r = 16 and the largest B_c that fits, found by bisection on its SRAM check.
+std::uint64_t largest_fitting_bc(const std::string& name, Pass pass, ScheduleContext ctx, std::uint64_t br) {
+  const auto fits = [&](std::uint64_t bc) {
+    ctx.tiles = {br, bc};
+    try {
+      (void)make_schedule(name, pass, ctx);
+      return true;
+    } catch (const InputError&) {
+      return false;
+    }
+  };
+  std::uint64_t lo = 0, hi = 1;
+  while (fits(hi)) lo = hi, hi *= 2;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+constexpr std::uint64_t kBackwardRows = 16;
+
 /// `base` with M = `m` elements of SRAM per block, n = n_kv = `n`, and `name`'s M-following tile.
-ScheduleContext at_m(const std::string& name, const ScheduleContext& base, std::uint64_t n, std::uint64_t m) {
+ScheduleContext at_m(const std::string& name, Pass pass, const ScheduleContext& base, std::uint64_t n,
+                     std::uint64_t m) {
   ScheduleContext ctx = base;
   ctx.problem.n = ctx.problem.n_kv = n;
   ctx.hardware.sm.sram_per_block = Bytes(m * size_bytes(ctx.problem.dtype));
   ctx.hardware.sm.sram_per_sm = std::max(ctx.hardware.sm.sram_per_sm, ctx.hardware.sm.sram_per_block);
   ctx.tiles = {};
-  if (name == "flash2") {
-    const std::uint64_t b = m / (4 * ctx.problem.d);
-    if (b == 0) throw InputError("bounds: an SRAM of " + std::to_string(m) + " elements holds no flash2 tile");
-    ctx.tiles = {b, b};
+  if (name != "flash2") return ctx;
+  if (pass == Pass::bwd) {
+    const std::uint64_t bc = largest_fitting_bc(name, pass, ctx, kBackwardRows);
+    if (bc == 0) throw InputError("bounds: an SRAM of " + std::to_string(m) + " elements holds no flash2 tile");
+    ctx.tiles = {kBackwardRows, bc};
+    return ctx;
   }
+  const std::uint64_t b = m / (4 * ctx.problem.d);
+  if (b == 0) throw InputError("bounds: an SRAM of " + std::to_string(m) + " elements holds no flash2 tile");
+  ctx.tiles = {b, b};
   return ctx;
 }
 
+std::string tile_policy(const std::string& name, Pass pass) {
+  if (name == "flash1") return "paper default B_c = ⌈M/4d⌉, B_r = min(B_c, d), halved to fit";
+  if (pass == Pass::bwd) return "B_r = 16, the largest B_c that fits";
+  return "B_r = B_c = ⌊M/4d⌋";
+}
+
 SlopeCheck small_sram_slope(const Crossover& c, const SweepSpec& spec) {
-  SlopeCheck s{"dtiled", "M", -0.5, 0, 0, "B_r = B_c = ⌊√(M/5)⌋, d in chunks of B_c", c.dtiled};
+  // Fitted over tiles of kMinFreeSide rows or more: below, ⌊√(M/5)⌋ moves in steps too coarse for a slope.
+  SlopeCheck s{"dtiled", "M", -0.5, 0, 0, "B_r = B_c = ⌊√(M/5)⌋, d in chunks of B_c; fitted where B ≥ 16", {}};
+  for (const SweepPoint& p : c.dtiled) {
+    if (p.tiles.br >= kMinFreeSide) s.points.push_back(p);
+  }
+  if (s.points.size() < 2) s.points = c.dtiled;
   return fit(std::move(s), spec.tolerance);
 }
 
 SlopeCheck m_sweep(const std::string& name, const ScheduleContext& base, const SweepSpec& spec) {
-  SlopeCheck c{name, "M", -1.0, 0, 0, "", {}};
-  c.tile_policy = name == "flash1" ? "paper default B_c = ⌈M/4d⌉, B_r = min(B_c, d)" : "B_r = B_c = ⌊M/4d⌋";
-  const double m0 = static_cast<double>(sram_elements(base.hardware, base.problem.dtype));
+  SlopeCheck c{name, "M", -1.0, 0, 0, tile_policy(name, spec.pass), {}};
+  // Start at the configured M × the first factor, but not below the floor; keep the ratios.
+  const auto d = static_cast<double>(base.problem.d);
+  const double floor = std::max(static_cast<double>(kMinSweepDSquares) * d * d, kMinSweepRowsOfD * d);
+  const double m0 = std::max(static_cast<double>(sram_elements(base.hardware, base.problem.dtype)) *
+                                 spec.m_factors.front(),
+                             floor) /
+                    spec.m_factors.front();
+  // N·d ≫ M throughout, so that the T_c-independent reads of K and V stay a small share.
+  const double m_max = m0 * spec.m_factors.back();
+  const std::uint64_t n = std::clamp(std::bit_ceil(static_cast<std::uint64_t>(64 * m_max / d)), spec.m_sweep_n,
+                                     kMaxSweepN);
   for (double f : spec.m_factors) {
     const auto m = static_cast<std::uint64_t>(std::floor(m0 * f));
-    c.points.push_back(measure(name, at_m(name, base, spec.m_sweep_n, m)));
+    c.points.push_back(measure(name, spec.pass, at_m(name, spec.pass, base, n, m)));
   }
   return fit(std::move(c), spec.tolerance);
 }
@@ -85,8 +136,9 @@ SlopeCheck m_sweep(const std::string& name, const ScheduleContext& base, const S
 
 bool SlopeCheck::within() const { return std::abs(fitted - expected) <= tolerance; }
 
-SweepSpec default_sweep() {
+SweepSpec default_sweep(Pass pass) {
   SweepSpec s;
+  s.pass = pass;
   for (int k = 13; k <= 19; ++k) s.n_values.push_back(std::uint64_t{1} << k);
   for (int k = -3; k <= 2; ++k) s.m_factors.push_back(std::ldexp(1.0, k));
   s.m_sweep_n = std::uint64_t{1} << 18;
@@ -102,8 +154,8 @@ Crossover sweep_crossover(const ScheduleContext& base, const SweepSpec& spec) {
   for (double f : spec.d2_factors) {
     const auto m = static_cast<std::uint64_t>(std::floor(static_cast<double>(c.d_squared) * f));
     if (m < 4 * d) continue;  // flash2 needs a tile of at least one row: M ≥ 4d
-    c.flash2.push_back(measure("flash2", at_m("flash2", base, spec.d2_sweep_n, m)));
-    c.dtiled.push_back(measure("dtiled", at_m("dtiled", base, spec.d2_sweep_n, m)));
+    c.flash2.push_back(measure("flash2", Pass::fwd, at_m("flash2", Pass::fwd, base, spec.d2_sweep_n, m)));
+    c.dtiled.push_back(measure("dtiled", Pass::fwd, at_m("dtiled", Pass::fwd, base, spec.d2_sweep_n, m)));
   }
   // The first sign change of log(flash2 / dtiled), interpolated linearly in log M.
   for (std::size_t i = 1; i < c.flash2.size(); ++i) {
@@ -121,10 +173,15 @@ Crossover sweep_crossover(const ScheduleContext& base, const SweepSpec& spec) {
 
 std::vector<SlopeCheck> sweep_slopes(const ScheduleContext& base, const SweepSpec& spec) {
   if (spec.n_values.size() < 2 || spec.m_factors.size() < 2) throw InputError("bounds: a sweep needs two or more points");
-  const Crossover c = sweep_crossover(base, spec);
-  if (c.dtiled.size() < 2) throw InputError("bounds: the small-SRAM sweep needs d ≥ 16");
-  return {n_sweep("naive", base, spec),  n_sweep("flash1", base, spec), m_sweep("flash1", base, spec),
-          n_sweep("flash2", base, spec), m_sweep("flash2", base, spec), small_sram_slope(c, spec)};
+  std::vector<SlopeCheck> checks{n_sweep("naive", base, spec), n_sweep("flash1", base, spec),
+                                 m_sweep("flash1", base, spec), n_sweep("flash2", base, spec),
+                                 m_sweep("flash2", base, spec)};
+  if (spec.pass == Pass::fwd) {  // dtiled has no backward pass
+    const Crossover c = sweep_crossover(base, spec);
+    if (c.dtiled.size() < 2) throw InputError("bounds: the small-SRAM sweep needs d ≥ 16");
+    checks.push_back(small_sram_slope(c, spec));
+  }
+  return checks;
 }
 
 }  // namespace iosim

@@ -12,15 +12,26 @@ namespace iosim {
 
 struct SweepSpec {
   std::vector<std::uint64_t> n_values;  ///< the n sweep, at the hardware's M
-  std::vector<double> m_factors;        ///< the M sweep: the SRAM per block scaled by each factor
+  /// The M sweep: the SRAM per block scaled by each factor, the whole sweep moved up (ratios kept)
+  /// when its first size is below max(kMinSweepDSquares·d², kMinSweepRowsOfD·d); n = n_kv is raised
+  /// too when needed so that N·d ≥ 64·M throughout (up to kMaxSweepN). Θ(N²·d²/M) is tight only for M ≥ d²
+  /// (Saha & Ye), and the slope is the asymptotic one only once the tiles' fixed part (B_r rows of
+  /// Q, O, dO, dQ, which do not grow with M) is a small share of M.
+  std::vector<double> m_factors;
   std::uint64_t m_sweep_n = 0;          ///< n during the M sweep (large, so that N·d ≫ M)
   std::vector<double> d2_factors;       ///< the small-SRAM sweep: M = d² × each factor
   std::uint64_t d2_sweep_n = 0;         ///< n during the small-SRAM sweep
   double tolerance = 0.05;              ///< a fitted slope further than this from the expected fails
+  Pass pass = Pass::fwd;                ///< the n and M sweeps of the forward or of the backward pass
 };
 
-/// n = 2^13 … 2^19; M × 2^-3 … 2^2 at n = 2^18; the small-SRAM sweep M = d² × 2^-4 … 2^3 at n = 2^14.
-[[nodiscard]] SweepSpec default_sweep();
+/// n = 2^13 … 2^19; the M sweep at n = 2^18 over M × 2^-3 … 2^2; the small-SRAM sweep
+/// M = d² × 2^-4 … 2^3 at n = 2^14.
+[[nodiscard]] SweepSpec default_sweep(Pass pass = Pass::fwd);
+
+inline constexpr std::uint64_t kMinSweepDSquares = 8;
+inline constexpr double kMinSweepRowsOfD = 512;  ///< and at least 512·d: B_r·d-sized tiles stay small
+inline constexpr std::uint64_t kMaxSweepN = std::uint64_t{1} << 22;  ///< the M sweep's n never exceeds this
 
 struct SweepPoint {
   std::uint64_t n = 0;
@@ -57,8 +68,8 @@ struct Crossover {
 /// The small-SRAM sweep of `spec.d2_factors`.
 [[nodiscard]] Crossover sweep_crossover(const ScheduleContext& base, const SweepSpec& spec);
 
-/// Runs the sweeps for naive (n), flash1 (n, M), flash2 (n, M) and dtiled (M, below and around d²)
-/// around `base`'s problem (its d, type, batch and heads) and hardware. In the M sweep flash1 keeps the paper's B_c = ⌈M/4d⌉ and
+/// Runs the sweeps for naive (n), flash1 (n, M), flash2 (n, M) and, for the forward pass, dtiled
+/// (M, below and around d²) around `base`'s problem (its d, type, batch and heads) and hardware. In the M sweep flash1 keeps the paper's B_c = ⌈M/4d⌉ and
 /// flash2 takes B_r = B_c = ⌊M/4d⌋, so that both tiles grow with M.
 ///
 /// The slope is the asymptotic one: it is fitted over the points that run the variant of the largest

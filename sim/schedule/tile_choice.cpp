@@ -30,19 +30,33 @@ std::string tile_text(TileShape t) {
 
 std::uint64_t half(std::uint64_t v) { return (v + 1) / 2; }
 
-/// The next smaller tile to try; {0, 0} once both sides are 1.
-TileShape halved(TileShape t, Shrink shrink) {
-  if (t.br == 1 && t.bc == 1) return {0, 0};
-  std::uint64_t& free_side = shrink == Shrink::rows_first ? t.br : t.bc;
-  std::uint64_t& other = shrink == Shrink::rows_first ? t.bc : t.br;
-  if (free_side > kMinFreeSide || other == 1) {
-    free_side = half(free_side);
-  } else if (free_side >= other) {
-    free_side = half(free_side);
-  } else {
-    other = half(other);
+std::uint64_t& side(TileShape& t, bool rows) { return rows ? t.br : t.bc; }
+
+/// The default reduced until it fits: the free side (the one the traffic does not depend on) halved
+/// down to kMinFreeSide; then the other side set to the largest value that fits (bisection); then,
+/// if even a single row does not fit, the free side halved further. {0, 0} when nothing fits.
+TileShape reduce(TileShape t, Shrink shrink, const std::function<bool(TileShape)>& fits) {
+  const bool rows_free = shrink == Shrink::rows_first;
+  while (!fits(t) && side(t, rows_free) > kMinFreeSide) side(t, rows_free) = half(side(t, rows_free));
+  if (fits(t)) return t;
+  for (;;) {
+    std::uint64_t lo = 0, hi = side(t, !rows_free);  // largest fitting value of the other side in [1, hi]
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      TileShape probe = t;
+      side(probe, !rows_free) = mid;
+      (fits(probe) ? lo : hi) = mid;
+    }
+    TileShape one = t;
+    side(one, !rows_free) = 1;
+    if (lo == 0 && fits(one)) lo = 1;
+    if (lo > 0) {
+      side(t, !rows_free) = lo;
+      return t;
+    }
+    if (side(t, rows_free) == 1) return {0, 0};
+    side(t, rows_free) = half(side(t, rows_free));
   }
-  return t;
 }
 
 }  // namespace
@@ -64,15 +78,13 @@ TileShape choose_tiles(std::string_view schedule, const ScheduleContext& ctx, Ti
     return t;
   }
   const Bytes first = plan(fallback).peak();
-  for (TileShape t = fallback; t.br != 0; t = halved(t, shrink)) {
-    const SramPlan p = plan(t);
-    if (p.peak() <= limit) {
-      if (!(t == fallback)) {
-        notes.push_back("default tile " + tile_text(fallback) + " needs " + kib(first) + " of SRAM, more than the " +
-                        kib(limit) + " allowed; reduced to " + tile_text(t));
-      }
-      return t;
+  const TileShape t = reduce(fallback, shrink, [&](TileShape x) { return plan(x).peak() <= limit; });
+  if (t.br != 0) {
+    if (!(t == fallback)) {
+      notes.push_back("default tile " + tile_text(fallback) + " needs " + kib(first) + " of SRAM, more than the " +
+                      kib(limit) + " allowed; reduced to " + tile_text(t));
     }
+    return t;
   }
   throw InputError(std::string(schedule) + ": no tile fits in " + kib(limit) + " of SRAM per thread block (" +
                    tile_text(TileShape{1, 1}) + " needs " + kib(plan(TileShape{1, 1}).peak()) + ")");

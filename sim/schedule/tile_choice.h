@@ -2,6 +2,7 @@
 // it fits the SRAM of one thread block, with a note saying so.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -21,15 +22,15 @@ namespace iosim {
 /// The SRAM plan a schedule would have with tiles `t`.
 using PlanFor = std::function<SramPlan(TileShape)>;
 
-/// Which side of a default tile to halve first when it does not fit: the one whose size does not
+/// Which side of a default tile gives way first when it does not fit: the one whose size does not
 /// change the schedule's HBM traffic (B_r for flash1, whose traffic depends on T_c only; B_c for
-/// flash2, whose traffic depends on T_r only). It is halved down to kMinFreeSide; past that the larger
-/// side is halved.
+/// flash2's forward, whose traffic depends on T_r only). It is halved down to kMinFreeSide; then the
+/// other side takes the largest value that fits.
 enum class Shrink : std::uint8_t { rows_first, cols_first };
 inline constexpr std::uint64_t kMinFreeSide = 16;  // one m16n8k16 MMA tile
 
 /// Tiles for `schedule`: the user's request where given (checked; unset sides from `fallback`), or
-/// `fallback` halved per `shrink` until its plan fits `ctx.hardware.sm.sram_per_block`. A user's tile
+/// `fallback` reduced per `shrink` until its plan fits `ctx.hardware.sm.sram_per_block`. A user's tile
 /// that does not fit throws InputError naming footprint and limit; a reduced default appends a note.
 [[nodiscard]] TileShape choose_tiles(std::string_view schedule, const ScheduleContext& ctx,
                                      TileShape fallback, Shrink shrink, const PlanFor& plan,

@@ -1,5 +1,6 @@
 // `iosim bounds`: the slopes of Theorem 2, fitted on sweeps of n and of the SRAM size.
 #include "sim/bounds/sweep.h"
+#include "sim/core/error.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
 #include "src/report/bounds_report.h"
@@ -10,8 +11,10 @@ int bounds_command(const ProblemFlags& f, const std::string& format, std::ostrea
   const Resolved r = resolve(f, /*need_n=*/false);
   const Problem& base = r.problems.front();
   const ScheduleContext ctx{base, r.hardware, {}, 0};
-  const SweepSpec spec = default_sweep();
-  report::BoundsReport rep{r.config_file, r.hardware, base, sweep_slopes(ctx, spec), sweep_crossover(ctx, spec)};
+  if (r.passes.size() != 1) throw InputError("bounds: --pass must be fwd or bwd");
+  const SweepSpec spec = default_sweep(r.passes.front());
+  report::BoundsReport rep{r.config_file, r.hardware, base, spec.pass, sweep_slopes(ctx, spec),
+                               spec.pass == Pass::fwd ? sweep_crossover(ctx, spec) : Crossover{}};
   if (format == "json") {
     out << report::render_bounds_json(rep);
   } else if (format == "csv") {

@@ -52,10 +52,10 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_option("--batch", f.batch, "batch size (default 1)");
   app.add_option("--heads", f.heads, "query heads (default 1)");
   app.add_option("--dtype", f.dtype, "element type: fp32, fp16 (default), bf16, fp8");
+  app.add_option("--pass", f.pass, set == FlagSet::bounds ? "fwd (default) or bwd" : "fwd (default), bwd or fwdbwd");
   if (set == FlagSet::bounds) return;
   app.add_option("--kv-heads", f.kv_heads, "key/value heads, dividing --heads (grouped-query attention; default = heads)");
   app.add_flag("--causal", f.causal, "causal mask (query r sees keys up to r + n_kv - n)");
-  app.add_option("--pass", f.pass, "fwd (default), bwd or fwdbwd");
   app.add_option("--splits", f.splits, "K/V splits of flashdecode (default: FlashAttention-2's heuristic)");
   app.add_option("--scenario,-s", f.scenario, "scenario file, or a name in scenarios/; flags override it");
   app.add_option("--n", f.n, "queries per head (a list sweeps: 1024,2048,4096)")->delimiter(',');

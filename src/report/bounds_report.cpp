@@ -38,8 +38,8 @@ std::string crossover_table(const Crossover& c) {
 }
 
 std::string render_bounds_table(const BoundsReport& r) {
-  std::string out = fmt::format("iosim bounds · {} ({}) · d {}, {}\n", r.hardware.name, r.config_file, r.base.d,
-                                name(r.base.dtype));
+  std::string out = fmt::format("iosim bounds · {} ({}) · d {}, {}, {} pass\n", r.hardware.name, r.config_file,
+                                r.base.d, name(r.base.dtype), r.pass == Pass::fwd ? "forward" : "backward");
   out += "log-log slope of HBM accesses (reads + writes, elements) against n (n_kv = n) and the SRAM size M\n\n";
   TextTable t({"schedule", "sweep", "range", "fitted over", "held fixed", "expected", "fitted", "verdict"},
               {TextTable::Align::left, TextTable::Align::left, TextTable::Align::left, TextTable::Align::left,
@@ -75,7 +75,7 @@ std::string render_bounds_table(const BoundsReport& r) {
   for (const SlopeCheck& c : r.checks) {
     if (c.variable == "M") out += fmt::format("  - {}: {}\n", c.schedule, c.tile_policy);
   }
-  out += crossover_table(r.crossover);
+  if (!r.crossover.flash2.empty()) out += crossover_table(r.crossover);
   return out;
 }
 

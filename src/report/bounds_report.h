@@ -13,6 +13,7 @@ struct BoundsReport {
   std::string config_file;
   HardwareSpec hardware;
   Problem base;
+  Pass pass = Pass::fwd;
   std::vector<SlopeCheck> checks;
   Crossover crossover;
 };
