@@ -31,7 +31,7 @@ const char* const kNames[] = {"naive", "flash1", "flash2"};
 
 void count(benchmark::State& state) {
   const char* name = kNames[state.range(0)];
-  const ScheduleContext ctx{problem(static_cast<std::uint64_t>(state.range(1))), a100(), {}};
+  const ScheduleContext ctx{problem(static_cast<std::uint64_t>(state.range(1))), a100(), {}, 0, {}};
   for (auto _ : state) {
     const ScheduleRun r = run_schedule(*make_schedule(name, Pass::fwd, ctx), ctx);
     benchmark::DoNotOptimize(r.ledger.total(Level::hbm).bytes().value);
@@ -50,7 +50,7 @@ class Tally final : public EventSink {
 
 void events(benchmark::State& state) {
   const char* name = kNames[state.range(0)];
-  const ScheduleContext ctx{problem(static_cast<std::uint64_t>(state.range(1))), a100(), {}};
+  const ScheduleContext ctx{problem(static_cast<std::uint64_t>(state.range(1))), a100(), {}, 0, {}};
   const auto s = make_schedule(name, Pass::fwd, ctx);
   std::uint64_t total = 0;
   for (auto _ : state) {

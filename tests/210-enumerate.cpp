@@ -180,3 +180,71 @@ TEST_CASE("tile by tile counts the same as runs of equal tiles") {
     }
   }
 }
+
+namespace {
+
+/// Every block of every kernel, one by one, each head separately: what the GPU model runs.
+Ledger by_blocks(const Schedule& s, DType t) {
+  Ledger led(t);
+  const Emitter e(led, Walk::each);
+  for (const Kernel* k : s.kernels()) {
+    for (std::uint64_t h = 0; h < k->grid_heads(); ++h) {
+      for (std::uint64_t x = 0; x < k->grid_x().count(); ++x) {
+        k->block(Span{x, 1, k->grid_x().size(x), k->grid_x().begin(x)}, e);
+      }
+    }
+  }
+  return led;
+}
+
+}  // namespace
+
+TEST_CASE("the kernels' thread blocks, one by one, move what emit() counts") {
+  for (const ScheduleInfo& info : schedule_catalog()) {
+    for (Pass pass : {Pass::fwd, Pass::bwd}) {
+      if (!has_pass(info.name, pass)) continue;
+      for (bool causal : {false, true}) {
+        const std::string name(info.name);
+        CAPTURE(name);
+        CAPTURE(causal);
+        Problem p = problem(300, 32, 2, 4, 333);
+        p.kv_heads = 2;
+        p.causal = causal;
+        const ScheduleContext ctx = context(p, a100(), tiles(64, 48));
+        const auto s = make_schedule(name, pass, ctx);
+        Ledger counted(DType::fp16);
+        s->emit(Emitter(counted, Walk::runs));
+        const Ledger blocks = by_blocks(*s, DType::fp16);
+        if (name == "naive") {
+          // The GEMMs' blocks re-read their operand panels (the L2 absorbs that); they write the same.
+          CHECK(blocks.total(Level::hbm).write_elements == counted.total(Level::hbm).write_elements);
+          CHECK(blocks.total(Level::hbm).read_elements > counted.total(Level::hbm).read_elements);
+          CHECK(blocks.matmul_flops() == counted.matmul_flops());
+          for (Tensor t : {Tensor::S, Tensor::P, Tensor::dP, Tensor::dS}) {
+            CHECK(blocks.at(Level::hbm, t).write_elements == counted.at(Level::hbm, t).write_elements);
+          }
+        } else {
+          for (Tensor t : kAllTensors) CHECK(blocks.at(Level::hbm, t) == counted.at(Level::hbm, t));
+          CHECK(blocks.flops() == counted.flops());
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("launch shapes: threads from warps, shared memory from the SRAM plan") {
+  const auto s = make_schedule("flash2", Pass::fwd, context(problem(8192, 64)));
+  const std::vector<const Kernel*> ks = s->kernels();
+  REQUIRE(ks.size() == 1);
+  CHECK(ks[0]->name() == "flash2_fwd");
+  CHECK(ks[0]->launch().threads == 128);
+  CHECK(ks[0]->launch().smem == Bytes(49152));
+  // S (128 × 128) and O (128 × 64) accumulators over 128 threads, plus the base.
+  CHECK(ks[0]->launch().registers_per_thread == (128 * 128 + 128 * 64) / 128 + kBaseRegisters);
+  CHECK(ks[0]->grid_x().count() == 64);
+  CHECK(s->kernel_config().warps == 4);
+  ScheduleContext eight = context(problem(8192, 64));
+  eight.kernel.warps = 8;
+  CHECK(make_schedule("flash2", Pass::fwd, eight)->kernels()[0]->launch().threads == 256);
+  CHECK(make_schedule("flash2", Pass::bwd, context(problem(8192, 64)))->kernels().size() == 3);
+}

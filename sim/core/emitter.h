@@ -23,11 +23,12 @@ class Emitter {
   void store(const TileRef& t) const { sink_->on_transfer({t, Direction::sram_to_hbm, times_}); }
   void reduce(const TileRef& t) const { sink_->on_transfer({t, Direction::reduce, times_}); }
 
-  /// (m × k) · (k × n): 2mnk tensor-core FLOPs.
-  void matmul(std::uint64_t m, std::uint64_t n, std::uint64_t k) const {
-    sink_->on_compute({ComputeKind::matmul, Flops(checked_mul(2, checked_mul(m, checked_mul(n, k)))), times_});
+  /// (m × k) · (k × n): 2mnk tensor-core FLOPs, reading `sram_read` bytes of operands from shared memory.
+  void matmul(std::uint64_t m, std::uint64_t n, std::uint64_t k, Bytes sram_read = Bytes(0)) const {
+    sink_->on_compute(
+        {ComputeKind::matmul, Flops(checked_mul(2, checked_mul(m, checked_mul(n, k)))), times_, sram_read});
   }
-  void vector(std::uint64_t flops) const { sink_->on_compute({ComputeKind::vector, Flops(flops), times_}); }
+  void vector(std::uint64_t flops) const { sink_->on_compute({ComputeKind::vector, Flops(flops), times_, Bytes(0)}); }
   void step() const { sink_->on_step(); }
 
   /// f(Span, Emitter&) for the tiles [lo, hi) of t, the emitter scaled by the span's length.

@@ -36,6 +36,7 @@ void Ledger::on_transfer(const Transfer& t) {
 
 void Ledger::on_compute(const Compute& c) {
   const Flops f = c.flops * c.times;
+  operands_ += c.sram_read * c.times;
   if (c.kind == ComputeKind::matmul) {
     matmul_ += f;
   } else {
@@ -56,6 +57,7 @@ Ledger& Ledger::operator+=(const Ledger& o) {
   }
   matmul_ += o.matmul_;
   vector_ += o.vector_;
+  operands_ += o.operands_;
   transfers_ = checked_add(transfers_, o.transfers_);
   return *this;
 }

@@ -30,6 +30,8 @@ class Ledger final : public EventSink {
   [[nodiscard]] Flops matmul_flops() const { return matmul_; }
   [[nodiscard]] Flops vector_flops() const { return vector_; }
   [[nodiscard]] Flops flops() const { return matmul_ + vector_; }
+  /// Shared-memory bytes the arithmetic reads (matrix products' operands), apart from the transfers.
+  [[nodiscard]] Bytes sram_operand_bytes() const { return operands_; }
   /// Number of tile transfers, repeats included.
   [[nodiscard]] std::uint64_t transfers() const { return transfers_; }
   [[nodiscard]] DType element() const { return element_; }
@@ -43,6 +45,7 @@ class Ledger final : public EventSink {
   std::array<std::array<Traffic, kTensorCount>, kLevelCount> traffic_{};
   Flops matmul_;
   Flops vector_;
+  Bytes operands_;
   std::uint64_t transfers_ = 0;
 };
 

@@ -15,6 +15,7 @@ struct TileRef {
   std::uint64_t rows = 0;
   std::uint64_t col = 0;
   std::uint64_t cols = 0;
+  std::uint64_t slice = 0;  ///< which copy of the tensor (split-KV partials: the split)
 
   [[nodiscard]] Elements elements() const { return Elements(checked_mul(rows, cols)); }
 };
@@ -37,11 +38,13 @@ enum class ComputeKind : std::uint8_t {
   vector,  ///< everything else: scaling, max, exp, sums, rescaling (CUDA cores)
 };
 
-/// `flops` operations of one kind on resident tiles, `times` identical times.
+/// `flops` operations of one kind on resident tiles, `times` identical times. `sram_read` is what the
+/// operation reads from shared memory (a matrix product's operands, once per warp that needs them).
 struct Compute {
   ComputeKind kind = ComputeKind::matmul;
   Flops flops;
   std::uint64_t times = 1;
+  Bytes sram_read;
 };
 
 }  // namespace iosim

@@ -45,9 +45,13 @@ TileShape dtiled_default(const Problem& p, const HardwareSpec& hw) {
 
 class DTiled final : public Schedule {
  public:
-  explicit DTiled(const ScheduleContext& ctx) : p_(ctx.problem) {
+  explicit DTiled(const ScheduleContext& ctx) : p_(ctx.problem), warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
     tiles_ = choose_tiles("dtiled", ctx, dtiled_default(p_, ctx.hardware), Shrink::rows_first,
                           [this](TileShape t) { return plan(t); }, notes_);
+    const std::uint32_t threads = 32 * warps_;
+    const LaunchShape shape{threads, accumulator_registers(tiles_.br * tiles_.bc, threads), plan(tiles_).peak()};
+    kernel_ = std::make_unique<GridKernel>("dtiled_fwd", Tiling{p_.n, tiles_.br}, p_.batch_heads(), !p_.causal,
+                                           shape, [this](const Span& i, const Emitter& e) { block(i, e); });
   }
 
   std::string_view name() const override { return "dtiled"; }
@@ -56,14 +60,16 @@ class DTiled final : public Schedule {
   SramPlan sram() const override { return plan(tiles_); }
   BoundKind bound() const override { return BoundKind::small_sram; }
   std::vector<std::string> notes() const override { return notes_; }
+  std::vector<const Kernel*> kernels() const override { return {kernel_.get()}; }
+  KernelRequest kernel_config() const override { return {warps_, 1}; }
 
-  void emit(const Emitter& root) const override {
-    const Emitter e = root.repeated(p_.batch_heads());
-    const Tiling rows{p_.n, tiles_.br};
+ private:
+  /// One thread block per Q tile.
+  void block(const Span& i, const Emitter& ei) const {
     const Tiling cols{p_.n_kv, tiles_.bc};
     const Tiling chunks{p_.d, chunk()};
     const CausalMask mask(p_);
-    e.loop_if_uniform(!mask.causal(), rows, [&](const Span& i, const Emitter& ei) {
+    {
       const KvRange kv = mask.kv_for_rows(i.begin, i.begin + i.size, cols);
       // The first K/V tile loads no O, the last normalises it; tiles from kv.full on are masked.
       const auto run = [&](std::uint64_t lo, std::uint64_t hi, bool first, bool last) {
@@ -82,10 +88,9 @@ class DTiled final : public Schedule {
         }
       }
       ei.store(stat_of(Tensor::L, i));
-    });
+    }
   }
 
- private:
   std::uint64_t chunk() const { return std::min(p_.d, tiles_.bc); }
 
   void step(const Span& i, const Span& j, const Tiling& chunks, bool first, bool last, bool masked,
@@ -126,8 +131,10 @@ class DTiled final : public Schedule {
   }
 
   Problem p_;
+  std::uint32_t warps_;
   TileShape tiles_;
   std::vector<std::string> notes_;
+  std::unique_ptr<GridKernel> kernel_;
 };
 
 }  // namespace

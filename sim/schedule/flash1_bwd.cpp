@@ -28,9 +28,25 @@ namespace {
 
 class Flash1Backward final : public Schedule {
  public:
-  explicit Flash1Backward(const ScheduleContext& ctx) : p_(ctx.problem) {
+  explicit Flash1Backward(const ScheduleContext& ctx)
+      : p_(ctx.problem), warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
     tiles_ = choose_tiles("flash1", ctx, paper_tiles(p_, ctx.hardware), Shrink::rows_first,
                           [this](TileShape t) { return plan(t); }, notes_);
+    const std::uint64_t bh = p_.batch_heads();
+    const LaunchShape fill{128, kBaseRegisters, Bytes(0)};
+    kernels_.push_back(std::make_unique<GridKernel>("flash1_bwd_init_dq", Tiling{p_.n, tiles_.br}, bh, true, fill,
+                                                    [this](const Span& i, const Emitter& e) {
+                                                      e.store(rows_of(Tensor::dQ, i, p_.d));
+                                                      e.step();
+                                                    }));
+    kernels_.push_back(std::make_unique<GridKernel>("flash1_bwd_init_dkv", Tiling{p_.n_kv, tiles_.bc}, bh, true,
+                                                    fill, [this](const Span& j, const Emitter& e) {
+                                                      e.store(rows_of(Tensor::dK, j, p_.d));
+                                                      e.store(rows_of(Tensor::dV, j, p_.d));
+                                                      e.step();
+                                                    }));
+    kernels_.push_back(std::make_unique<GridKernel>("flash1_bwd", Tiling{1, 1}, bh, true, launch(),
+                                                    [this](const Span&, const Emitter& e) { main(e); }));
   }
 
   std::string_view name() const override { return "flash1"; }
@@ -39,19 +55,18 @@ class Flash1Backward final : public Schedule {
   SramPlan sram() const override { return plan(tiles_); }
   BoundKind bound() const override { return BoundKind::io_aware; }
   std::vector<std::string> notes() const override { return notes_; }
+  KernelRequest kernel_config() const override { return {warps_, 1}; }
+  std::vector<const Kernel*> kernels() const override {
+    return {kernels_[0].get(), kernels_[1].get(), kernels_[2].get()};
+  }
 
-  void emit(const Emitter& root) const override {
-    const Emitter e = root.repeated(p_.batch_heads());
+ private:
+  /// Lines 5–24 of Algorithm 4, one thread block per head.
+  void main(const Emitter& e) const {
     const std::uint64_t d = p_.d;
     const Tiling rows{p_.n, tiles_.br};
     const Tiling cols{p_.n_kv, tiles_.bc};
     const CausalMask mask(p_);
-    // Line 4: dQ = (0), dK = (0), dV = (0) initialised in HBM.
-    e.loop(rows, [&](const Span& i, const Emitter& ei) { ei.store(rows_of(Tensor::dQ, i, d)); });
-    e.loop(cols, [&](const Span& j, const Emitter& ej) {
-      ej.store(rows_of(Tensor::dK, j, d));
-      ej.store(rows_of(Tensor::dV, j, d));
-    });
     e.loop_if_uniform(!mask.causal(), cols, [&](const Span& j, const Emitter& ej) {
       const QRange q = mask.q_for_cols(j.begin, j.begin + j.size, rows);
       if (q.start < rows.count()) {
@@ -65,29 +80,35 @@ class Flash1Backward final : public Schedule {
     });
   }
 
- private:
   /// Lines 8–20 of Algorithm 4 for Q tile i and K/V tile j.
   void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
     const std::uint64_t d = p_.d, r = i.size, c = j.size;
+    const std::uint64_t elem = size_bytes(p_.dtype);
+    const Bytes rd(r * d * elem), cd(c * d * elem), rc(r * c * elem);
     e.load(rows_of(Tensor::Q, i, d));
     e.load(rows_of(Tensor::O, i, d));
     e.load(rows_of(Tensor::dO, i, d));
     e.load(rows_of(Tensor::dQ, i, d));
     e.load(stat_of(Tensor::l, i));
     e.load(stat_of(Tensor::m, i));
-    e.matmul(r, c, d);                                                  // S = τ·Q_i K_jᵀ
+    e.matmul(r, c, d, rd + cd * warps_);                               // S = τ·Q_i K_jᵀ
     if (masked) e.vector(flops::kMaskPerScore * r * c);
     e.vector(flops::kFlash1RecomputePerScore * r * c);                  // P = diag(l)⁻¹ exp(S − m)
-    e.matmul(c, d, r);                                                  // dV_j += Pᵀ dO_i
-    e.matmul(r, c, d);                                                  // dP = dO_i V_jᵀ
+    e.matmul(c, d, r, rc + rd * warps_);                               // dV_j += Pᵀ dO_i
+    e.matmul(r, c, d, rd + cd * warps_);                               // dP = dO_i V_jᵀ
     e.vector(flops::kRowDotPerElement * r * d);                         // D_i = rowsum(dO_i ∘ O_i)
     e.vector(flops::kDsPerScore * r * c);                               // dS = P ∘ (dP − D_i)
-    e.matmul(r, d, c);                                                  // dQ_i += τ·dS K_j
+    e.matmul(r, d, c, rc + cd * warps_);                               // dQ_i += τ·dS K_j
     e.vector(flops::kScalePerElement * r * d);
     e.store(rows_of(Tensor::dQ, i, d));
-    e.matmul(c, d, r);                                                  // dK_j += τ·dSᵀ Q_i
+    e.matmul(c, d, r, rc + rd * warps_);                               // dK_j += τ·dSᵀ Q_i
     e.vector(flops::kScalePerElement * c * d);
     e.step();
+  }
+
+  LaunchShape launch() const {
+    const std::uint32_t threads = 32 * warps_;
+    return {threads, accumulator_registers(tiles_.br * tiles_.bc, threads), plan(tiles_).peak()};
   }
 
   SramPlan plan(TileShape t) const {
@@ -104,8 +125,10 @@ class Flash1Backward final : public Schedule {
   }
 
   Problem p_;
+  std::uint32_t warps_;
   TileShape tiles_;
   std::vector<std::string> notes_;
+  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

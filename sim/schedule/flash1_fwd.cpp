@@ -9,6 +9,8 @@
 // HBM traffic per head: reads 2·N_kv·d + T_c·(2·N·d + 2·N), writes (T_c + 1)·(N·d + 2·N).
 // Causal: the Q tiles that see none of K_j are skipped, and K_j, V_j are not loaded when none does;
 // tiles the diagonal crosses are computed whole and masked.
+// Kernels: an initialisation, then one thread block per head running the whole algorithm (as
+// FlashAttention's first CUDA kernels parallelised over batch × heads only).
 // Default tiles: B_c = ⌈M/4d⌉, B_r = min(B_c, d), M the SRAM of one thread block in elements.
 // Run: iosim --config a100.yaml --n 8192 --d 64 --schedule flash1
 #include <algorithm>
@@ -26,9 +28,16 @@ namespace {
 
 class Flash1Forward final : public Schedule {
  public:
-  explicit Flash1Forward(const ScheduleContext& ctx) : p_(ctx.problem) {
+  explicit Flash1Forward(const ScheduleContext& ctx)
+      : p_(ctx.problem), warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
     tiles_ = choose_tiles("flash1", ctx, paper_tiles(p_, ctx.hardware), Shrink::rows_first,
                           [this](TileShape t) { return plan(t); }, notes_);
+    const std::uint64_t bh = p_.batch_heads();
+    const LaunchShape fill{128, kBaseRegisters, Bytes(0)};
+    kernels_.push_back(std::make_unique<GridKernel>("flash1_init", Tiling{p_.n, tiles_.br}, bh, true, fill,
+                                                    [this](const Span& i, const Emitter& e) { init(i, e); }));
+    kernels_.push_back(std::make_unique<GridKernel>("flash1_fwd", Tiling{1, 1}, bh, true, launch(),
+                                                    [this](const Span&, const Emitter& e) { main(e); }));
   }
 
   std::string_view name() const override { return "flash1"; }
@@ -37,19 +46,24 @@ class Flash1Forward final : public Schedule {
   SramPlan sram() const override { return plan(tiles_); }
   BoundKind bound() const override { return BoundKind::io_aware; }
   std::vector<std::string> notes() const override { return notes_; }
+  KernelRequest kernel_config() const override { return {warps_, 1}; }
+  std::vector<const Kernel*> kernels() const override { return {kernels_[0].get(), kernels_[1].get()}; }
 
-  void emit(const Emitter& root) const override {
-    const Emitter e = root.repeated(p_.batch_heads());
+ private:
+  /// Line 2: O = (0), l = (0), m = (−∞) initialised in HBM, one block per Q tile.
+  void init(const Span& i, const Emitter& e) const {
+    e.store(rows_of(Tensor::O, i, p_.d));
+    e.store(stat_of(Tensor::l, i));
+    e.store(stat_of(Tensor::m, i));
+    e.step();
+  }
+
+  /// Lines 5–15, one thread block per head, as FlashAttention's first CUDA kernels ran it.
+  void main(const Emitter& e) const {
     const std::uint64_t d = p_.d;
     const Tiling rows{p_.n, tiles_.br};
     const Tiling cols{p_.n_kv, tiles_.bc};
     const CausalMask mask(p_);
-    // Line 2: O = (0), l = (0), m = (−∞) initialised in HBM.
-    e.loop(rows, [&](const Span& i, const Emitter& ei) {
-      ei.store(rows_of(Tensor::O, i, d));
-      ei.store(stat_of(Tensor::l, i));
-      ei.store(stat_of(Tensor::m, i));
-    });
     e.loop_if_uniform(!mask.causal(), cols, [&](const Span& j, const Emitter& ej) {
       const QRange q = mask.q_for_cols(j.begin, j.begin + j.size, rows);
       if (q.start == rows.count()) return;  // no query sees these keys
@@ -60,24 +74,29 @@ class Flash1Forward final : public Schedule {
     });
   }
 
- private:
   /// Lines 8–13 of Algorithm 1 for Q tile i and K/V tile j.
   void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
     const std::uint64_t d = p_.d;
+    const std::uint64_t elem = size_bytes(p_.dtype);
     e.load(rows_of(Tensor::Q, i, d));
     e.load(rows_of(Tensor::O, i, d));
     e.load(stat_of(Tensor::l, i));
     e.load(stat_of(Tensor::m, i));
-    e.matmul(i.size, j.size, d);                                 // S_ij = Q_i K_jᵀ
+    e.matmul(i.size, j.size, d, Bytes((i.size + warps_ * j.size) * d * elem));  // S_ij = Q_i K_jᵀ
     if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
-    e.vector(flops::kSoftmaxPerScore * i.size * j.size);         // m̃, P̃, l̃
-    e.vector(flops::kFlash1PerRowStep * i.size);                 // m_new, l_new
-    e.matmul(i.size, d, j.size);                                 // P̃_ij V_j
-    e.vector(flops::kFlash1PerOutputStep * i.size * d);          // O_i update
+    e.vector(flops::kSoftmaxPerScore * i.size * j.size);                        // m̃, P̃, l̃
+    e.vector(flops::kFlash1PerRowStep * i.size);                                // m_new, l_new
+    e.matmul(i.size, d, j.size, Bytes((i.size * j.size + warps_ * j.size * d) * elem));  // P̃_ij V_j
+    e.vector(flops::kFlash1PerOutputStep * i.size * d);                         // O_i update
     e.store(rows_of(Tensor::O, i, d));
     e.store(stat_of(Tensor::l, i));
     e.store(stat_of(Tensor::m, i));
     e.step();
+  }
+
+  LaunchShape launch() const {
+    const std::uint32_t threads = 32 * warps_;
+    return {threads, accumulator_registers(tiles_.br * p_.d, threads), plan(tiles_).peak()};
   }
 
   SramPlan plan(TileShape t) const {
@@ -94,8 +113,10 @@ class Flash1Forward final : public Schedule {
   }
 
   Problem p_;
+  std::uint32_t warps_;
   TileShape tiles_;
   std::vector<std::string> notes_;
+  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 // replaces it), and neither does this count.
 // HBM traffic per head: reads 2·N·d + 2·N_kv·d + T_c·(2·N·d + 2·N) + N·d (fp32), writes N + N·d (fp32)
 // + 2·N_kv·d + N·d, and T_c·N·d fp32 elements reduced (read and written) into dQacc.
+// Kernels: preprocess and convert one block per Q tile; main one block per K/V tile and head, 8 warps.
 // Default tiles: FlashAttention-2's run_mha_bwd_hdim* (kBlockM × kBlockN).
 // Run: iosim --config a100.yaml --n 4096 --d 64 --pass bwd --schedule flash2
 #include <algorithm>
@@ -29,10 +30,23 @@ namespace {
 
 class Flash2Backward final : public Schedule {
  public:
-  explicit Flash2Backward(const ScheduleContext& ctx) : p_(ctx.problem) {
+  explicit Flash2Backward(const ScheduleContext& ctx)
+      : p_(ctx.problem),
+        warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 8u),
+        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 2u) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
     tiles_ = choose_tiles("flash2", ctx, fa2_backward_tiles(p_, ctx.hardware, user), Shrink::rows_first,
                           [this](TileShape t) { return plan(t); }, notes_);
+    const Tiling rows{p_.n, tiles_.br};
+    const Tiling cols{p_.n_kv, tiles_.bc};
+    const std::uint64_t bh = p_.batch_heads();
+    const LaunchShape small{128, accumulator_registers(tiles_.br * p_.d, 128), Bytes(0)};
+    kernels_.push_back(std::make_unique<GridKernel>("flash2_bwd_preprocess", rows, bh, true, small,
+                                                    [this](const Span& i, const Emitter& e) { preprocess(i, e); }));
+    kernels_.push_back(std::make_unique<GridKernel>("flash2_bwd", cols, bh, !p_.causal, launch(),
+                                                    [this](const Span& j, const Emitter& e) { main(j, e); }));
+    kernels_.push_back(std::make_unique<GridKernel>("flash2_bwd_convert", rows, bh, true, small,
+                                                    [this](const Span& i, const Emitter& e) { convert(i, e); }));
   }
 
   std::string_view name() const override { return "flash2"; }
@@ -41,72 +55,84 @@ class Flash2Backward final : public Schedule {
   SramPlan sram() const override { return plan(tiles_); }
   BoundKind bound() const override { return BoundKind::io_aware; }
   std::vector<std::string> notes() const override { return notes_; }
-
-  void emit(const Emitter& root) const override {
-    const Emitter e = root.repeated(p_.batch_heads());
-    const std::uint64_t d = p_.d;
-    const Tiling rows{p_.n, tiles_.br};
-    const Tiling cols{p_.n_kv, tiles_.bc};
-    const CausalMask mask(p_);
-    // 1. preprocess
-    e.loop(rows, [&](const Span& i, const Emitter& ei) {
-      ei.load(rows_of(Tensor::O, i, d));
-      ei.load(rows_of(Tensor::dO, i, d));
-      ei.vector(flops::kRowDotPerElement * i.size * d);
-      ei.store(stat_of(Tensor::D, i));
-      ei.store(rows_of(Tensor::dQacc, i, d));
-      ei.step();
-    });
-    // 2. main
-    e.loop_if_uniform(!mask.causal(), cols, [&](const Span& j, const Emitter& ej) {
-      const QRange q = mask.q_for_cols(j.begin, j.begin + j.size, rows);
-      if (q.start < rows.count()) {
-        ej.load(rows_of(Tensor::K, j, d));
-        ej.load(rows_of(Tensor::V, j, d));
-      }
-      ej.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
-      ej.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
-      ej.vector(flops::kScalePerElement * j.size * d);
-      ej.store(rows_of(Tensor::dK, j, d));
-      ej.store(rows_of(Tensor::dV, j, d));
-    });
-    // 3. convert
-    e.loop(rows, [&](const Span& i, const Emitter& ei) {
-      ei.load(rows_of(Tensor::dQacc, i, d));
-      ei.vector(flops::kScalePerElement * i.size * d);
-      ei.store(rows_of(Tensor::dQ, i, d));
-      ei.step();
-    });
+  KernelRequest kernel_config() const override { return {warps_, stages_}; }
+  std::vector<const Kernel*> kernels() const override {
+    std::vector<const Kernel*> out;
+    for (const auto& k : kernels_) out.push_back(k.get());
+    return out;
   }
 
  private:
+  void preprocess(const Span& i, const Emitter& e) const {
+    const std::uint64_t d = p_.d;
+    e.load(rows_of(Tensor::O, i, d));
+    e.load(rows_of(Tensor::dO, i, d));
+    e.vector(flops::kRowDotPerElement * i.size * d);
+    e.store(stat_of(Tensor::D, i));
+    e.store(rows_of(Tensor::dQacc, i, d));
+    e.step();
+  }
+
+  /// One thread block: K/V tile j against every Q tile that sees it.
+  void main(const Span& j, const Emitter& e) const {
+    const std::uint64_t d = p_.d;
+    const Tiling rows{p_.n, tiles_.br};
+    const QRange q = CausalMask(p_).q_for_cols(j.begin, j.begin + j.size, rows);
+    if (q.start < rows.count()) {
+      e.load(rows_of(Tensor::K, j, d));
+      e.load(rows_of(Tensor::V, j, d));
+    }
+    e.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
+    e.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
+    e.vector(flops::kScalePerElement * j.size * d);
+    e.store(rows_of(Tensor::dK, j, d));
+    e.store(rows_of(Tensor::dV, j, d));
+  }
+
+  void convert(const Span& i, const Emitter& e) const {
+    const std::uint64_t d = p_.d;
+    e.load(rows_of(Tensor::dQacc, i, d));
+    e.vector(flops::kScalePerElement * i.size * d);
+    e.store(rows_of(Tensor::dQ, i, d));
+    e.step();
+  }
+
   void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
     const std::uint64_t d = p_.d, r = i.size, c = j.size;
+    const std::uint64_t elem = size_bytes(p_.dtype);
     e.load(rows_of(Tensor::Q, i, d));
     e.load(rows_of(Tensor::dO, i, d));
     e.load(stat_of(Tensor::L, i));
     e.load(stat_of(Tensor::D, i));
-    e.matmul(r, c, d);                                    // S = τ·Q_i K_jᵀ
+    // Operands from shared memory: each warp reads the tile it multiplies against in full.
+    e.matmul(r, c, d, Bytes((c * d + warps_ * r * d) * elem));  // S = τ·Q_i K_jᵀ
     if (masked) e.vector(flops::kMaskPerScore * r * c);
-    e.vector(flops::kFlash2RecomputePerScore * r * c);    // P = exp(S − L_i)
-    e.matmul(c, d, r);                                    // dV_j += Pᵀ dO_i
-    e.matmul(r, c, d);                                    // dP = dO_i V_jᵀ
-    e.vector(flops::kDsPerScore * r * c);                 // dS = P ∘ (dP − D_i)
-    e.matmul(r, d, c);                                    // dQacc_i += dS K_j
+    e.vector(flops::kFlash2RecomputePerScore * r * c);           // P = exp(S − L_i)
+    e.matmul(c, d, r, Bytes((r * c + warps_ * r * d) * elem));  // dV_j += Pᵀ dO_i
+    e.matmul(r, c, d, Bytes((c * d + warps_ * r * d) * elem));  // dP = dO_i V_jᵀ
+    e.vector(flops::kDsPerScore * r * c);                        // dS = P ∘ (dP − D_i)
+    e.matmul(r, d, c, Bytes((r * c + warps_ * c * d) * elem));  // dQacc_i += dS K_j
     e.reduce(rows_of(Tensor::dQacc, i, d));
-    e.matmul(c, d, r);                                    // dK_j += dSᵀ Q_i
+    e.matmul(c, d, r, Bytes((r * c + warps_ * r * d) * elem));  // dK_j += dSᵀ Q_i
     e.step();
   }
 
-  /// FlashAttention-2's Flash_bwd_kernel_traits: Q_i double-buffered and dO_i, K_j and V_j, dS_ij and
-  /// P_ij in shared memory (2·(3·B_r·d + 2·B_c·d + 2·B_r·B_c) bytes in fp16: 144 KiB at d = 64,
-  /// 128 × 128, the threshold its launcher tests); dK_j, dV_j and S/dP accumulate in registers.
+  LaunchShape launch() const {
+    const std::uint32_t threads = 32 * warps_;
+    // dK_j and dV_j accumulate in registers, with one B_r × B_c tile of S / dP.
+    return {threads, accumulator_registers(2 * tiles_.bc * p_.d + tiles_.br * tiles_.bc, threads), plan(tiles_).peak()};
+  }
+
+  /// FlashAttention-2's Flash_bwd_kernel_traits: Q_i (stages copies, double-buffered by default) and
+  /// dO_i, K_j and V_j, dS_ij and P_ij in shared memory (2·(3·B_r·d + 2·B_c·d + 2·B_r·B_c) bytes in
+  /// fp16: 144 KiB at d = 64, 128 × 128, the threshold its launcher tests); dK_j, dV_j and S/dP
+  /// accumulate in registers.
   SramPlan plan(TileShape t) const {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
     const DType e = p_.dtype;
     return SramPlan{{SramPhase{"Q loop",
-                               {{"Q_i", r, p_.d, e, Storage::shared, 2},
+                               {{"Q_i", r, p_.d, e, Storage::shared, stages_},
                                 {"dO_i", r, p_.d, e, Storage::shared, 1},
                                 {"K_j", c, p_.d, e, Storage::shared, 1},
                                 {"V_j", c, p_.d, e, Storage::shared, 1},
@@ -117,8 +143,11 @@ class Flash2Backward final : public Schedule {
   }
 
   Problem p_;
+  std::uint32_t warps_;
+  std::uint32_t stages_;
   TileShape tiles_;
   std::vector<std::string> notes_;
+  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

@@ -8,6 +8,9 @@
 // HBM traffic per head: reads N·d + 2·T_r·N_kv·d, writes N·d (+ N fp32 for L).
 // Causal: the K/V loop stops at the last tile the block's rows see; tiles the diagonal crosses are
 // computed whole and masked.
+// Kernel: grid (T_r, batch × heads), 4 warps (8 for d > 128) each owning B_r/warps rows; Q, K, V in
+// shared memory (K and V × stages), S and O accumulated in registers. Each warp reads all of K_j and V_j
+// from shared memory for its products.
 // Default tiles: those of FlashAttention-2's CUDA code for the head dimension (defaults.h).
 // Run: iosim --config h100.yaml --n 8192 --d 64 --schedule flash2
 #include <algorithm>
@@ -25,10 +28,17 @@ namespace {
 
 class Flash2Forward final : public Schedule {
  public:
-  explicit Flash2Forward(const ScheduleContext& ctx) : p_(ctx.problem) {
+  explicit Flash2Forward(const ScheduleContext& ctx)
+      : p_(ctx.problem),
+        warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : (p_.d <= 128 ? 4u : 8u)),
+        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 1u) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
     tiles_ = choose_tiles("flash2", ctx, fa2_forward_tiles(p_, ctx.hardware, user), Shrink::cols_first,
                           [this](TileShape t) { return plan(t); }, notes_);
+    const Tiling rows{p_.n, tiles_.br};
+    kernel_ = std::make_unique<GridKernel>(
+        "flash2_fwd", rows, p_.batch_heads(), !p_.causal, launch(),
+        [this](const Span& i, const Emitter& e) { block(i, e); });
   }
 
   std::string_view name() const override { return "flash2"; }
@@ -37,36 +47,41 @@ class Flash2Forward final : public Schedule {
   SramPlan sram() const override { return plan(tiles_); }
   BoundKind bound() const override { return BoundKind::io_aware; }
   std::vector<std::string> notes() const override { return notes_; }
-
-  void emit(const Emitter& root) const override {
-    const Emitter e = root.repeated(p_.batch_heads());
-    const std::uint64_t d = p_.d;
-    const Tiling rows{p_.n, tiles_.br};
-    const Tiling cols{p_.n_kv, tiles_.bc};
-    const CausalMask mask(p_);
-    e.loop_if_uniform(!mask.causal(), rows, [&](const Span& i, const Emitter& ei) {  // one thread block
-      ei.load(rows_of(Tensor::Q, i, d));
-      const KvRange kv = mask.kv_for_rows(i.begin, i.begin + i.size, cols);
-      ei.loop(cols, 0, kv.full, [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });
-      ei.loop(cols, kv.full, kv.end, [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
-      ei.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
-      ei.store(rows_of(Tensor::O, i, d));
-      ei.store(stat_of(Tensor::L, i));
-    });
-  }
+  std::vector<const Kernel*> kernels() const override { return {kernel_.get()}; }
+  KernelRequest kernel_config() const override { return {warps_, stages_}; }
 
  private:
+  /// One thread block: Q tile i against every K/V tile its rows see.
+  void block(const Span& i, const Emitter& e) const {
+    const std::uint64_t d = p_.d;
+    const Tiling cols{p_.n_kv, tiles_.bc};
+    e.load(rows_of(Tensor::Q, i, d));
+    const KvRange kv = CausalMask(p_).kv_for_rows(i.begin, i.begin + i.size, cols);
+    e.loop(cols, 0, kv.full, [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });
+    e.loop(cols, kv.full, kv.end, [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
+    e.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
+    e.store(rows_of(Tensor::O, i, d));
+    e.store(stat_of(Tensor::L, i));
+  }
+
   void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
     const std::uint64_t d = p_.d;
+    const std::uint64_t elem = size_bytes(p_.dtype);
     e.load(rows_of(Tensor::K, j, d));
     e.load(rows_of(Tensor::V, j, d));
-    e.matmul(i.size, j.size, d);                                // S_ij = Q_i K_jᵀ
+    // S = Q_i K_jᵀ reads Q_i's rows once and K_j once per warp; P·V reads V_j once per warp.
+    e.matmul(i.size, j.size, d, Bytes((i.size + warps_ * j.size) * d * elem));
     if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
-    e.vector(flops::kSoftmaxPerScore * i.size * j.size);        // scale, max, exp, sum
-    e.vector(flops::kFlash2PerRowStep * i.size);                // m, α, l
-    e.vector(flops::kFlash2PerOutputStep * i.size * d);         // O_i ← α·O_i
-    e.matmul(i.size, d, j.size);                                // O_i += P_ij V_j
+    e.vector(flops::kSoftmaxPerScore * i.size * j.size);         // scale, max, exp, sum
+    e.vector(flops::kFlash2PerRowStep * i.size);                 // m, α, l
+    e.vector(flops::kFlash2PerOutputStep * i.size * d);          // O_i ← α·O_i
+    e.matmul(i.size, d, j.size, Bytes(warps_ * j.size * d * elem));  // O_i += P_ij V_j
     e.step();
+  }
+
+  LaunchShape launch() const {
+    const std::uint32_t threads = 32 * warps_;
+    return {threads, accumulator_registers(tiles_.br * tiles_.bc + tiles_.br * p_.d, threads), plan(tiles_).peak()};
   }
 
   SramPlan plan(TileShape t) const {
@@ -75,16 +90,19 @@ class Flash2Forward final : public Schedule {
     const DType e = p_.dtype;
     return SramPlan{{SramPhase{"K/V loop",
                                {{"Q_i", r, p_.d, e, Storage::shared, 1},
-                                {"K_j", c, p_.d, e, Storage::shared, 1},
-                                {"V_j", c, p_.d, e, Storage::shared, 1},
+                                {"K_j", c, p_.d, e, Storage::shared, stages_},
+                                {"V_j", c, p_.d, e, Storage::shared, stages_},
                                 {"S_ij", r, c, DType::fp32, Storage::registers, 1},
                                 {"O_i", r, p_.d, DType::fp32, Storage::registers, 1},
                                 {"m l", r, 2, DType::fp32, Storage::registers, 1}}}}};
   }
 
   Problem p_;
+  std::uint32_t warps_;
+  std::uint32_t stages_;
   TileShape tiles_;
   std::vector<std::string> notes_;
+  std::unique_ptr<GridKernel> kernel_;
 };
 
 }  // namespace

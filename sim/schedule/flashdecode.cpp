@@ -30,7 +30,8 @@ namespace {
 
 class FlashDecode final : public Schedule {
  public:
-  explicit FlashDecode(const ScheduleContext& ctx) : p_(ctx.problem), packed_(p_.group() * p_.n) {
+  explicit FlashDecode(const ScheduleContext& ctx)
+      : p_(ctx.problem), packed_(p_.group() * p_.n), warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
     tiles_ = choose_tiles("flashdecode", ctx, fa2_splitkv_tiles(p_), Shrink::cols_first,
                           [this](TileShape t) { return plan(t); }, notes_);
     const std::uint64_t kv_tiles = ceil_div(p_.n_kv, tiles_.bc);
@@ -45,6 +46,23 @@ class FlashDecode final : public Schedule {
       notes_.push_back(std::to_string(splits_) + " K/V splits (FlashAttention-2's heuristic for " +
                        std::to_string(blocks) + " blocks on " + std::to_string(ctx.hardware.sm.count) + " SMs)");
     }
+    const std::uint64_t heads = p_.batch * p_.kv_head_count();
+    const std::uint64_t m_tiles = ceil_div(packed_, tiles_.br);
+    const std::uint32_t threads = 32 * warps_;
+    const LaunchShape shape{threads, accumulator_registers(tiles_.br * tiles_.bc + tiles_.br * p_.d, threads),
+                            plan(tiles_).peak()};
+    const auto map = [](Tensor t) { return (t == Tensor::K || t == Tensor::V) ? HeadMap::kv : HeadMap::packed_query; };
+    // Grid (Q tiles, splits, heads) as FlashAttention-2 launches it: x runs over Q tiles fastest.
+    kernels_.push_back(std::make_unique<GridKernel>(
+        "flashdecode_split", Tiling{m_tiles * splits_, 1}, heads, false, shape,
+        [this, m_tiles](const Span& x, const Emitter& e) { split_block(x.first % m_tiles, x.first / m_tiles, e); },
+        map));
+    if (splits_ > 1) {
+      const LaunchShape small{128, accumulator_registers(tiles_.br * p_.d, 128), Bytes(0)};
+      kernels_.push_back(std::make_unique<GridKernel>("flashdecode_combine", Tiling{packed_, tiles_.br}, heads, true,
+                                                      small,
+                                                      [this](const Span& i, const Emitter& e) { combine(i, e); }, map));
+    }
   }
 
   std::string_view name() const override { return "flashdecode"; }
@@ -56,50 +74,62 @@ class FlashDecode final : public Schedule {
   std::string variant() const override { return splits_ > 1 ? "split" : "unsplit"; }
   [[nodiscard]] std::uint64_t splits() const { return splits_; }
 
-  void emit(const Emitter& root) const override {
-    const Emitter e = root.repeated(p_.batch * p_.kv_head_count());
+  std::vector<const Kernel*> kernels() const override {
+    std::vector<const Kernel*> out;
+    for (const auto& k : kernels_) out.push_back(k.get());
+    return out;
+  }
+  KernelRequest kernel_config() const override { return {warps_, 1}; }
+
+ private:
+  /// One block: Q tile `m` (packed rows of the group) against split `s` of the K/V tiles.
+  void split_block(std::uint64_t m, std::uint64_t s, const Emitter& e) const {
     const std::uint64_t d = p_.d;
     const Tiling rows{packed_, tiles_.br};
     const Tiling cols{p_.n_kv, tiles_.bc};
     const Tiling split_tiles{cols.count(), ceil_div(cols.count(), splits_)};  // K/V tiles per split
+    const Span i{m, 1, rows.size(m), rows.begin(m)};
     // Packed rows hold query positions 0..n−1 of every head of the group: all see the same keys.
     const KvRange kv = CausalMask(p_).kv_for_rows(0, p_.n, cols);
-    e.loop(rows, [&](const Span& i, const Emitter& ei) {
-      // Splits are alike unless one holds the short last K/V tile or the causal diagonal.
-      const bool alike = !cols.ragged() && kv.full == cols.count();
-      ei.loop_if_uniform(alike, split_tiles, [&](const Span& s, const Emitter& es) {  // one block per split
-        es.load(rows_of(Tensor::Q, i, d));
-        const std::uint64_t lo = s.begin, hi = s.begin + s.size;
-        es.loop(cols, lo, std::min(hi, kv.full), [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });
-        es.loop(cols, std::max(lo, kv.full), std::min(hi, kv.end),
-                [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
-        es.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
-        es.store(rows_of(splits_ > 1 ? Tensor::Opart : Tensor::O, i, d));
-        es.store(stat_of(splits_ > 1 ? Tensor::Lpart : Tensor::L, i));
-      });
-      if (splits_ == 1) return;
-      // Combine: every split's partial output and logsumexp of these rows.
-      const Emitter ec = ei.repeated(splits_);
-      ec.load(stat_of(Tensor::Lpart, i));
-      ec.load(rows_of(Tensor::Opart, i, d));
-      ec.vector(flops::kCombinePerSplitRow * i.size + flops::kCombinePerSplitOutput * i.size * d);
-      ei.store(rows_of(Tensor::O, i, d));
-      ei.store(stat_of(Tensor::L, i));
-      ei.step();
-    });
+    const std::uint64_t lo = split_tiles.begin(s), hi = lo + split_tiles.size(s);
+    e.load(rows_of(Tensor::Q, i, d));
+    e.loop(cols, lo, std::min(hi, kv.full), [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });
+    e.loop(cols, std::max(lo, kv.full), std::min(hi, kv.end),
+           [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
+    e.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
+    if (splits_ > 1) {
+      e.store(TileRef{Tensor::Opart, i.begin, i.size, 0, d, s});
+      e.store(TileRef{Tensor::Lpart, i.begin, i.size, 0, 1, s});
+    } else {
+      e.store(rows_of(Tensor::O, i, d));
+      e.store(stat_of(Tensor::L, i));
+    }
   }
 
- private:
+  /// The combine pass for Q tile i: every split's partial output and logsumexp of its rows.
+  void combine(const Span& i, const Emitter& e) const {
+    const std::uint64_t d = p_.d;
+    for (std::uint64_t s = 0; s < splits_; ++s) {
+      e.load(TileRef{Tensor::Lpart, i.begin, i.size, 0, 1, s});
+      e.load(TileRef{Tensor::Opart, i.begin, i.size, 0, d, s});
+    }
+    e.vector(splits_ * (flops::kCombinePerSplitRow * i.size + flops::kCombinePerSplitOutput * i.size * d));
+    e.store(rows_of(Tensor::O, i, d));
+    e.store(stat_of(Tensor::L, i));
+    e.step();
+  }
+
   void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
     const std::uint64_t d = p_.d;
+    const std::uint64_t elem = size_bytes(p_.dtype);
     e.load(rows_of(Tensor::K, j, d));
     e.load(rows_of(Tensor::V, j, d));
-    e.matmul(i.size, j.size, d);
+    e.matmul(i.size, j.size, d, Bytes((i.size + warps_ * j.size) * d * elem));
     if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
     e.vector(flops::kSoftmaxPerScore * i.size * j.size);
     e.vector(flops::kFlash2PerRowStep * i.size);
     e.vector(flops::kFlash2PerOutputStep * i.size * d);
-    e.matmul(i.size, d, j.size);
+    e.matmul(i.size, d, j.size, Bytes(warps_ * j.size * d * elem));
     e.step();
   }
 
@@ -117,9 +147,11 @@ class FlashDecode final : public Schedule {
 
   Problem p_;
   std::uint64_t packed_;  ///< rows of one key/value head: group × n
+  std::uint32_t warps_;
   TileShape tiles_;
   std::uint64_t splits_ = 1;
   std::vector<std::string> notes_;
+  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

@@ -31,6 +31,18 @@ class NaiveBackward final : public Schedule {
     }
     tiles_ = choose_tiles("naive", ctx, {kGemmDefault, kGemmDefault}, Shrink::rows_first,
                           [this](TileShape t) { return plan(t); }, notes_);
+    const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d, bh = p_.batch_heads();
+    const DType e = p_.dtype;
+    kernels_.push_back(gemm_kernel("naive_dv", nkv, d, n, {Tensor::P, RowsAlong::k}, {Tensor::dO, RowsAlong::k},
+                                   Tensor::dV, tiles_, bh, e));
+    kernels_.push_back(gemm_kernel("naive_dp", n, nkv, d, {Tensor::dO, RowsAlong::m}, {Tensor::V, RowsAlong::n},
+                                   Tensor::dP, tiles_, bh, e));
+    kernels_.push_back(row_kernel("naive_ds", n, nkv, {Tensor::P, Tensor::dP}, Tensor::dS, rows_.passes,
+                                  flops::kNaiveSoftmaxBwdPerScore, bh, bytes_of(Elements(2 * rows_.resident), e)));
+    kernels_.push_back(gemm_kernel("naive_dq", n, d, nkv, {Tensor::dS, RowsAlong::m}, {Tensor::K, RowsAlong::k},
+                                   Tensor::dQ, tiles_, bh, e));
+    kernels_.push_back(gemm_kernel("naive_dk", nkv, d, n, {Tensor::dS, RowsAlong::k}, {Tensor::Q, RowsAlong::k},
+                                   Tensor::dK, tiles_, bh, e));
   }
 
   std::string_view name() const override { return "naive"; }
@@ -40,6 +52,11 @@ class NaiveBackward final : public Schedule {
   BoundKind bound() const override { return BoundKind::standard; }
   std::vector<std::string> notes() const override { return notes_; }
   std::string variant() const override { return rows_.one_pass() ? "one-pass dS" : "two-pass dS"; }
+  std::vector<const Kernel*> kernels() const override {
+    std::vector<const Kernel*> out;
+    for (const auto& k : kernels_) out.push_back(k.get());
+    return out;
+  }
 
   void emit(const Emitter& root) const override {
     const Emitter e = root.repeated(p_.batch_heads());
@@ -93,6 +110,7 @@ class NaiveBackward final : public Schedule {
   RowPasses rows_;
   TileShape tiles_;
   std::vector<std::string> notes_;
+  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

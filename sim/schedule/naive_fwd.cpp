@@ -10,6 +10,9 @@
 // computed and stored whole.
 // HBM traffic per head (one-pass softmax): reads N·d + 2·N_kv·d + 2·N·N_kv, writes 2·N·N_kv + N·d.
 // Tiles: the GEMMs' output tile (default 128 × 128, k-slices of 32, two stages).
+// Kernels (for the GPU model): two GEMMs with one thread block per output tile, each reading its A and
+// B panels slice by slice (the re-reads the paper's count leaves to the L2), and a softmax kernel with
+// one block per row.
 // Run: iosim --config a100.yaml --n 8192 --d 64 --schedule naive
 #include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
@@ -32,6 +35,15 @@ class NaiveForward final : public Schedule {
     }
     tiles_ = choose_tiles("naive", ctx, {kGemmDefault, kGemmDefault}, Shrink::rows_first,
                           [this](TileShape t) { return plan(t); }, notes_);
+    const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d, bh = p_.batch_heads();
+    const DType e = p_.dtype;
+    kernels_.push_back(gemm_kernel("naive_qk", n, nkv, d, {Tensor::Q, RowsAlong::m}, {Tensor::K, RowsAlong::n},
+                                   Tensor::S, tiles_, bh, e));
+    kernels_.push_back(row_kernel("naive_softmax", n, nkv, {Tensor::S}, Tensor::P, rows_.passes,
+                                  flops::kNaiveSoftmaxPerScore + (p_.causal ? flops::kMaskPerScore : 0), bh,
+                                  bytes_of(Elements(rows_.resident), e)));
+    kernels_.push_back(gemm_kernel("naive_pv", n, d, nkv, {Tensor::P, RowsAlong::m}, {Tensor::V, RowsAlong::k},
+                                   Tensor::O, tiles_, bh, e));
   }
 
   std::string_view name() const override { return "naive"; }
@@ -41,6 +53,9 @@ class NaiveForward final : public Schedule {
   BoundKind bound() const override { return BoundKind::standard; }
   std::vector<std::string> notes() const override { return notes_; }
   std::string variant() const override { return rows_.one_pass() ? "one-pass softmax" : "two-pass softmax"; }
+  std::vector<const Kernel*> kernels() const override {
+    return {kernels_[0].get(), kernels_[1].get(), kernels_[2].get()};
+  }
 
   void emit(const Emitter& root) const override {
     const Emitter e = root.repeated(p_.batch_heads());
@@ -75,6 +90,7 @@ class NaiveForward final : public Schedule {
   RowPasses rows_;
   TileShape tiles_;
   std::vector<std::string> notes_;
+  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "sim/core/hardware.h"
 #include "sim/core/problem.h"
 #include "sim/core/sram.h"
+#include "sim/schedule/kernel.h"
 
 namespace iosim {
 
@@ -38,12 +39,21 @@ struct TileRequest {
   std::optional<std::uint64_t> bc;
 };
 
+/// How a tiled kernel is built beyond its tile: warps per block, and how many copies of the K/V tiles
+/// its shared memory holds (pipeline stages: 2 lets the load of tile j + 1 overlap the math on j).
+/// 0 means the schedule's default.
+struct KernelRequest {
+  std::uint32_t warps = 0;
+  std::uint32_t stages = 0;
+};
+
 /// Everything a schedule is built from.
 struct ScheduleContext {
   Problem problem;
   HardwareSpec hardware;
   TileRequest tiles;
   std::uint64_t splits = 0;  ///< K/V splits of flashdecode; 0 = FlashAttention-2's heuristic
+  KernelRequest kernel;      ///< warps and stages; defaults per schedule
 };
 
 class Schedule {
@@ -71,10 +81,18 @@ class Schedule {
   /// one pass or in two); "" otherwise. Counts of different variants differ by more than the sizes.
   [[nodiscard]] virtual std::string variant() const { return {}; }
 
+  /// The kernels the schedule launches, in launch order. The schedule owns them.
+  [[nodiscard]] virtual std::vector<const Kernel*> kernels() const = 0;
+
+  /// Warps and pipeline stages its tiled kernel uses (0, 0 for schedules without such a choice).
+  [[nodiscard]] virtual KernelRequest kernel_config() const { return {}; }
+
   /// Emits every transfer and computation of the pass, for all batch × heads, in algorithm order.
   /// Deterministic; must not change the schedule. The emitter's walk decides whether equal tiles are
-  /// visited once with their multiplicity (Walk::runs) or one by one (Walk::each).
-  virtual void emit(const Emitter& e) const = 0;
+  /// visited once with their multiplicity (Walk::runs) or one by one (Walk::each). By default: every
+  /// kernel's grid in launch order. naive overrides it: the paper counts each operand of each phase
+  /// once, not what its GEMMs' thread blocks ask of the L2.
+  virtual void emit(const Emitter& e) const;
 };
 
 struct ScheduleInfo {

@@ -10,7 +10,7 @@ namespace iosim::cli {
 int bounds_command(const ProblemFlags& f, const std::string& format, std::ostream& out) {
   const Resolved r = resolve(f, /*need_n=*/false);
   const Problem& base = r.problems.front();
-  const ScheduleContext ctx{base, r.hardware, {}, 0};
+  const ScheduleContext ctx{base, r.hardware, {}, 0, {}};
   if (r.passes.size() != 1) throw InputError("bounds: --pass must be fwd or bwd");
   const SweepSpec spec = default_sweep(r.passes.front());
   report::BoundsReport rep{r.config_file, r.hardware, base, spec.pass, sweep_slopes(ctx, spec),

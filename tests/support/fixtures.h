@@ -47,7 +47,7 @@ inline Problem problem(std::uint64_t n, std::uint64_t d, std::uint64_t batch = 1
 }
 
 inline ScheduleContext context(const Problem& p, const HardwareSpec& hw = a100(), TileRequest tiles = {}) {
-  return ScheduleContext{p, hw, tiles};
+  return ScheduleContext{p, hw, tiles, 0, {}};
 }
 
 inline TileRequest tiles(std::uint64_t br, std::uint64_t bc) { return TileRequest{br, bc}; }
