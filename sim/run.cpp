@@ -14,7 +14,7 @@ double ratio_to(const Ledger& l, const BoundValue& b) {
 double ScheduleRun::upper_ratio() const { return ratio_to(ledger, upper); }
 double ScheduleRun::lower_ratio() const { return ratio_to(ledger, lower); }
 
-ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx) {
+ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const RunOptions& opt) {
   ScheduleRun r;
   r.name = std::string(s.name());
   r.pass = s.pass();
@@ -28,15 +28,27 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx) {
   r.lower = lower_bound(ctx.problem, r.m_elements, s.pass() == Pass::bwd);
   r.notes = s.notes();
   r.variant = s.variant();
+  r.kernel = s.kernel_config();
+  if (opt.predict) {
+    GpuModelOptions g = opt.gpu;
+    PredictedRun p;
+    g.warm = false;
+    p.cold = predict(s, ctx, g);
+    g.warm = true;
+    p.warm = predict(s, ctx, g);
+    p.cold_time = predict_time(p.cold, ctx.hardware, ctx.problem.dtype);
+    p.warm_time = predict_time(p.warm, ctx.hardware, ctx.problem.dtype);
+    r.predicted = std::move(p);
+  }
   return r;
 }
 
 std::vector<ScheduleRun> run_schedules(const std::vector<std::string>& names, const std::vector<Pass>& passes,
-                                       const ScheduleContext& ctx) {
+                                       const ScheduleContext& ctx, const RunOptions& opt) {
   if (const std::string err = check(ctx.problem); !err.empty()) throw InputError(err);
   std::vector<ScheduleRun> out;
   for (const std::string& name : names) {
-    for (Pass pass : passes) out.push_back(run_schedule(*make_schedule(name, pass, ctx), ctx));
+    for (Pass pass : passes) out.push_back(run_schedule(*make_schedule(name, pass, ctx), ctx, opt));
   }
   return out;
 }

@@ -1,14 +1,31 @@
 // Running one schedule through the ledger: the counts, the SRAM plan and the bound, in one value.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/bounds/bounds.h"
 #include "sim/core/ledger.h"
+#include "sim/gpu/gpu_model.h"
+#include "sim/timing/time_model.h"
 #include "sim/schedule/schedule.h"
 
 namespace iosim {
+
+/// What the GPU model predicts for a schedule: its kernels through the L2, from a cold (flushed) and
+/// a warm L2, and their times.
+struct PredictedRun {
+  Prediction cold;
+  Prediction warm;
+  TimePrediction cold_time;
+  TimePrediction warm_time;
+};
+
+struct RunOptions {
+  bool predict = false;     ///< also run the GPU model (seconds for large problems, not microseconds)
+  GpuModelOptions gpu;      ///< launch order and replacement policy; `warm` is set by the run itself
+};
 
 struct ScheduleRun {
   std::string name;
@@ -22,6 +39,8 @@ struct ScheduleRun {
   BoundValue lower;
   std::vector<std::string> notes;
   std::string variant;  ///< Schedule::variant()
+  KernelRequest kernel;  ///< warps and stages of its tiled kernel
+  std::optional<PredictedRun> predicted;
 
   /// HBM reads + writes in elements over the upper bound: the constant hidden in Θ(·).
   [[nodiscard]] double upper_ratio() const;
@@ -29,12 +48,13 @@ struct ScheduleRun {
   [[nodiscard]] double lower_ratio() const;
 };
 
-/// Counts `s` (Walk::runs) for the problem and hardware it was built from.
-[[nodiscard]] ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx);
+/// Counts `s` (Walk::runs) for the problem and hardware it was built from, and with opt.predict runs
+/// the GPU model on it, cold and warm.
+[[nodiscard]] ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const RunOptions& opt = {});
 
 /// Builds and counts each schedule in `names` for each pass in `passes`, in that order.
 [[nodiscard]] std::vector<ScheduleRun> run_schedules(const std::vector<std::string>& names,
                                                      const std::vector<Pass>& passes,
-                                                     const ScheduleContext& ctx);
+                                                     const ScheduleContext& ctx, const RunOptions& opt = {});
 
 }  // namespace iosim

@@ -120,7 +120,8 @@ class Flash2Backward final : public Schedule {
   LaunchShape launch() const {
     const std::uint32_t threads = 32 * warps_;
     // dK_j and dV_j accumulate in registers, with one B_r × B_c tile of S / dP.
-    return {threads, accumulator_registers(2 * tiles_.bc * p_.d + tiles_.br * tiles_.bc, threads), plan(tiles_).peak()};
+    return {threads, accumulator_registers(2 * tiles_.bc * p_.d + tiles_.br * tiles_.bc, threads), plan(tiles_).peak(),
+            stages_};
   }
 
   /// FlashAttention-2's Flash_bwd_kernel_traits: Q_i (stages copies, double-buffered by default) and

@@ -81,7 +81,8 @@ class Flash2Forward final : public Schedule {
 
   LaunchShape launch() const {
     const std::uint32_t threads = 32 * warps_;
-    return {threads, accumulator_registers(tiles_.br * tiles_.bc + tiles_.br * p_.d, threads), plan(tiles_).peak()};
+    return {threads, accumulator_registers(tiles_.br * tiles_.bc + tiles_.br * p_.d, threads), plan(tiles_).peak(),
+            stages_};
   }
 
   SramPlan plan(TileShape t) const {

@@ -23,6 +23,7 @@ struct LaunchShape {
   std::uint32_t threads = 128;
   std::uint32_t registers_per_thread = 64;  ///< estimate: accumulators spread over the threads, plus a base
   Bytes smem;                                ///< shared memory per block
+  std::uint32_t stages = 1;                  ///< copies of the streamed tiles: 2+ overlaps loads with math
 };
 
 /// How a kernel's grid head indexes a tensor's heads in memory.

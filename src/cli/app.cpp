@@ -34,6 +34,14 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   add_problem_flags(*bounds, bounds_flags, FlagSet::bounds);
   add_format(*bounds, bounds_format);
 
+  ProblemFlags tiles_flags;
+  std::string tiles_format = "table";
+  std::size_t tiles_top = 10;
+  CLI::App* tiles = app.add_subcommand("tiles", "rank tile shapes, warps and stages by the GPU model's predicted time");
+  add_problem_flags(*tiles, tiles_flags, FlagSet::tiles);
+  add_format(*tiles, tiles_format);
+  tiles->add_option("--top", tiles_top, "how many of the best to show (default 10)")->check(CLI::PositiveNumber);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -50,6 +58,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       if (bounds_flags.d.empty()) bounds_flags.d.push_back(64);
       return bounds_command(bounds_flags, bounds_format, out);
     }
+    if (tiles->parsed()) return tiles_command(tiles_flags, tiles_format, tiles_top, out);
     return run_command(run_flags, run_format, out);
   } catch (const InputError& e) {
     err << "iosim: error: " << e.what() << '\n';

@@ -10,8 +10,8 @@ int run_command(const ProblemFlags& f, const std::string& format, std::ostream& 
   report::RunReport rep{r.config_file, r.hardware, {}};
   for (const Problem& p : r.problems) {
     for (const TileRequest& t : r.tiles) {
-      const ScheduleContext ctx{p, r.hardware, t, r.splits, {}};
-      rep.runs.push_back({p, t, run_schedules(r.schedules, r.passes, ctx)});
+      const ScheduleContext ctx{p, r.hardware, t, r.splits, r.kernel};
+      rep.runs.push_back({p, t, run_schedules(r.schedules, r.passes, ctx, r.run)});
     }
   }
   if (format == "json") {

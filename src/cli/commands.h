@@ -11,5 +11,6 @@ namespace iosim::cli {
 
 int run_command(const ProblemFlags& f, const std::string& format, std::ostream& out);
 int bounds_command(const ProblemFlags& f, const std::string& format, std::ostream& out);
+int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t top, std::ostream& out);
 
 }  // namespace iosim::cli

@@ -46,24 +46,34 @@ std::vector<TileRequest> tile_requests(const std::vector<std::uint64_t>& br, con
 }  // namespace
 
 void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
+  const bool run = set == FlagSet::run;
   app.add_option("--config,-c", f.config, "hardware config: a file, or a name in configs/ (a100.yaml, h200, ...)");
-  app.add_option("--d", f.d, "head dimension" + std::string(set == FlagSet::run ? " (a list sweeps: 64,128)" : ""))
-      ->delimiter(',');
+  app.add_option("--d", f.d, "head dimension" + std::string(run ? " (a list sweeps: 64,128)" : ""))->delimiter(',');
   app.add_option("--batch", f.batch, "batch size (default 1)");
   app.add_option("--heads", f.heads, "query heads (default 1)");
   app.add_option("--dtype", f.dtype, "element type: fp32, fp16 (default), bf16, fp8");
-  app.add_option("--pass", f.pass, set == FlagSet::bounds ? "fwd (default) or bwd" : "fwd (default), bwd or fwdbwd");
+  app.add_option("--pass", f.pass, run ? "fwd (default), bwd or fwdbwd" : "fwd (default) or bwd");
   if (set == FlagSet::bounds) return;
+  // run and tiles
+  app.add_option("--scenario,-s", f.scenario, "scenario file, or a name in scenarios/; flags override it");
+  app.add_option("--n", f.n, std::string("queries per head") + (run ? " (a list sweeps: 1024,2048,4096)" : ""))
+      ->delimiter(',');
+  app.add_option("--n-kv", f.n_kv, "keys per head (default n)");
   app.add_option("--kv-heads", f.kv_heads, "key/value heads, dividing --heads (grouped-query attention; default = heads)");
   app.add_flag("--causal", f.causal, "causal mask (query r sees keys up to r + n_kv - n)");
   app.add_option("--splits", f.splits, "K/V splits of flashdecode (default: FlashAttention-2's heuristic)");
-  app.add_option("--scenario,-s", f.scenario, "scenario file, or a name in scenarios/; flags override it");
-  app.add_option("--n", f.n, "queries per head (a list sweeps: 1024,2048,4096)")->delimiter(',');
-  app.add_option("--n-kv", f.n_kv, "keys per head (default n)");
-  app.add_option("--schedule", f.schedules, "schedules to run (default all): naive, flash1, flash2")->delimiter(',');
-  app.add_option("--br", f.br, "rows of Q per tile (B_r), for every tiled schedule (a list sweeps)")->delimiter(',');
-  app.add_option("--bc", f.bc, "rows of K and V per tile (B_c), for every tiled schedule (a list sweeps)")
+  app.add_option("--schedule", f.schedules,
+                 run ? "schedules (default naive, flash1, flash2; also flashdecode, dtiled)"
+                     : "the schedule whose tiles to search (default flash2)")
       ->delimiter(',');
+  app.add_option("--launch-order", f.launch_order, "GPU model: blocks launched x-first (x, default) or heads-first (heads)");
+  app.add_option("--l2-policy", f.l2_policy, "GPU model: L2 replacement, lru (default) or fifo");
+  if (!run) return;
+  app.add_flag("--predict,-p", f.predict, "run the GPU model: L2 and DRAM traffic, occupancy and time (slower)");
+  app.add_option("--warps", f.warps, "warps per block of the tiled kernels (default per schedule)");
+  app.add_option("--stages", f.stages, "copies of the streamed K/V tiles in shared memory (default per schedule)");
+  app.add_option("--br", f.br, "rows of Q per tile (B_r), for every tiled schedule (a list sweeps)")->delimiter(',');
+  app.add_option("--bc", f.bc, "rows of K and V per tile (B_c), for every tiled schedule (a list sweeps)")->delimiter(',');
 }
 
 Resolved resolve(const ProblemFlags& f, bool need_n) {
@@ -131,6 +141,22 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
     r.passes = {Pass::fwd, Pass::bwd};
   } else {
     throw InputError("--pass must be fwd, bwd or fwdbwd (got '" + pass + "')");
+  }
+  r.kernel.warps = static_cast<std::uint32_t>(pick(f.warps, std::nullopt, "--warps").value_or(0));
+  r.kernel.stages = static_cast<std::uint32_t>(pick(f.stages, std::nullopt, "--stages").value_or(0));
+  if (r.kernel.warps > 32) throw InputError("--warps must be at most 32 (got " + std::to_string(r.kernel.warps) + ")");
+  if (r.kernel.stages > 8) throw InputError("--stages must be at most 8 (got " + std::to_string(r.kernel.stages) + ")");
+  r.run.predict = f.predict;
+  if (f.launch_order.empty() || f.launch_order == "x") {
+    r.run.gpu.order = LaunchOrder::x_major;
+  } else if (f.launch_order == "heads") {
+    r.run.gpu.order = LaunchOrder::heads_major;
+  } else {
+    throw InputError("--launch-order must be x or heads (got '" + f.launch_order + "')");
+  }
+  r.run.gpu.replacement = f.l2_policy.empty() ? "lru" : f.l2_policy;
+  if (r.run.gpu.replacement != "lru" && r.run.gpu.replacement != "fifo") {
+    throw InputError("--l2-policy must be lru or fifo (got '" + f.l2_policy + "')");
   }
   return r;
 }

@@ -11,6 +11,7 @@
 
 #include "sim/core/hardware.h"
 #include "sim/core/problem.h"
+#include "sim/run.h"
 #include "sim/schedule/schedule.h"
 
 namespace iosim::cli {
@@ -25,6 +26,10 @@ struct ProblemFlags {
   std::string dtype;
   std::string pass;  ///< fwd, bwd or fwdbwd
   bool causal = false;
+  bool predict = false;
+  std::string launch_order;  ///< x or heads
+  std::string l2_policy;     ///< lru or fifo
+  std::optional<std::int64_t> warps, stages;
   std::vector<std::string> schedules;
 };
 
@@ -36,11 +41,14 @@ struct Resolved {
   std::vector<Pass> passes;
   std::vector<TileRequest> tiles;  ///< one per (B_r, B_c) pair of the flags; one empty request by default
   std::uint64_t splits = 0;  ///< flashdecode's K/V splits; 0 = its heuristic
+  KernelRequest kernel;
+  RunOptions run;            ///< whether to predict, and the GPU model's options
 };
 
 enum class FlagSet : std::uint8_t {
   run,     ///< everything
   bounds,  ///< config, d, type, batch, heads: n and M are swept
+  tiles,   ///< the problem and the GPU model's options: tiles, warps and stages are searched
 };
 
 void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set);

@@ -1,4 +1,5 @@
 #include "src/report/json_writer.h"
+#include "src/report/prediction_report.h"
 #include "sim/core/problem.h"
 #include "src/report/run_report.h"
 
@@ -74,6 +75,12 @@ void schedule(JsonWriter& w, const Problem& p, const ScheduleRun& s) {
   w.field("m_elements", s.m_elements).field("variant", s.variant);
   bound(w, "bound", s.upper, s.upper_ratio());
   bound(w, "lower_bound", s.lower, s.lower_ratio());
+  w.key("kernel_config").begin_object().field("warps", std::uint64_t{s.kernel.warps});
+  w.field("stages", std::uint64_t{s.kernel.stages}).end_object();
+  if (s.predicted) {
+    w.key("predicted");
+    prediction_json(w, *s.predicted);
+  }
   w.key("notes").begin_array();
   for (const std::string& n : s.notes) w.value(n);
   w.end_array().end_object();

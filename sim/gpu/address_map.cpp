@@ -1,0 +1,90 @@
+#include "sim/gpu/address_map.h"
+
+#include <stdexcept>
+
+namespace iosim {
+
+AddressMap::AddressMap(const Problem& p, std::uint32_t line_bytes, std::uint32_t sector_bytes)
+    : p_(p), line_bytes_(line_bytes), sector_bytes_(sector_bytes) {
+  const std::uint64_t bh = p.batch_heads(), bkv = p.batch * p.kv_head_count();
+  std::uint64_t next = kAlignment;  // leave the first 2 MiB unused, as a null page
+  for (Tensor t : kAllTensors) {
+    Layout& l = layout_[index(t)];
+    l.elem = size_bytes(storage_type(t, p.dtype));
+    l.heads = bh;
+    l.rows = p.n;
+    l.cols = p.d;
+    switch (t) {
+      case Tensor::K:
+      case Tensor::V: l.heads = bkv; l.rows = p.n_kv; break;
+      case Tensor::dK:
+      case Tensor::dV: l.rows = p.n_kv; break;
+      case Tensor::S:
+      case Tensor::P:
+      case Tensor::dS:
+      case Tensor::dP: l.cols = p.n_kv; break;
+      case Tensor::l:
+      case Tensor::m:
+      case Tensor::L:
+      case Tensor::D:
+      case Tensor::Lpart: l.cols = 1; break;
+      default: break;
+    }
+    l.slice_bytes = checked_mul(checked_mul(checked_mul(l.heads, l.rows), l.cols), l.elem);
+    const std::uint64_t slices = (t == Tensor::Opart || t == Tensor::Lpart) ? kMaxSlices : 1;
+    l.base = next;
+    next = checked_add(next, ceil_div(checked_mul(l.slice_bytes, slices), kAlignment) * kAlignment);
+  }
+}
+
+void AddressMap::add_range(std::uint64_t begin, std::uint64_t bytes, std::vector<LineAccess>& out) const {
+  if (bytes == 0) return;
+  const std::uint64_t end = begin + bytes;
+  const std::uint64_t first_line = begin / line_bytes_, last_line = (end - 1) / line_bytes_;
+  if (begin % line_bytes_ == 0 && end % line_bytes_ == 0 && (out.empty() || out.back().line != first_line)) {
+    // Whole lines: every sector of each.
+    const auto all = static_cast<std::uint32_t>((std::uint64_t{1} << (line_bytes_ / sector_bytes_)) - 1);
+    for (std::uint64_t line = first_line; line <= last_line; ++line) out.push_back({line, all});
+    return;
+  }
+  for (std::uint64_t line = first_line; line <= last_line; ++line) {
+    const std::uint64_t lo = std::max(begin, line * line_bytes_) - line * line_bytes_;
+    const std::uint64_t hi = std::min(end, (line + 1) * line_bytes_) - line * line_bytes_;
+    const std::uint64_t first = lo / sector_bytes_, last = (hi - 1) / sector_bytes_;
+    const auto mask = static_cast<std::uint32_t>(((std::uint64_t{1} << (last + 1)) - 1) & ~((std::uint64_t{1} << first) - 1));
+    if (!out.empty() && out.back().line == line) {
+      out.back().mask |= mask;
+    } else {
+      out.push_back({line, mask});
+    }
+  }
+}
+
+void AddressMap::lines(const TileRef& tile, std::uint64_t head, HeadMap map, std::vector<LineAccess>& out) const {
+  const Layout& l = layout_[index(tile.tensor)];
+  std::uint64_t stored_head = head, first_row = tile.row;
+  switch (map) {
+    case HeadMap::query:
+    case HeadMap::kv: break;
+    case HeadMap::kv_of_query: {
+      // Grid heads run over batch × heads; the tensor over batch × kv_heads.
+      const std::uint64_t h = p_.heads, group = p_.group();
+      stored_head = (head / h) * p_.kv_head_count() + (head % h) / group;
+      break;
+    }
+    case HeadMap::packed_query:
+      // Grid head = key/value head g; packed row q of the group is row q of query head g·group (the
+      // group's heads are adjacent, so the packed rows are contiguous).
+      stored_head = head * p_.group();
+      break;
+  }
+  const std::uint64_t row_bytes = l.cols * l.elem;
+  const std::uint64_t start = l.base + tile.slice * l.slice_bytes + (stored_head * l.rows + first_row) * row_bytes;
+  if (tile.col == 0 && tile.cols == l.cols) {
+    add_range(start, tile.rows * row_bytes, out);
+    return;
+  }
+  for (std::uint64_t r = 0; r < tile.rows; ++r) add_range(start + r * row_bytes + tile.col * l.elem, tile.cols * l.elem, out);
+}
+
+}  // namespace iosim

@@ -1,0 +1,58 @@
+// Where each tensor lives in device memory, and which lines and sectors a tile of it touches.
+//
+// Every tensor is row-major [heads, rows, cols] in its type, as the CUDA backend lays it out
+// ([batch, heads, rows, d] with batch and heads merged): Q, O, dO, dQ, dQacc, l, m, L, D and the
+// n × n_kv matrices per query head; K and V per key/value head; dK and dV per query head (expanded,
+// as FlashAttention-2 writes them before summing a group); split-KV partials one copy per split,
+// slice-major. Tensors start on separate 2 MiB boundaries, in a fixed order.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/problem.h"
+#include "sim/core/transfer.h"
+#include "sim/schedule/kernel.h"
+
+namespace iosim {
+
+/// A run of consecutive sectors of one line.
+struct LineAccess {
+  std::uint64_t line = 0;
+  std::uint32_t mask = 0;
+};
+
+class AddressMap {
+ public:
+  static constexpr std::uint64_t kAlignment = std::uint64_t{2} << 20;
+  static constexpr std::uint64_t kMaxSlices = 128;  ///< split-KV partial copies laid out
+
+  AddressMap(const Problem& p, std::uint32_t line_bytes, std::uint32_t sector_bytes);
+
+  /// Appends to `out` the line accesses of `tile`, read by a block of grid head `head` of a kernel
+  /// whose heads index the tensor as `map` says. Rows of a tile as wide as the tensor are one range.
+  void lines(const TileRef& tile, std::uint64_t head, HeadMap map, std::vector<LineAccess>& out) const;
+
+  /// First byte of tensor `t`.
+  [[nodiscard]] std::uint64_t base(Tensor t) const { return layout_[index(t)].base; }
+
+ private:
+  struct Layout {
+    std::uint64_t base = 0;
+    std::uint64_t rows = 0;       ///< per head
+    std::uint64_t cols = 0;
+    std::uint64_t elem = 0;       ///< bytes
+    std::uint64_t heads = 0;      ///< stored heads
+    std::uint64_t slice_bytes = 0;
+  };
+
+  void add_range(std::uint64_t begin, std::uint64_t bytes, std::vector<LineAccess>& out) const;
+
+  Problem p_;
+  std::uint64_t line_bytes_;
+  std::uint64_t sector_bytes_;
+  std::array<Layout, kTensorCount> layout_{};
+};
+
+}  // namespace iosim

@@ -1,0 +1,202 @@
+#include "sim/gpu/gpu_model.h"
+
+#include <algorithm>
+
+#include "sim/core/error.h"
+#include "sim/gpu/address_map.h"
+#include "sim/memory/dram.h"
+#include "sim/memory/l2_cache.h"
+
+namespace iosim {
+
+namespace {
+
+/// One block's events, recorded when it starts so that running blocks can take turns.
+class BlockRecorder final : public EventSink {
+ public:
+  struct Event {
+    TileRef tile;
+    Direction dir = Direction::hbm_to_sram;
+    bool step = false;
+  };
+
+  void on_transfer(const Transfer& t) override {
+    for (std::uint64_t k = 0; k < t.times; ++k) events.push_back({t.tile, t.dir, false});
+    sram += static_cast<double>(t.tile.elements().value * t.times * elem(t.tile.tensor));
+  }
+  void on_compute(const Compute& c) override {
+    const auto f = static_cast<double>(c.flops.value) * static_cast<double>(c.times);
+    (c.kind == ComputeKind::matmul ? matmul : vector) += f;
+    sram += static_cast<double>(c.sram_read.value) * static_cast<double>(c.times);
+  }
+  void on_step() override { events.push_back({{}, Direction::hbm_to_sram, true}); }
+
+  void reset(DType element) {
+    element_ = element;
+    events.clear();
+    matmul = vector = sram = 0;
+  }
+
+  std::vector<Event> events;
+  double matmul = 0, vector = 0, sram = 0;
+
+ private:
+  [[nodiscard]] std::uint64_t elem(Tensor t) const { return size_bytes(storage_type(t, element_)); }
+  DType element_ = DType::fp16;
+};
+
+/// A block running in one slot of an SM.
+struct Slot {
+  std::uint64_t head = 0;
+  BlockRecorder rec;
+  std::size_t next = 0;
+  bool busy = false;
+};
+
+class KernelRun {
+ public:
+  KernelRun(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt, L2Cache& l2, const AddressMap& amap)
+      : k_(k), ctx_(ctx), opt_(opt), l2_(l2), amap_(amap) {}
+
+  KernelPrediction run() {
+    KernelPrediction out;
+    out.name = std::string(k_.name());
+    out.launch = k_.launch();
+    out.occupancy = occupancy(out.launch, ctx_.hardware.sm);
+    if (!out.occupancy.infeasible.empty()) {
+      throw InputError("kernel " + out.name + " cannot run: " + out.occupancy.infeasible);
+    }
+    const std::uint64_t xs = k_.grid_x().count(), heads = k_.grid_heads();
+    out.blocks = xs * heads;
+    out.waves = static_cast<double>(out.blocks) / static_cast<double>(out.occupancy.concurrent);
+    const std::uint64_t sms = ctx_.hardware.sm.count;
+    std::vector<SmLoad> load(sms);
+    std::vector<Slot> slots(std::min<std::uint64_t>(out.occupancy.concurrent, out.blocks));
+    std::uint64_t launched = 0;
+    const auto start = [&](Slot& s) {
+      const std::uint64_t b = launched++;
+      const std::uint64_t x = opt_.order == LaunchOrder::x_major ? b % xs : b / heads;
+      s.head = opt_.order == LaunchOrder::x_major ? b / xs : b % heads;
+      s.rec.reset(ctx_.problem.dtype);
+      const Tiling g = k_.grid_x();
+      k_.block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(s.rec, Walk::each));
+      s.next = 0;
+      s.busy = true;
+    };
+    for (Slot& s : slots) start(s);
+    std::size_t running = slots.size();
+    while (running > 0) {
+      for (std::size_t i = 0; i < slots.size(); ++i) {
+        Slot& s = slots[i];
+        if (!s.busy) continue;
+        if (step(s)) continue;
+        SmLoad& l = load[i % sms];
+        l.matmul_flops += s.rec.matmul;
+        l.vector_flops += s.rec.vector;
+        l.sram_bytes += s.rec.sram;
+        out.matmul += Flops(static_cast<std::uint64_t>(s.rec.matmul));
+        out.vector += Flops(static_cast<std::uint64_t>(s.rec.vector));
+        out.sram += Bytes(static_cast<std::uint64_t>(s.rec.sram));
+        s.busy = false;
+        if (launched < out.blocks) {
+          start(s);
+        } else {
+          --running;
+        }
+      }
+    }
+    for (const SmLoad& l : load) {
+      out.busiest.matmul_flops = std::max(out.busiest.matmul_flops, l.matmul_flops);
+      out.busiest.vector_flops = std::max(out.busiest.vector_flops, l.vector_flops);
+      out.busiest.sram_bytes = std::max(out.busiest.sram_bytes, l.sram_bytes);
+    }
+    return out;
+  }
+
+ private:
+  /// Runs `s` up to its next step marker; false once the block has no events left.
+  bool step(Slot& s) {
+    auto& ev = s.rec.events;
+    while (s.next < ev.size()) {
+      const auto& e = ev[s.next++];
+      if (e.step) return true;
+      lines_.clear();
+      amap_.lines(e.tile, s.head, k_.head_map(e.tile.tensor), lines_);
+      for (const LineAccess& a : lines_) {
+        switch (e.dir) {
+          case Direction::hbm_to_sram: l2_.read(a.line, a.mask); break;
+          case Direction::sram_to_hbm: l2_.write(a.line, a.mask); break;
+          case Direction::reduce: l2_.reduce(a.line, a.mask); break;
+        }
+      }
+    }
+    return false;
+  }
+
+  const Kernel& k_;
+  const ScheduleContext& ctx_;
+  const GpuModelOptions& opt_;
+  L2Cache& l2_;
+  const AddressMap& amap_;
+  std::vector<LineAccess> lines_;
+};
+
+}  // namespace
+
+std::uint64_t Prediction::l2_read_sectors() const {
+  std::uint64_t s = 0;
+  for (const auto& k : kernels) s += k.l2_read_sectors;
+  return s;
+}
+std::uint64_t Prediction::l2_write_sectors() const {
+  std::uint64_t s = 0;
+  for (const auto& k : kernels) s += k.l2_write_sectors;
+  return s;
+}
+std::uint64_t Prediction::l2_red_sectors() const {
+  std::uint64_t s = 0;
+  for (const auto& k : kernels) s += k.l2_red_sectors;
+  return s;
+}
+Bytes Prediction::dram_read() const {
+  Bytes b;
+  for (const auto& k : kernels) b += k.dram_read;
+  return b;
+}
+Bytes Prediction::dram_write() const {
+  Bytes b = dirty_at_end;
+  for (const auto& k : kernels) b += k.dram_write;
+  return b;
+}
+
+Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
+  const L2Spec& spec = ctx.hardware.l2;
+  std::unique_ptr<Replacement> policy = make_replacement(opt.replacement);
+  if (!policy) throw InputError("unknown L2 replacement policy '" + opt.replacement + "' (known: lru, fifo)");
+  Dram dram(spec.sector_bytes);
+  L2Cache l2(spec, std::move(policy), dram);
+  const AddressMap amap(ctx.problem, spec.line_bytes, spec.sector_bytes);
+  const std::vector<const Kernel*> kernels = s.kernels();
+  if (opt.warm) {
+    for (const Kernel* k : kernels) (void)KernelRun(*k, ctx, opt, l2, amap).run();
+    l2.flush();
+  }
+  Prediction p;
+  p.warm = opt.warm;
+  p.sector_bytes = spec.sector_bytes;
+  for (const Kernel* k : kernels) {
+    l2.reset_counters();
+    dram.reset_counters();
+    KernelPrediction kp = KernelRun(*k, ctx, opt, l2, amap).run();
+    kp.l2_read_sectors = l2.counters().read_sectors;
+    kp.l2_write_sectors = l2.counters().write_sectors;
+    kp.l2_red_sectors = l2.counters().reduce_sectors;
+    kp.dram_read = dram.read_bytes();
+    kp.dram_write = dram.write_bytes();
+    p.kernels.push_back(std::move(kp));
+  }
+  p.dirty_at_end = l2.dirty_bytes();
+  return p;
+}
+
+}  // namespace iosim

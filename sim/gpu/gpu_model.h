@@ -1,0 +1,78 @@
+// What a real GPU would move: a schedule's kernels run block by block through an L2 model.
+//
+// Each kernel's grid is launched in order (x fastest, then heads, as CUDA numbers blockIdx; or heads
+// first); as many blocks run at once as the occupancy allows (SMs × blocks per SM); the running blocks
+// take turns one step (one iteration of their innermost loop) at a time, and a finished block's place
+// goes to the next in the launch order. Every load, store and reduction reaches the L2 as sectors; the
+// L2 sends misses and write-backs to DRAM. The results are named after the Nsight Compute counters
+// they predict (lts__t_sectors_srcunit_tex_op_{read,write,red} for what the SMs ask of the L2,
+// dram__bytes_{read,write} for what reaches HBM).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+#include "sim/gpu/occupancy.h"
+#include "sim/schedule/schedule.h"
+
+namespace iosim {
+
+enum class LaunchOrder : std::uint8_t {
+  x_major,      ///< blockIdx.x (Q or K/V tiles) fastest, as FlashAttention-2 launches (tiles, batch, heads)
+  heads_major,  ///< heads fastest: every head's first tile, then every head's second …
+};
+
+struct GpuModelOptions {
+  LaunchOrder order = LaunchOrder::x_major;
+  /// Cold: the L2 starts empty. Warm: it holds what one earlier run of the same schedule left, written
+  /// back (clean), as in a timing loop after its first iteration.
+  bool warm = false;
+  std::string replacement = "lru";
+};
+
+/// Work a kernel's blocks did on the busiest SM, for the time model.
+struct SmLoad {
+  double matmul_flops = 0;
+  double vector_flops = 0;
+  double sram_bytes = 0;  ///< shared memory written by loads, read by stores and by matrix products
+};
+
+struct KernelPrediction {
+  std::string name;
+  std::uint64_t blocks = 0;
+  LaunchShape launch;
+  Occupancy occupancy;
+  double waves = 0;  ///< blocks ÷ blocks running at once
+  std::uint64_t l2_read_sectors = 0;   ///< lts__t_sectors_srcunit_tex_op_read
+  std::uint64_t l2_write_sectors = 0;  ///< lts__t_sectors_srcunit_tex_op_write
+  std::uint64_t l2_red_sectors = 0;    ///< lts__t_sectors_srcunit_tex_op_red
+  Bytes dram_read;                     ///< dram__bytes_read
+  Bytes dram_write;                    ///< dram__bytes_write, while the kernel runs
+  Flops matmul;
+  Flops vector;
+  Bytes sram;                          ///< all blocks' shared-memory traffic
+  SmLoad busiest;                      ///< the most loaded SM's share
+};
+
+struct Prediction {
+  bool warm = false;
+  std::uint32_t sector_bytes = 32;
+  std::vector<KernelPrediction> kernels;
+  Bytes dirty_at_end;  ///< still dirty in the L2 after the last kernel: written back later
+
+  [[nodiscard]] std::uint64_t l2_read_sectors() const;
+  [[nodiscard]] std::uint64_t l2_write_sectors() const;
+  [[nodiscard]] std::uint64_t l2_red_sectors() const;
+  [[nodiscard]] Bytes dram_read() const;
+  /// DRAM writes during the kernels plus the dirty lines written back after them: what a measurement
+  /// that drains the L2 after its range counts.
+  [[nodiscard]] Bytes dram_write() const;
+};
+
+/// Runs `s` (built from `ctx`) through the model of `ctx.hardware`. Throws InputError when a kernel's
+/// block cannot fit an SM (occupancy().infeasible).
+[[nodiscard]] Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt = {});
+
+}  // namespace iosim

@@ -1,0 +1,100 @@
+// The L2: set-associative, lines of 128 bytes made of 32-byte sectors, valid and dirty state per
+// sector, write-back. Loads fill only the sectors they ask for; stores allocate the line without
+// reading (whole sectors are written); atomic reductions are done here, reading what is absent.
+// Evicting a line writes its dirty sectors below. Counters are named after what Nsight Compute reads:
+// requests in sectors from the SMs (lts__t_sectors_srcunit_tex_op_{read,write,red}); what reaches DRAM
+// is the level below's business.
+//
+// Addresses are hashed to sets, as the hardware hashes addresses across its slices (the hash here is
+// not NVIDIA's, which is unpublished): consecutive lines fill consecutive sets, and each span of
+// `sets` lines is rotated by a hash of its number. SetIndex::modulo is there for tests that work
+// traces by hand.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/core/hardware.h"
+#include "sim/memory/memory_level.h"
+#include "sim/memory/replacement.h"
+
+namespace iosim {
+
+enum class SetIndex : std::uint8_t { hashed, modulo };
+
+class L2Cache final : public MemoryLevel {
+ public:
+  /// `below` receives misses and write-backs; it must outlive the cache.
+  L2Cache(const L2Spec& spec, std::unique_ptr<Replacement> policy, MemoryLevel& below,
+          SetIndex index = SetIndex::hashed);
+
+  void read(std::uint64_t line, std::uint32_t mask) override;
+  void write(std::uint64_t line, std::uint32_t mask) override;
+  void reduce(std::uint64_t line, std::uint32_t mask) override;
+  void flush() override;
+  Bytes dirty_bytes() const override;
+  const LevelCounters& counters() const override { return counters_; }
+  void reset_counters() override { counters_ = {}; }
+
+  /// Empties the cache (a cold start), writing nothing below: the caller flushes first if it must.
+  void invalidate();
+
+  [[nodiscard]] std::uint64_t sets() const { return sets_; }
+  [[nodiscard]] std::uint32_t ways() const { return ways_; }
+  [[nodiscard]] std::uint32_t sectors_per_line() const { return sectors_; }
+
+ private:
+  static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
+
+  /// The set of `line`, and the tag that tells `line` apart from the other lines of that set.
+  struct Place {
+    std::uint64_t set;
+    std::uint32_t tag;
+  };
+  [[nodiscard]] Place place(std::uint64_t line) const;
+  [[nodiscard]] std::uint64_t line_of(std::uint64_t set, std::uint32_t tag) const;
+  /// One set's state, contiguous: ways_ tags, ways_ policy words, then the valid and dirty sector
+  /// masks of each way packed in one word (valid in the low byte, dirty in the next).
+  [[nodiscard]] std::uint32_t* set_words(std::uint64_t set) { return &words_[set * stride_]; }
+  [[nodiscard]] const std::uint32_t* set_words(std::uint64_t set) const { return &words_[set * stride_]; }
+  /// The way of the line at `at`, filled (after evicting) if absent, touched if present.
+  std::uint32_t way_for(const Place& at);
+  void write_back(std::uint64_t set, std::uint32_t way);
+  void renumber_all();
+
+  /// n ÷ sets_ and n mod sets_ without a hardware division (the model's hot path): a multiply by the
+  /// reciprocal, then one correction.
+  __extension__ using u128 = unsigned __int128;
+  struct Divider {
+    std::uint64_t d = 1;
+    std::uint64_t m = 0;  ///< ⌊2^64 / d⌋
+    void set(std::uint64_t divisor) {
+      d = divisor;
+      m = static_cast<std::uint64_t>((static_cast<u128>(1) << 64) / divisor);
+    }
+    [[nodiscard]] std::uint64_t div(std::uint64_t n, std::uint64_t& rem) const {
+      auto q = static_cast<std::uint64_t>((static_cast<u128>(n) * m) >> 64);
+      rem = n - q * d;
+      if (rem >= d) {
+        ++q;
+        rem -= d;
+      }
+      return q;
+    }
+  };
+
+  std::uint64_t sets_;
+  Divider by_sets_;
+  std::uint32_t ways_;
+  std::uint32_t sectors_;
+  std::uint32_t sector_bytes_;
+  SetIndex index_;
+  std::unique_ptr<Replacement> policy_;
+  MemoryLevel* below_;
+  std::uint64_t stride_;             ///< words per set: 3 × ways
+  std::vector<std::uint32_t> words_;  ///< tags (line ÷ sets, kEmpty when free), policy words, masks
+  LevelCounters counters_;
+};
+
+}  // namespace iosim

@@ -1,0 +1,43 @@
+// A level of the memory hierarchy below SRAM (the L2, DRAM), behind one interface. Requests are by
+// line with a mask of the line's sectors; a level forwards what it cannot serve to the level below.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/units.h"
+
+namespace iosim {
+
+/// Sector-level traffic a level received (requests) or caused below it.
+struct LevelCounters {
+  std::uint64_t read_sectors = 0;    ///< sectors asked for by loads
+  std::uint64_t write_sectors = 0;   ///< sectors written by stores
+  std::uint64_t reduce_sectors = 0;  ///< sectors of atomic reductions (read-modify-write at this level)
+  std::uint64_t read_hit_sectors = 0;
+  std::uint64_t read_miss_sectors = 0;  ///< loads and reductions that went below
+  std::uint64_t evicted_lines = 0;
+  std::uint64_t written_back_sectors = 0;  ///< dirty sectors written below on eviction or flush
+};
+
+class MemoryLevel {
+ public:
+  MemoryLevel() = default;
+  MemoryLevel(const MemoryLevel&) = delete;
+  MemoryLevel& operator=(const MemoryLevel&) = delete;
+  virtual ~MemoryLevel() = default;
+
+  /// Loads of the sectors in `mask` (bit s = sector s) of line `line` (a line-sized address).
+  virtual void read(std::uint64_t line, std::uint32_t mask) = 0;
+  /// Stores of whole sectors: no read of the old contents.
+  virtual void write(std::uint64_t line, std::uint32_t mask) = 0;
+  /// Atomic reductions: the sectors are read (from below if absent), added to and left dirty.
+  virtual void reduce(std::uint64_t line, std::uint32_t mask) = 0;
+  /// Writes every dirty sector below, leaving the contents clean and resident.
+  virtual void flush() = 0;
+  /// Bytes this level holds dirty (not yet written below).
+  [[nodiscard]] virtual Bytes dirty_bytes() const = 0;
+  [[nodiscard]] virtual const LevelCounters& counters() const = 0;
+  virtual void reset_counters() = 0;
+};
+
+}  // namespace iosim

@@ -1,0 +1,95 @@
+#include "sim/tiles/search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "sim/core/error.h"
+
+namespace iosim {
+
+namespace {
+
+/// The kernel whose launch decides feasibility: the one with the most shared memory.
+const Kernel& main_kernel(const Schedule& s) {
+  const std::vector<const Kernel*> ks = s.kernels();
+  return **std::max_element(ks.begin(), ks.end(),
+                            [](const Kernel* a, const Kernel* b) { return a->launch().smem < b->launch().smem; });
+}
+
+void evaluate(TileCandidate& c, const ScheduleContext& base, const TileSearchSpec& spec) {
+  ScheduleContext ctx = base;
+  ctx.tiles = {c.tiles.br, c.tiles.bc};
+  ctx.kernel = c.kernel;
+  // Each warp owns whole MMA rows of the tile it splits: B_r rows in a forward, B_c in a backward.
+  const std::uint64_t split = spec.pass == Pass::fwd ? c.tiles.br : c.tiles.bc;
+  if (split < kRowsPerWarp * c.kernel.warps) {
+    c.rejected = "threads: " + std::to_string(c.kernel.warps) + " warps need " +
+                 std::string(spec.pass == Pass::fwd ? "B_r" : "B_c") + " ≥ " +
+                 std::to_string(kRowsPerWarp * c.kernel.warps) + " (16 rows each)";
+    return;
+  }
+  std::unique_ptr<Schedule> s;
+  try {
+    s = make_schedule(spec.schedule, spec.pass, ctx);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    c.rejected = what.find("does not fit") != std::string::npos ? "shared memory: " + what.substr(what.find("needs"))
+                                                                 : what;
+    return;
+  }
+  const Kernel& k = main_kernel(*s);
+  c.launch = k.launch();
+  c.occupancy = occupancy(c.launch, ctx.hardware.sm);
+  if (!c.occupancy.infeasible.empty()) {
+    c.rejected = c.occupancy.infeasible;
+    return;
+  }
+  GpuModelOptions g = spec.gpu;
+  g.warm = false;
+  c.predicted = predict(*s, ctx, g);
+  c.time = predict_time(c.predicted, ctx.hardware, ctx.problem.dtype);
+}
+
+}  // namespace
+
+std::vector<TileCandidate> search_tiles(const ScheduleContext& base, const TileSearchSpec& spec) {
+  if (spec.schedule != "flash2" && spec.schedule != "flash1" && spec.schedule != "dtiled" &&
+      spec.schedule != "flashdecode") {
+    throw InputError("tiles: " + spec.schedule + " has no tiles to search (flash1, flash2, flashdecode, dtiled have)");
+  }
+  // Only flash2's kernels keep several copies of their streamed tiles; the others take one stage.
+  const std::vector<std::uint32_t> stages = spec.schedule == "flash2" ? spec.stages : std::vector<std::uint32_t>{1};
+  std::vector<TileCandidate> all;
+  for (std::uint64_t br : spec.sizes) {
+    for (std::uint64_t bc : spec.sizes) {
+      for (std::uint32_t w : spec.warps) {
+        for (std::uint32_t st : stages) all.push_back({{br, bc}, {w, st}, {}, {}, {}, {}, {}});
+      }
+    }
+  }
+  const unsigned threads = spec.threads != 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(threads);
+  const auto work = [&](unsigned id) {
+    try {
+      for (std::size_t i = next++; i < all.size(); i = next++) evaluate(all[i], base, spec);
+    } catch (...) {
+      errors[id] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  std::stable_sort(all.begin(), all.end(), [](const TileCandidate& a, const TileCandidate& b) {
+    if (a.rejected.empty() != b.rejected.empty()) return a.rejected.empty();
+    return a.rejected.empty() && a.time.total_s < b.time.total_s;
+  });
+  return all;
+}
+
+}  // namespace iosim

@@ -1,0 +1,30 @@
+// `iosim tiles --config h200.yaml --n 8192 --d 64`: rank tile shapes, warps and stages by predicted time.
+#include "sim/core/error.h"
+#include "src/cli/app.h"
+#include "src/cli/commands.h"
+#include "src/report/tiles_report.h"
+
+namespace iosim::cli {
+
+int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t top, std::ostream& out) {
+  const Resolved r = resolve(f, /*need_n=*/true);
+  if (r.problems.size() != 1) throw InputError("tiles: give one n and one d");
+  if (r.passes.size() != 1) throw InputError("tiles: --pass must be fwd or bwd");
+  if (r.schedules.size() != 1 && !f.schedules.empty()) throw InputError("tiles: give one --schedule");
+  TileSearchSpec spec;
+  spec.schedule = f.schedules.empty() ? "flash2" : r.schedules.front();
+  spec.pass = r.passes.front();
+  spec.gpu = r.run.gpu;
+  const ScheduleContext base{r.problems.front(), r.hardware, {}, r.splits, {}};
+  report::TilesReport rep{r.config_file, r.hardware, base.problem, spec, search_tiles(base, spec), top};
+  if (format == "json") {
+    out << report::render_tiles_json(rep);
+  } else if (format == "csv") {
+    out << report::render_tiles_csv(rep);
+  } else {
+    out << report::render_tiles_table(rep);
+  }
+  return kExitOk;
+}
+
+}  // namespace iosim::cli

@@ -1,0 +1,111 @@
+#include "src/report/prediction_report.h"
+
+#include <fmt/format.h>
+
+#include "src/report/text_table.h"
+#include "src/report/units_format.h"
+
+namespace iosim::report {
+
+std::string ms(double seconds) {
+  const double v = seconds * 1e3;
+  if (v >= 100) return fmt::format("{:.0f} ms", v);
+  if (v >= 10) return fmt::format("{:.1f} ms", v);
+  if (v >= 1) return fmt::format("{:.2f} ms", v);
+  return fmt::format("{:.3f} ms", v);
+}
+
+namespace {
+
+std::string sectors_as_bytes(std::uint64_t sectors, std::uint32_t sector_bytes) {
+  return sectors == 0 ? std::string("-") : si_bytes(static_cast<double>(sectors) * sector_bytes);
+}
+
+std::string per_sm(const KernelPrediction& k) {
+  return fmt::format("{} ({})", k.occupancy.blocks_per_sm, k.occupancy.limited_by);
+}
+
+}  // namespace
+
+std::string prediction_table(const ProblemRuns& pr, const HardwareSpec& hw) {
+  using A = TextTable::Align;
+  TextTable t({"schedule", "pass", "kernel", "blocks", "per SM", "waves", "L2 read", "L2 write", "L2 red", "DRAM read",
+               "DRAM write", "time", "bound by", "DRAM rd warm", "time warm"},
+              {A::left, A::left, A::left, A::right, A::left, A::right, A::right, A::right, A::right, A::right,
+               A::right, A::right, A::left, A::right, A::right});
+  bool any = false;
+  for (const ScheduleRun& s : pr.schedules) {
+    if (!s.predicted) continue;
+    any = true;
+    const PredictedRun& p = *s.predicted;
+    const std::uint32_t sb = p.cold.sector_bytes;
+    for (std::size_t i = 0; i < p.cold.kernels.size(); ++i) {
+      const KernelPrediction& k = p.cold.kernels[i];
+      const KernelPrediction& w = p.warm.kernels[i];
+      const bool last = i + 1 == p.cold.kernels.size();
+      const Bytes write = k.dram_write + (last ? p.cold.dirty_at_end : Bytes(0));
+      t.add({i == 0 ? s.name : "", i == 0 ? std::string(name(s.pass)) : "", k.name, grouped(k.blocks), per_sm(k),
+             fmt::format("{:.2f}", k.waves), sectors_as_bytes(k.l2_read_sectors, sb),
+             sectors_as_bytes(k.l2_write_sectors, sb), sectors_as_bytes(k.l2_red_sectors, sb), si_bytes(k.dram_read),
+             si_bytes(write), ms(p.cold_time.kernels[i].total_s), p.cold_time.kernels[i].binding, si_bytes(w.dram_read),
+             ms(p.warm_time.kernels[i].total_s)});
+    }
+    if (p.cold.kernels.size() > 1) {
+      t.add({"", "", "all kernels", "", "", "", sectors_as_bytes(p.cold.l2_read_sectors(), sb),
+             sectors_as_bytes(p.cold.l2_write_sectors(), sb), sectors_as_bytes(p.cold.l2_red_sectors(), sb),
+             si_bytes(p.cold.dram_read()), si_bytes(p.cold.dram_write()), ms(p.cold_time.total_s), p.cold_time.binding,
+             si_bytes(p.warm.dram_read()), ms(p.warm_time.total_s)});
+    }
+  }
+  if (!any) return {};
+  std::string out = fmt::format(
+      "\n  predicted on {}: L2 = what the SMs ask of it (lts__t_sectors_srcunit_tex_op_*), DRAM = what reaches HBM\n"
+      "  (dram__bytes_*, writes include the dirty lines drained after the last kernel); cold L2, warm at the right\n",
+      hw.name);
+  return out + t.render("  ");
+}
+
+namespace {
+
+void one(JsonWriter& w, const Prediction& p, const TimePrediction& t) {
+  const std::uint64_t sb = p.sector_bytes;
+  w.begin_object().key("kernels").begin_array();
+  for (std::size_t i = 0; i < p.kernels.size(); ++i) {
+    const KernelPrediction& k = p.kernels[i];
+    const KernelTime& kt = t.kernels[i];
+    w.begin_object().field("name", k.name).field("blocks", k.blocks);
+    w.field("threads", std::uint64_t{k.launch.threads}).field("registers_per_thread", std::uint64_t{k.launch.registers_per_thread});
+    w.field("smem_bytes", k.launch.smem.value).field("stages", std::uint64_t{k.launch.stages});
+    w.field("blocks_per_sm", std::uint64_t{k.occupancy.blocks_per_sm}).field("limited_by", k.occupancy.limited_by);
+    w.field("concurrent_blocks", k.occupancy.concurrent).field("waves", k.waves);
+    w.field("lts__t_sectors_srcunit_tex_op_read", k.l2_read_sectors);
+    w.field("lts__t_sectors_srcunit_tex_op_write", k.l2_write_sectors);
+    w.field("lts__t_sectors_srcunit_tex_op_red", k.l2_red_sectors);
+    w.field("dram__bytes_read", k.dram_read.value).field("dram__bytes_write", k.dram_write.value);
+    w.field("matmul_flops", k.matmul.value).field("vector_flops", k.vector.value).field("sram_bytes", k.sram.value);
+    w.key("time").begin_object().field("dram_ms", kt.dram_s * 1e3).field("l2_ms", kt.l2_s * 1e3);
+    w.field("sram_ms", kt.sram_s * 1e3).field("tensor_ms", kt.tensor_s * 1e3).field("vector_ms", kt.vector_s * 1e3);
+    w.field("launch_ms", kt.launch_s * 1e3).field("overlapped", kt.overlapped).field("total_ms", kt.total_s * 1e3);
+    w.field("binding", kt.binding).end_object().end_object();
+  }
+  w.end_array();
+  w.field("lts__t_sectors_srcunit_tex_op_read", p.l2_read_sectors());
+  w.field("lts__t_sectors_srcunit_tex_op_write", p.l2_write_sectors());
+  w.field("lts__t_sectors_srcunit_tex_op_red", p.l2_red_sectors());
+  w.field("l2_read_bytes", p.l2_read_sectors() * sb).field("l2_write_bytes", p.l2_write_sectors() * sb);
+  w.field("dram__bytes_read", p.dram_read().value).field("dram__bytes_write", p.dram_write().value);
+  w.field("dirty_at_end_bytes", p.dirty_at_end.value);
+  w.field("time_ms", t.total_s * 1e3).field("binding", t.binding).end_object();
+}
+
+}  // namespace
+
+void prediction_json(JsonWriter& w, const PredictedRun& p) {
+  w.begin_object().key("cold");
+  one(w, p.cold, p.cold_time);
+  w.key("warm");
+  one(w, p.warm, p.warm_time);
+  w.end_object();
+}
+
+}  // namespace iosim::report

@@ -1,0 +1,126 @@
+#include "src/report/tiles_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "src/report/json_writer.h"
+#include "src/report/prediction_report.h"
+#include "src/report/run_report.h"
+#include "src/report/text_table.h"
+#include "src/report/units_format.h"
+
+namespace iosim::report {
+
+namespace {
+
+/// "shared memory", "registers", "threads": the word before the colon.
+std::string reason_kind(const std::string& r) { return r.substr(0, r.find(':')); }
+
+double l2_bytes(const TileCandidate& c) {
+  return static_cast<double>(c.predicted.l2_read_sectors() + c.predicted.l2_write_sectors() +
+                             c.predicted.l2_red_sectors()) *
+         c.predicted.sector_bytes;
+}
+
+}  // namespace
+
+std::string render_tiles_table(const TilesReport& r) {
+  const Problem& p = r.problem;
+  std::string out = fmt::format("iosim tiles · {} ({}) · {} {} · batch {} × heads {}, n {}, n_kv {}, d {}, {}{}\n",
+                                r.hardware.name, r.config_file, r.spec.schedule, name(r.spec.pass), p.batch, p.heads,
+                                grouped(p.n), grouped(p.n_kv), p.d, name(p.dtype), p.causal ? ", causal" : "");
+  std::size_t feasible = 0;
+  std::map<std::string, std::size_t> rejected;
+  for (const TileCandidate& c : r.candidates) {
+    if (c.rejected.empty()) {
+      ++feasible;
+    } else {
+      ++rejected[reason_kind(c.rejected)];
+    }
+  }
+  out += fmt::format("{} candidates: {} run, ranked by predicted time (cold L2); best {} shown\n\n", r.candidates.size(),
+                     feasible, std::min(r.top, feasible));
+  using A = TextTable::Align;
+  TextTable t({"rank", "B_r", "B_c", "warps", "stages", "smem", "regs", "per SM", "waves", "L2 traffic", "DRAM read",
+               "DRAM write", "time", "bound by"},
+              {A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left, A::right, A::right,
+               A::right, A::right, A::right, A::left});
+  std::size_t rank = 0;
+  for (const TileCandidate& c : r.candidates) {
+    if (!c.rejected.empty() || rank == r.top) break;
+    ++rank;
+    t.add({std::to_string(rank), std::to_string(c.tiles.br), std::to_string(c.tiles.bc), std::to_string(c.kernel.warps),
+           std::to_string(c.kernel.stages), binary_bytes(c.launch.smem), std::to_string(c.launch.registers_per_thread),
+           fmt::format("{} ({})", c.occupancy.blocks_per_sm, c.occupancy.limited_by),
+           fmt::format("{:.2f}", static_cast<double>(c.predicted.kernels.empty() ? 0 : c.predicted.kernels.front().waves)),
+           si_bytes(l2_bytes(c)), si_bytes(c.predicted.dram_read()), si_bytes(c.predicted.dram_write()),
+           ms(c.time.total_s), c.time.binding});
+  }
+  out += t.render("  ");
+  if (!rejected.empty()) {
+    out += "\n  rejected";
+    for (const auto& [kind, n] : rejected) out += fmt::format(" · {}: {}", kind, n);
+    out += "\n";
+    std::map<std::string, bool> shown;
+    for (const TileCandidate& c : r.candidates) {
+      if (c.rejected.empty() || shown[reason_kind(c.rejected)]) continue;
+      shown[reason_kind(c.rejected)] = true;
+      out += fmt::format("  - e.g. B_r={} B_c={} warps={} stages={}: {}\n", c.tiles.br, c.tiles.bc, c.kernel.warps,
+                         c.kernel.stages, c.rejected);
+    }
+  }
+  out += "  (all candidates with their reasons: --format csv)\n";
+  return out;
+}
+
+std::string render_tiles_json(const TilesReport& r) {
+  JsonWriter w;
+  w.begin_object().field("schema_version", kSchemaVersion);
+  w.key("config").begin_object().field("file", r.config_file).field("name", r.hardware.name).end_object();
+  w.field("schedule", r.spec.schedule).field("pass", name(r.spec.pass));
+  w.key("candidates").begin_array();
+  for (const TileCandidate& c : r.candidates) {
+    w.begin_object().field("br", c.tiles.br).field("bc", c.tiles.bc).field("warps", std::uint64_t{c.kernel.warps});
+    w.field("stages", std::uint64_t{c.kernel.stages}).field("feasible", c.rejected.empty());
+    if (!c.rejected.empty()) {
+      w.field("rejected", c.rejected).end_object();
+      continue;
+    }
+    w.field("smem_bytes", c.launch.smem.value).field("registers_per_thread", std::uint64_t{c.launch.registers_per_thread});
+    w.field("blocks_per_sm", std::uint64_t{c.occupancy.blocks_per_sm}).field("limited_by", c.occupancy.limited_by);
+    w.field("lts__t_sectors_srcunit_tex_op_read", c.predicted.l2_read_sectors());
+    w.field("lts__t_sectors_srcunit_tex_op_write", c.predicted.l2_write_sectors());
+    w.field("lts__t_sectors_srcunit_tex_op_red", c.predicted.l2_red_sectors());
+    w.field("dram__bytes_read", c.predicted.dram_read().value).field("dram__bytes_write", c.predicted.dram_write().value);
+    w.field("time_ms", c.time.total_s * 1e3).field("binding", c.time.binding).end_object();
+  }
+  w.end_array().end_object();
+  return w.str();
+}
+
+std::string render_tiles_csv(const TilesReport& r) {
+  std::string out =
+      "schedule,pass,br,bc,warps,stages,feasible,rejected,smem_bytes,registers_per_thread,blocks_per_sm,limited_by,"
+      "l2_read_sectors,l2_write_sectors,l2_red_sectors,dram_read_bytes,dram_write_bytes,time_ms,binding\n";
+  for (const TileCandidate& c : r.candidates) {
+    const bool ok = c.rejected.empty();
+    std::string reason = c.rejected;
+    for (char& ch : reason) {
+      if (ch == ',' || ch == '"') ch = ';';
+    }
+    out += fmt::format("{},{},{},{},{},{},{},\"{}\",", r.spec.schedule, name(r.spec.pass), c.tiles.br, c.tiles.bc,
+                       c.kernel.warps, c.kernel.stages, ok, reason);
+    if (ok) {
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", c.launch.smem.value, c.launch.registers_per_thread,
+                         c.occupancy.blocks_per_sm, c.occupancy.limited_by, c.predicted.l2_read_sectors(),
+                         c.predicted.l2_write_sectors(), c.predicted.l2_red_sectors(), c.predicted.dram_read().value,
+                         c.predicted.dram_write().value, c.time.total_s * 1e3, c.time.binding);
+    } else {
+      out += ",,,,,,,,,,\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace iosim::report

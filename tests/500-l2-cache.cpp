@@ -1,0 +1,154 @@
+// The L2 model on traces worked by hand: hits, misses, evictions, write-backs, and the DRAM they cause.
+#include <doctest/doctest.h>
+
+#include "sim/memory/dram.h"
+#include "sim/memory/l2_cache.h"
+
+using namespace iosim;
+
+namespace {
+
+/// 2 sets × 2 ways of 128-byte lines, 4 sectors of 32 bytes; line L maps to set L mod 2.
+L2Spec tiny() { return L2Spec{Bytes(2 * 2 * 128), 128, 32, 2, 64}; }
+
+constexpr std::uint32_t kAll = 0xF;
+
+}  // namespace
+
+SCENARIO("loads: cold misses fill sectors, hits do not go below") {
+  Dram dram(32);
+  L2Cache l2(tiny(), make_replacement("lru"), dram, SetIndex::modulo);
+  WHEN("line 0 is read whole, then again, then one sector of line 2 (same set)") {
+    l2.read(0, kAll);
+    l2.read(0, kAll);
+    l2.read(2, 0x1);
+    THEN("4 sectors miss, 4 hit, then 1 more misses") {
+      CHECK(l2.counters().read_sectors == 9);
+      CHECK(l2.counters().read_hit_sectors == 4);
+      CHECK(l2.counters().read_miss_sectors == 5);
+      CHECK(dram.read_bytes() == Bytes(5 * 32));
+      CHECK(l2.counters().evicted_lines == 0);
+    }
+    AND_WHEN("the rest of line 2 is read") {
+      l2.read(2, kAll);
+      THEN("only the 3 sectors it lacks come from DRAM") { CHECK(dram.read_bytes() == Bytes(8 * 32)); }
+    }
+  }
+}
+
+SCENARIO("LRU evicts the least recently used line of a full set, and writes back only dirty sectors") {
+  Dram dram(32);
+  L2Cache l2(tiny(), make_replacement("lru"), dram, SetIndex::modulo);
+  GIVEN("set 0 holding line 0 (two sectors written) and line 2 (read)") {
+    l2.write(0, 0x3);
+    l2.read(2, kAll);
+    WHEN("line 0 is used again and line 4 comes in") {
+      l2.read(0, 0x1);  // a hit on a written sector: no DRAM
+      l2.read(4, kAll);
+      THEN("line 2, the least recently used and clean, is evicted without a write") {
+        CHECK(l2.counters().evicted_lines == 1);
+        CHECK(dram.write_bytes() == Bytes(0));
+        CHECK(dram.read_bytes() == Bytes(8 * 32));
+        CHECK(l2.dirty_bytes() == Bytes(2 * 32));
+      }
+      AND_WHEN("line 6 comes in") {
+        l2.read(6, kAll);
+        THEN("line 0 goes, and its two dirty sectors are written back") {
+          CHECK(l2.counters().evicted_lines == 2);
+          CHECK(dram.write_bytes() == Bytes(2 * 32));
+          CHECK(l2.counters().written_back_sectors == 2);
+          CHECK(l2.dirty_bytes() == Bytes(0));
+        }
+      }
+    }
+  }
+}
+
+SCENARIO("FIFO ignores hits: the first line in goes first") {
+  Dram dram(32);
+  L2Cache l2(tiny(), make_replacement("fifo"), dram, SetIndex::modulo);
+  l2.read(0, kAll);
+  l2.read(2, kAll);
+  l2.read(0, kAll);  // a hit: LRU would now evict line 2
+  l2.read(4, kAll);  // FIFO evicts line 0
+  l2.read(0, kAll);  // so line 0 misses again
+  CHECK(dram.read_bytes() == Bytes(16 * 32));
+  Dram dram_lru(32);
+  L2Cache lru(tiny(), make_replacement("lru"), dram_lru, SetIndex::modulo);
+  for (std::uint64_t line : {0u, 2u, 0u, 4u, 0u}) lru.read(line, kAll);
+  CHECK(dram_lru.read_bytes() == Bytes(12 * 32));
+  CHECK(make_replacement("random") == nullptr);
+}
+
+SCENARIO("stores allocate without reading; reductions read what is absent") {
+  Dram dram(32);
+  L2Cache l2(tiny(), make_replacement("lru"), dram, SetIndex::modulo);
+  l2.write(1, kAll);
+  CHECK(dram.read_bytes() == Bytes(0));
+  CHECK(l2.counters().write_sectors == 4);
+  l2.read(1, kAll);  // the written sectors are valid: hits
+  CHECK(dram.read_bytes() == Bytes(0));
+  l2.reduce(3, 0x1);  // an atomic add on an absent sector: read it, then it is dirty
+  CHECK(l2.counters().reduce_sectors == 1);
+  CHECK(dram.read_bytes() == Bytes(32));
+  l2.reduce(3, 0x1);  // present now
+  CHECK(dram.read_bytes() == Bytes(32));
+  CHECK(l2.dirty_bytes() == Bytes(5 * 32));
+  WHEN("flushed") {
+    l2.flush();
+    THEN("every dirty sector is written once, and the lines stay, clean") {
+      CHECK(dram.write_bytes() == Bytes(5 * 32));
+      CHECK(l2.dirty_bytes() == Bytes(0));
+      l2.read(1, kAll);
+      CHECK(dram.read_bytes() == Bytes(32));
+      l2.flush();
+      CHECK(dram.write_bytes() == Bytes(5 * 32));
+    }
+  }
+  WHEN("invalidated") {
+    l2.invalidate();
+    THEN("it is empty and cold, and nothing was written") {
+      CHECK(l2.dirty_bytes() == Bytes(0));
+      l2.read(1, kAll);
+      CHECK(dram.read_bytes() == Bytes(5 * 32));
+      CHECK(dram.write_bytes() == Bytes(0));
+    }
+  }
+}
+
+TEST_CASE("hashed sets: consecutive lines spread over the sets, strides of the cache size do not collide") {
+  const L2Spec spec{Bytes(64 * 4 * 128), 128, 32, 4, 64};  // 64 sets × 4 ways
+  Dram dram(32);
+  L2Cache l2(spec, make_replacement("lru"), dram);
+  // 256 lines = the capacity: a second pass hits everywhere.
+  for (std::uint64_t line = 0; line < 256; ++line) l2.read(line, kAll);
+  for (std::uint64_t line = 0; line < 256; ++line) l2.read(line, kAll);
+  CHECK(l2.counters().read_hit_sectors == 256 * 4);
+  // Lines 64 apart would all fall in one set with modulo indexing; hashed, 8 of them fit.
+  Dram dram2(32);
+  L2Cache l2b(spec, make_replacement("lru"), dram2);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::uint64_t k = 0; k < 8; ++k) l2b.read(1000 + 64 * k, kAll);
+  }
+  CHECK(l2b.counters().read_hit_sectors == 8 * 4);
+}
+
+TEST_CASE("bad L2 shapes are refused") {
+  Dram dram(32);
+  CHECK_THROWS(L2Cache(L2Spec{Bytes(64), 128, 32, 2, 64}, make_replacement("lru"), dram));
+  CHECK_THROWS(L2Cache(tiny(), nullptr, dram));
+}
+
+TEST_CASE("the LRU clock renumbers before it wraps, keeping the order") {
+  LruReplacement lru;
+  std::uint32_t w[4] = {0, 0, 0, 0};
+  lru.reset();
+  lru.filled(w, 4, 2);
+  lru.filled(w, 4, 0);
+  lru.touched(w, 4, 2);
+  CHECK(lru.victim(w, 4) == 1);  // never filled
+  lru.renumber(w, 4);
+  CHECK(w[0] == 1);
+  CHECK(w[2] == 2);
+  CHECK(w[1] == 0);
+}

@@ -1,0 +1,54 @@
+// The time model names the resource that binds, on cases chosen to be memory- and compute-bound.
+#include <doctest/doctest.h>
+
+#include "sim/timing/time_model.h"
+#include "support/fixtures.h"
+
+using namespace iosim;
+using namespace iosim::test;
+
+namespace {
+TimePrediction timed(const std::string& name, const ScheduleContext& ctx) {
+  const auto s = make_schedule(name, Pass::fwd, ctx);
+  return predict_time(predict(*s, ctx), ctx.hardware, ctx.problem.dtype);
+}
+}  // namespace
+
+TEST_CASE("standard attention at n = 4096 is DRAM-bound: S and P cross HBM") {
+  const TimePrediction t = timed("naive", context(problem(4096, 64, 1, 8)));
+  CHECK(t.binding == "DRAM");
+  // Its softmax kernel reads S and writes P: 2 × 8 × 4096² × 2 B = 537 MB at 1,555 GB/s ≈ 0.345 ms.
+  REQUIRE(t.kernels.size() == 3);
+  CHECK(t.kernels[1].binding == "DRAM");
+  CHECK(t.kernels[1].dram_s == doctest::Approx(2.0 * 8 * 4096 * 4096 * 2 / 1555e9).epsilon(0.01));
+}
+
+TEST_CASE("flash2 at large d with many heads is bound on the SMs, not by DRAM") {
+  const TimePrediction t = timed("flash2", context(problem(8192, 128, 4, 16)));
+  CHECK((t.binding == "tensor" || t.binding == "SRAM"));
+  CHECK(t.kernels[0].dram_s < t.kernels[0].total_s / 10);
+}
+
+TEST_CASE("a tiny problem is bound by the launch") {
+  const TimePrediction t = timed("flash2", context(problem(16, 16)));
+  CHECK(t.binding == "launch");
+  CHECK(t.total_s == doctest::Approx(4e-6).epsilon(0.2));
+}
+
+TEST_CASE("tensor peaks by type") {
+  const HardwareSpec hw = a100();
+  CHECK(tensor_peak(hw, DType::fp16) == doctest::Approx(312e12));
+  CHECK(tensor_peak(hw, DType::fp32) == doctest::Approx(19.5e12));
+  CHECK(tensor_peak(hw, DType::fp8) == 0);
+}
+
+TEST_CASE("one block per head leaves SMs idle: flash1 with 16 heads uses 16 of 108 SMs") {
+  const ScheduleContext ctx = context(problem(4096, 64, 1, 16));
+  const auto s = make_schedule("flash1", Pass::fwd, ctx);
+  const Prediction p = predict(*s, ctx);
+  REQUIRE(p.kernels.size() == 2);
+  CHECK(p.kernels[1].blocks == 16);
+  CHECK(p.kernels[1].waves < 0.2);
+  // Its busiest SM does one head's whole work.
+  CHECK(p.kernels[1].busiest.matmul_flops == doctest::Approx(4.0 * 4096 * 4096 * 64));
+}

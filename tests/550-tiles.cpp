@@ -1,0 +1,49 @@
+// iosim tiles: the search space, the reasons for rejection, the ranking.
+#include <doctest/doctest.h>
+
+#include "sim/tiles/search.h"
+#include "support/fixtures.h"
+
+using namespace iosim;
+using namespace iosim::test;
+
+TEST_CASE("every candidate is either ranked by time or rejected with a reason") {
+  const std::vector<TileCandidate> c = search_tiles(context(problem(2048, 64, 1, 4), a100()), TileSearchSpec{});
+  CHECK(c.size() == 5 * 5 * 4 * 2);
+  std::size_t feasible = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (c[i].rejected.empty()) {
+      ++feasible;
+      CHECK(i + 1 == feasible);  // feasible first
+      if (i > 0) CHECK(c[i - 1].time.total_s <= c[i].time.total_s);
+      CHECK(c[i].time.total_s > 0);
+    } else {
+      const std::string& r = c[i].rejected;
+      CHECK((r.rfind("shared memory", 0) == 0 || r.rfind("registers", 0) == 0 || r.rfind("threads", 0) == 0));
+    }
+  }
+  CHECK(feasible > 10);
+}
+
+TEST_CASE("the reasons are the right ones") {
+  TileSearchSpec spec;
+  spec.sizes = {256};
+  spec.warps = {4};
+  spec.stages = {1};
+  // 256 × 256 at d = 128: K and V alone are 128 KiB; with Q, 192 KiB > 163 KiB.
+  const auto c = search_tiles(context(problem(2048, 128), a100()), spec);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].rejected.rfind("shared memory", 0) == 0);
+  spec.sizes = {32};
+  const auto t = search_tiles(context(problem(2048, 64), a100()), spec);
+  CHECK(t[0].rejected == "threads: 4 warps need B_r ≥ 64 (16 rows each)");
+  spec.sizes = {256};
+  const auto g = search_tiles(context(problem(2048, 64), a100()), spec);
+  CHECK(g[0].rejected.rfind("registers", 0) == 0);
+}
+
+TEST_CASE("schedules without tiles cannot be searched") {
+  TileSearchSpec spec;
+  spec.schedule = "naive";
+  CHECK_THROWS_AS((void)search_tiles(context(problem(1024, 64)), spec), InputError);
+}
