@@ -53,6 +53,14 @@ struct KernelSpec {
 /// is the default. Empty for naive (cuBLAS picks its own tiles).
 [[nodiscard]] std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d, DType dtype);
 
+/// How the kernel that runs `spec` is built: warps per block and K/V stages of its main kernel,
+/// {0, 0} for naive (cuBLAS decides) or a spec this build cannot run. Needs no GPU.
+struct KernelShape {
+  int warps = 0;
+  int stages = 0;
+};
+[[nodiscard]] KernelShape kernel_shape(const KernelSpec& spec);
+
 /// Empty if `spec` can run in this build on this GPU; otherwise one line saying why not.
 [[nodiscard]] std::string unsupported(const KernelSpec& spec);
 
@@ -100,14 +108,19 @@ struct MeasureOptions {
 
 struct Measurement {
   KernelSpec spec;
+  std::string device;          ///< the GPU's name
+  std::string chip;            ///< CUPTI's chip name, when counters ran
   Counters counters;
   bool has_counters = false;
   std::string counters_error;  ///< why counters are missing, when they are
-  Timing time;
+  std::vector<std::string> dropped_metrics;  ///< metrics the chip could not collect in one pass
+  Timing time;       ///< each run after an L2 sweep (cold)
+  Timing time_warm;  ///< runs back to back (warm)
 };
 
 /// Runs `spec` on random inputs: once inside a profiled range (L2 flushed before, drained after),
-/// then `runs` times under CUDA events. Throws std::runtime_error on a CUDA error.
+/// then `runs` times under CUDA events, cold (the L2 swept before each, outside the events) and warm
+/// (back to back). Throws std::runtime_error on a CUDA error or an unsupported spec.
 [[nodiscard]] Measurement measure(const KernelSpec& spec, const MeasureOptions& opt);
 
 }  // namespace iosim::gpu

@@ -189,16 +189,35 @@ __device__ __forceinline__ void warp_gemm(float (&acc)[MT][NT][4], const T* a_s,
   }
 }
 
-/// How NW warps split an M × N output into a WM × WN grid of (16·MT) × (8·NT) warp tiles.
+/// How NW warps split an M × N output into a WM × WN grid of warp tiles of MT m16 × NT n8 tiles:
+/// WM = min(NW, M/16) warps down, the rest across; ok when everything divides and NT is even.
+struct WarpGridShape {
+  int wm = 0;
+  int wn = 0;
+  int mt = 0;
+  int nt = 0;
+  bool ok = false;
+};
+constexpr WarpGridShape warp_grid(int m, int n, int nw) {
+  WarpGridShape s;
+  if (m % 16 != 0 || m < 16 || nw < 1) return s;
+  s.wm = m / 16 < nw ? m / 16 : nw;
+  if (nw % s.wm != 0 || (m / 16) % s.wm != 0) return s;
+  s.wn = nw / s.wm;
+  if (n % (8 * s.wn) != 0) return s;
+  s.mt = m / 16 / s.wm;
+  s.nt = n / 8 / s.wn;
+  s.ok = s.nt >= 2 && s.nt % 2 == 0;
+  return s;
+}
+
 template <int M, int N, int NW>
 struct WarpGrid {
-  static constexpr int kWM = (M / 16 < NW) ? M / 16 : NW;
-  static constexpr int kWN = kWM > 0 ? NW / kWM : 0;
-  static constexpr int kMT = kWM > 0 ? M / 16 / kWM : 0;
-  static constexpr int kNT = kWN > 0 ? N / 8 / kWN : 0;
-  static constexpr bool kValid = kWM > 0 && NW % kWM == 0 && (M / 16) % kWM == 0 && N % (8 * kWN) == 0 &&
-                                 kNT >= 2 && kNT % 2 == 0;
-  static constexpr int kAccFloats = kMT * kNT * 4;  ///< accumulator registers per thread
+  static constexpr WarpGridShape kShape = warp_grid(M, N, NW);
+  static_assert(kShape.ok, "the warps do not tile this output");
+  static constexpr int kWM = kShape.wm;
+  static constexpr int kMT = kShape.mt;
+  static constexpr int kNT = kShape.nt;
   __device__ static int m0(int warp) { return (warp % kWM) * kMT * 16; }
   __device__ static int n0(int warp) { return (warp / kWM) * kNT * 8; }
 };
@@ -219,16 +238,17 @@ __device__ __forceinline__ void cp_async_wait() {
 
 /// Rows [row0, row0 + ROWS) of a row-major [rows × COLS] global matrix into a shared tile with row
 /// stride STRIDE, by NTHREADS threads (this one is `tid`), 16 bytes each; rows ≥ row_end are
-/// zero-filled and not read. Chunk c goes to thread c % NTHREADS, the same mapping as store_rows.
+/// zero-filled and not read. Chunk c goes to thread c % NTHREADS, the same mapping as store_rows, so
+/// a thread that stores a chunk and later reloads it touches only what it wrote itself.
 template <int ROWS, int COLS, int STRIDE, int NTHREADS, class T>
 __device__ __forceinline__ void load_rows_async(T* dst, const T* src, int row0, int row_end, int tid) {
   constexpr int kChunksPerRow = COLS / kChunkElems;
   constexpr int kChunks = ROWS * kChunksPerRow;
   static_assert(COLS % kChunkElems == 0 && STRIDE % kChunkElems == 0);
-  static_assert(kChunks % NTHREADS == 0, "every thread copies the same number of chunks");
 #pragma unroll
-  for (int it = 0; it < kChunks / NTHREADS; ++it) {
+  for (int it = 0; it < (kChunks + NTHREADS - 1) / NTHREADS; ++it) {
     const int c = tid + it * NTHREADS;
+    if (kChunks % NTHREADS != 0 && c >= kChunks) break;
     const int r = c / kChunksPerRow;
     const int col = (c % kChunksPerRow) * kChunkElems;
     const bool valid = row0 + r < row_end;
@@ -244,10 +264,10 @@ __device__ __forceinline__ void store_rows(T* dst, const T* src, int row0, int r
   constexpr int kChunksPerRow = COLS / kChunkElems;
   constexpr int kChunks = ROWS * kChunksPerRow;
   static_assert(COLS % kChunkElems == 0 && STRIDE % kChunkElems == 0);
-  static_assert(kChunks % NTHREADS == 0, "every thread copies the same number of chunks");
 #pragma unroll
-  for (int it = 0; it < kChunks / NTHREADS; ++it) {
+  for (int it = 0; it < (kChunks + NTHREADS - 1) / NTHREADS; ++it) {
     const int c = tid + it * NTHREADS;
+    if (kChunks % NTHREADS != 0 && c >= kChunks) break;
     const int r = c / kChunksPerRow;
     const int col = (c % kChunksPerRow) * kChunkElems;
     if (row0 + r < row_end) {

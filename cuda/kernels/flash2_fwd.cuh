@@ -41,11 +41,12 @@ namespace iosim::gpu::kern {
 /// (MT·D/8·4), MT = B_r/64 m16 tiles per warp.
 constexpr int flash2_fwd_state_regs(int d, int br, int bc) { return (br / 64) * (d / 4 + bc / 2 + d / 2); }
 
-/// The menu tiles this kernel takes: 4 warps of whole m16 tiles (B_r ∈ {64, 128}) and at most 192
-/// fragment registers, so that addresses and temporaries fit under 255 without spilling.
+/// The menu tiles this kernel takes: 4 warps of whole m16 tiles (B_r ∈ {64, 128}) and at most 160
+/// fragment registers, so that addresses, B fragments and temporaries fit under 255; d = 128 with
+/// B_c = 128 (160 as well) is left out because ptxas (CUDA 13.0) spills 20 bytes there.
 constexpr bool flash2_fwd_tile_ok(int d, int br, int bc) {
   return (br == 64 || br == 128) && (bc == 32 || bc == 64 || bc == 128) && (d == 64 || d == 128) &&
-         flash2_fwd_state_regs(d, br, bc) <= 192;
+         flash2_fwd_state_regs(d, br, bc) <= 160 && !(d == 128 && bc == 128);
 }
 
 /// Tile parameters of the flash2 forward kernel.
@@ -81,8 +82,9 @@ struct Flash2FwdTraits {
 /// fragment read from shared memory feeds two MMAs (at 16 rows per warp ldmatrix bandwidth, not the
 /// tensor cores, would bound the kernel); B_c = 64 rather than FA2's 128 because Q stays in registers
 /// here: Q 32 + S 64 + O 64 fragment registers (160) against 224 at B_c = 128, which leaves no room
-/// under 255. d = 128: 64 × 64. At B_r = 128 the Q (64) and O (128) fragments alone take 192
-/// registers, so each warp keeps one m16 tile: Q 32 + S 32 + O 64 = 128.
+/// under 255 (ptxas, CUDA 13.0: 243 registers, no spills, 2 blocks per SM). d = 128: 64 × 64. At
+/// B_r = 128 the Q (64) and O (128) fragments alone take 192 registers, so each warp keeps one m16
+/// tile: Q 32 + S 32 + O 64 = 128 (ptxas: 216-217 registers, no spills).
 template <int D>
 struct Flash2FwdDefault;
 template <>
@@ -106,7 +108,7 @@ struct Flash2FwdParams {
 };
 
 template <class T, class Tr>
-__global__ void __launch_bounds__(Tr::kThreads) flash2_fwd_kernel(const Flash2FwdParams p) {
+__global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash2FwdParams p) {
   constexpr int kD = Tr::kD, kBr = Tr::kBr, kBc = Tr::kBc, kStride = Tr::kStride;
   constexpr int kMT = Tr::kMT, kNS = Tr::kNS, kKQ = Tr::kKQ, kNO = Tr::kNO, kKP = Tr::kKP;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -311,7 +313,7 @@ template <class T, int D, int BR, int BC>
 void add_flash2_fwd(std::vector<KernelEntry>& out) {
   using Tr = kern::Flash2FwdTraits<D, BR, BC>;
   out.push_back(KernelEntry{Algo::flash2, Direction::fwd, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes,
-                            &launch_flash2_fwd<T, D, BR, BC>});
+                            &launch_flash2_fwd<T, D, BR, BC>, Tr::kWarps, Tr::kStages});
 }
 
 /// The group of one instantiation file: the default tile, then (full builds) the rest of the menu.

@@ -27,6 +27,8 @@ struct KernelEntry {
   int bc = 0;
   std::size_t smem_bytes = 0;  ///< dynamic shared memory per block of the pass's main kernel
   Launcher launch = nullptr;
+  int warps = 0;   ///< warps per block of the main kernel
+  int stages = 1;  ///< copies of the streamed K/V tiles in its shared memory
 };
 
 /// Every compiled instantiation; within one (algo, pass, d, dtype) the default tile comes first.

@@ -6,7 +6,8 @@
 namespace iosim::gpu {
 
 namespace {
-constexpr const char* kNoBackend = "this iosim was built without the CUDA backend (no nvcc was found at configure time)";
+constexpr const char* kNoBackend =
+    "this iosim was built without the CUDA backend (IOSIM_CUDA=OFF, or no nvcc at configure time)";
 }
 
 bool available(std::string* why) {
@@ -19,6 +20,8 @@ DeviceInfo device_info() { throw std::runtime_error(kNoBackend); }
 std::vector<std::pair<int, int>> compiled_tiles(Algo, Direction, int, DType) { return {}; }
 
 std::string unsupported(const KernelSpec&) { return kNoBackend; }
+
+KernelShape kernel_shape(const KernelSpec&) { return {}; }
 
 std::vector<Accuracy> check_accuracy(const KernelSpec&, std::uint64_t) { throw std::runtime_error(kNoBackend); }
 

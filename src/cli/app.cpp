@@ -42,6 +42,27 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   add_format(*tiles, tiles_format);
   tiles->add_option("--top", tiles_top, "how many of the best to show (default 10)")->check(CLI::PositiveNumber);
 
+  ProblemFlags measure_flags;
+  MeasureFlags measure_opts;
+  std::string measure_format = "table";
+  CLI::App* measure = app.add_subcommand("measure", "run one kernel on the GPU: its counters and time beside the model's");
+  add_problem_flags(*measure, measure_flags, FlagSet::run);
+  measure->add_option("--format,-f", measure_format, "output: table (default) or json")
+      ->check(CLI::IsMember(std::vector<std::string>{"table", "json"}));
+  const auto measure_options = [](CLI::App& a, MeasureFlags& m) {
+    a.add_option("--runs", m.runs, "timed runs, cold and warm each (default 20)")->check(CLI::Range(1, 10000));
+    a.add_option("--warmup", m.warmup, "runs before any measurement (default 5)")->check(CLI::Range(0, 10000));
+    a.add_flag("--no-counters", m.no_counters, "time only (for use under ncu, which holds the profiler)");
+  };
+  measure_options(*measure, measure_opts);
+
+  ValidateFlags validate_flags;
+  CLI::App* validate = app.add_subcommand("validate", "measure a grid of kernels on the GPU against the model");
+  validate->add_option("--config,-c", validate_flags.config, "hardware config of the model (the GPU's)")->required();
+  validate->add_option("--out", validate_flags.out_dir, "folder for the JSON and Markdown results (default results)");
+  validate->add_flag("--quick", validate_flags.quick, "a small subset (one tile per kernel, n = 1024)");
+  measure_options(*validate, validate_flags.measure);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -59,6 +80,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       return bounds_command(bounds_flags, bounds_format, out);
     }
     if (tiles->parsed()) return tiles_command(tiles_flags, tiles_format, tiles_top, out);
+    if (measure->parsed()) return measure_command(measure_flags, measure_opts, measure_format, out);
+    if (validate->parsed()) return validate_command(validate_flags, out, err);
     return run_command(run_flags, run_format, out);
   } catch (const InputError& e) {
     err << "iosim: error: " << e.what() << '\n';
@@ -66,6 +89,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   } catch (const OverflowError& e) {
     err << "iosim: error: sizes too large: " << e.what() << '\n';
     return kExitBadInput;
+  } catch (const std::runtime_error& e) {
+    // The GPU failed under a command that needs it (a CUDA error): not bad input, not a check.
+    err << "iosim: error: " << e.what() << '\n';
+    return kExitCheckFailed;
   }
 }
 

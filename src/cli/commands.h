@@ -9,8 +9,25 @@
 
 namespace iosim::cli {
 
+/// How `measure` and `validate` run a kernel.
+struct MeasureFlags {
+  int runs = 20;
+  int warmup = 5;
+  bool no_counters = false;
+};
+
 int run_command(const ProblemFlags& f, const std::string& format, std::ostream& out);
 int bounds_command(const ProblemFlags& f, const std::string& format, std::ostream& out);
 int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t top, std::ostream& out);
+int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::string& format, std::ostream& out);
+
+/// `validate`'s grid: `quick` is the subset scripts/gpu-check runs.
+struct ValidateFlags {
+  std::string config;
+  std::string out_dir = "results";
+  bool quick = false;
+  MeasureFlags measure;
+};
+int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress);
 
 }  // namespace iosim::cli

@@ -1,0 +1,148 @@
+// launch(), prepare_backward(), compiled_tiles() and unsupported(): from a KernelSpec to the kernels
+// that run it (cuda/kernels/registry.h for the flash schedules, cuda/kernels/naive.h for naive).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda/backend.h"
+#include "cuda/kernels/launch.h"
+#include "cuda/kernels/naive.h"
+#include "cuda/kernels/registry.h"
+#include "cuda/kernels/tensors.h"
+#include "cuda/runtime/check.h"
+
+namespace iosim::gpu {
+
+namespace {
+
+constexpr int kMinCcMajor = 8;            // mma.sync bf16, ldmatrix, cp.async
+constexpr std::int64_t kMaxGridY = 65535;  // flash2 grids put batch · heads in y
+
+std::string algo_name(Algo a) {
+  switch (a) {
+    case Algo::naive: return "naive";
+    case Algo::flash1: return "flash1";
+    case Algo::flash2: return "flash2";
+  }
+  return "?";
+}
+
+std::string spec_text(const KernelSpec& s) {
+  return algo_name(s.algo) + (s.pass == Direction::fwd ? " fwd" : " bwd") + " d=" + std::to_string(s.d) + " " +
+         std::string(name(s.dtype));
+}
+
+std::string tiles_text(const std::vector<std::pair<int, int>>& tiles) {
+  std::string out;
+  for (const auto& [br, bc] : tiles) out += (out.empty() ? "" : ", ") + std::to_string(br) + "x" + std::to_string(bc);
+  return out.empty() ? "none" : out;
+}
+
+/// What cannot run whatever the GPU: shape, type, head dim, tile.
+std::string unsupported_in_build(const KernelSpec& s) {
+  if (s.algo != Algo::naive && s.algo != Algo::flash1 && s.algo != Algo::flash2) return "unknown schedule";
+  if (s.pass != Direction::fwd && s.pass != Direction::bwd) return "unknown pass";
+  if (s.batch < 1 || s.heads < 1) {
+    return "batch and heads must be at least 1 (got " + std::to_string(s.batch) + ", " + std::to_string(s.heads) + ")";
+  }
+  if (s.n < 1 || s.n_kv < 1) {
+    return "n and n_kv must be at least 1 (got n = " + std::to_string(s.n) + ", n_kv = " + std::to_string(s.n_kv) + ")";
+  }
+  if (s.d != 64 && s.d != 128) return "d = " + std::to_string(s.d) + ": the kernels take d = 64 or 128";
+  if (s.dtype != DType::fp16 && s.dtype != DType::bf16) {
+    return "element type " + std::string(name(s.dtype)) + ": the kernels take fp16 or bf16";
+  }
+  const std::int64_t bh = static_cast<std::int64_t>(s.batch) * s.heads;
+  if (bh > kMaxGridY) return "batch x heads = " + std::to_string(bh) + " exceeds the grid limit of 65535";
+  if (bh * s.n > std::numeric_limits<int>::max() || bh * s.n_kv > std::numeric_limits<int>::max()) {
+    return "batch x heads x rows exceeds 2^31 - 1 rows";
+  }
+  if (s.algo == Algo::naive) return "";
+  if (s.br == 0 && s.bc == 0) {
+    return spec_text(s) + ": no tile given (B_r = B_c = 0); compiled tiles: " +
+           tiles_text(compiled_tiles(s.algo, s.pass, s.d, s.dtype));
+  }
+  if (detail::find_kernel(s) == nullptr) {
+    return spec_text(s) + ": tile " + std::to_string(s.br) + "x" + std::to_string(s.bc) +
+           " is not compiled in this build (compiled: " + tiles_text(compiled_tiles(s.algo, s.pass, s.d, s.dtype)) +
+           "; -DIOSIM_CUDA_FULL_TILES=ON compiles the whole menu)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d, DType dtype) {
+  std::vector<std::pair<int, int>> tiles;
+  for (const detail::KernelEntry& e : detail::kernel_registry()) {
+    if (e.algo == algo && e.pass == pass && e.d == d && e.dtype == dtype) tiles.emplace_back(e.br, e.bc);
+  }
+  return tiles;
+}
+
+KernelShape kernel_shape(const KernelSpec& spec) {
+  if (spec.algo == Algo::naive) return {};
+  const detail::KernelEntry* e = detail::find_kernel(spec);
+  return e == nullptr ? KernelShape{} : KernelShape{e->warps, e->stages};
+}
+
+std::string unsupported(const KernelSpec& spec) {
+  if (std::string why = unsupported_in_build(spec); !why.empty()) return why;
+  std::string why;
+  if (!available(&why)) return why;
+  const DeviceInfo dev = device_info();
+  if (dev.cc_major < kMinCcMajor) {
+    return "needs compute capability 8.0 or newer; " + dev.name + " is " + std::to_string(dev.cc_major) + "." +
+           std::to_string(dev.cc_minor);
+  }
+  if (spec.algo != Algo::naive) {
+    const detail::KernelEntry* e = detail::find_kernel(spec);
+    if (e->smem_bytes > dev.smem_per_block_optin) {
+      return spec_text(spec) + " tile " + std::to_string(spec.br) + "x" + std::to_string(spec.bc) + " needs " +
+             std::to_string(e->smem_bytes) + " bytes of shared memory per block; " + dev.name + " allows " +
+             std::to_string(dev.smem_per_block_optin);
+    }
+  }
+  std::uint64_t bytes = 0;
+  for (const Tensor t : detail::held_tensors(spec)) bytes += detail::tensor_bytes(spec, t);
+  if (bytes > dev.global_bytes) {
+    return "its buffers need " + std::to_string(bytes >> 20) + " MiB; " + dev.name + " has " +
+           std::to_string(dev.global_bytes >> 20) + " MiB";
+  }
+  return "";
+}
+
+namespace detail {
+
+void launch(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  if (spec.algo == Algo::naive) {
+    spec.pass == Direction::fwd ? naive_forward(spec, buf, stream) : naive_backward(spec, buf, stream);
+    return;
+  }
+  const KernelEntry* e = find_kernel(spec);
+  if (e == nullptr) throw std::invalid_argument("launch: " + unsupported_in_build(spec));
+  e->launch(spec, buf, stream);
+}
+
+void prepare_backward(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  KernelSpec fwd = spec;
+  fwd.pass = Direction::fwd;
+  if (fwd.algo != Algo::naive && find_kernel(fwd) == nullptr) {
+    // The forward is not compiled for the backward's tile (the default build has one tile per pass):
+    // its default tile writes the same O and statistics.
+    const auto tiles = compiled_tiles(fwd.algo, fwd.pass, fwd.d, fwd.dtype);
+    if (tiles.empty()) throw std::invalid_argument("prepare_backward: " + unsupported_in_build(fwd));
+    fwd.br = tiles.front().first;
+    fwd.bc = tiles.front().second;
+  }
+  launch(fwd, buf, stream);
+}
+
+}  // namespace detail
+
+}  // namespace iosim::gpu

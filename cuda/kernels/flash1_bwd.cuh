@@ -1,0 +1,212 @@
+// flash1 backward — FlashAttention's backward pass, Algorithm 4 of Dao et al. 2022 (arXiv 2205.14135,
+// appendix B), with the l, m and O saved by flash1 forward.
+//
+// Kernel A (cuda/kernels/flash_aux.cu): dQ = dK = dV = 0 (element type).
+// Kernel B: grid = batch · heads, one block per head:
+//   for each K/V tile j (B_c rows):   load K_j, V_j; dK_j = dV_j = 0 (registers, fp32)
+//     for each Q tile i (B_r rows):   load Q_i, O_i, dO_i, dQ_i (element type), l_i, m_i (fp32)
+//       S = scale·Q_i K_jᵀ; P = exp(S − m_i) / l_i; dV_j += Pᵀ dO_i; dP = dO_i V_jᵀ
+//       D_i = rowsum(dO_i ∘ O_i)     (recomputed at every step, as the algorithm does)
+//       dS = P ∘ (dP − D_i); dQ_i += scale·dS K_j, stored to HBM (element type); dK_j += scale·dSᵀ Q_i
+//     store dK_j, dV_j (element type)
+// Kernel B per head: reads 2·n_kv·d + T_c·4·n·d elements and T_c·2·n floats, writes T_c·n·d + 2·n_kv·d
+// elements. dQ_i is rounded to the element type at every step (error ∝ √T_c units of roundoff).
+//
+// Design: as flash2 backward (flash_bwd_common.cuh: warps tile each product, S and dP in registers,
+// P and dS through shared memory, 16-byte cp.async loads and 16-byte stores); dQ_i is read into a
+// shared tile, updated in place by the threads that own its elements, and written back whole.
+//
+// Run: iosim::gpu::detail::launch with KernelSpec{Algo::flash1, Direction::bwd, …} after
+// prepare_backward; tested in tests/gpu/test_kernels.cpp.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/kernels/flash_aux.h"
+#include "cuda/kernels/flash_bwd_common.cuh"
+#include "cuda/kernels/launch_util.cuh"
+#include "cuda/kernels/registry.h"
+
+namespace iosim::gpu::kern {
+
+/// Default tile: 64 × 64, as flash2 backward (≤ 121 KiB of shared memory at d = 128: fits an A100).
+template <int D>
+struct Flash1BwdDefault {
+  static constexpr int kBr = 64, kBc = 64;
+};
+
+struct Flash1BwdParams {
+  const void* q;
+  const void* k;
+  const void* v;
+  const void* o;
+  const void* dout;
+  const float* l;
+  const float* m;
+  void* dq;
+  void* dk;
+  void* dv;
+  int n;
+  int n_kv;
+  float scale;
+};
+
+template <class T, class Tr>
+__global__ void __launch_bounds__(Tr::kThreads, 1) flash1_bwd_kernel(const Flash1BwdParams p) {
+  constexpr int kD = Tr::kD, kBr = Tr::kBr, kBc = Tr::kBc, kStride = Tr::kStride, kWarps = Tr::kWarps;
+  using GKV = typename Tr::GridKV;
+  using GQ = typename Tr::GridQ;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const BwdSmem<T, Tr> sm(smem_raw);
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid % kWarpSize;
+  const int warp = tid / kWarpSize;
+  const int bh = static_cast<int>(blockIdx.x);
+  const std::int64_t q_off = static_cast<std::int64_t>(bh) * p.n * kD;
+  const std::int64_t kv_off = static_cast<std::int64_t>(bh) * p.n_kv * kD;
+  const T* const q = static_cast<const T*>(p.q) + q_off;
+  const T* const o = static_cast<const T*>(p.o) + q_off;
+  const T* const dout = static_cast<const T*>(p.dout) + q_off;
+  T* const dq = static_cast<T*>(p.dq) + q_off;
+  const float* const l = p.l + static_cast<std::int64_t>(bh) * p.n;
+  const float* const m = p.m + static_cast<std::int64_t>(bh) * p.n;
+  const float scale_log2 = p.scale * kLog2e;
+  const int kv_tiles = (p.n_kv + kBc - 1) / kBc;
+  const int q_tiles = (p.n + kBr - 1) / kBr;
+
+  for (int j = 0; j < kv_tiles; ++j) {
+    const int kv0 = j * kBc;
+    __syncthreads();  // the previous tile's dK, dV have left K_j, V_j's shared tiles
+    load_rows_async<kBc, kD, kStride, Tr::kThreads>(sm.k, static_cast<const T*>(p.k) + kv_off, kv0, p.n_kv, tid);
+    load_rows_async<kBc, kD, kStride, Tr::kThreads>(sm.v, static_cast<const T*>(p.v) + kv_off, kv0, p.n_kv, tid);
+    cp_async_commit();
+
+    float dk[GKV::kMT][GKV::kNT][4];
+    float dv[GKV::kMT][GKV::kNT][4];
+#pragma unroll
+    for (int mt = 0; mt < GKV::kMT; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < GKV::kNT; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) dk[mt][nt][e] = dv[mt][nt][e] = 0.f;
+      }
+    }
+
+    for (int i = 0; i < q_tiles; ++i) {
+      const int q0 = i * kBr;
+      // Q_i, O_i, dO_i, dQ_i, l_i, m_i. The dQ_i tile's chunks are reloaded by the threads that
+      // stored them at the end of the previous step; everything else was last read before (3).
+      load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.q, q, q0, p.n, tid);
+      load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.o, o, q0, p.n, tid);
+      load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.dout, dout, q0, p.n, tid);
+      load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.dq, dq, q0, p.n, tid);
+      cp_async_commit();
+      for (int r = tid; r < kBr; r += Tr::kThreads) {
+        const bool ok = q0 + r < p.n;
+        sm.row_sub[r] = ok ? __ldcg(m + q0 + r) * kLog2e : 0.f;
+        sm.row_mul[r] = ok ? 1.f / __ldcg(l + q0 + r) : 0.f;
+      }
+      cp_async_wait<0>();
+      __syncthreads();  // (1) tiles in place
+
+      // D_i = rowsum(dO_i ∘ O_i), one warp per row (rows past n are zero-filled: D = 0).
+      for (int r = warp; r < kBr; r += kWarps) {
+        float acc = 0.f;
+        for (int c = 2 * lane; c < kD; c += 2 * kWarpSize) {
+          const float2 a = unpack2<T>(smem_pair(sm.o, kStride, r, c));
+          const float2 b = unpack2<T>(smem_pair(sm.dout, kStride, r, c));
+          acc = fmaf(a.x, b.x, fmaf(a.y, b.y, acc));
+        }
+#pragma unroll
+        for (int off = kWarpSize / 2; off > 0; off /= 2) acc += __shfl_xor_sync(kFullMask, acc, off);
+        if (lane == 0) sm.row_d[r] = acc;
+      }
+      __syncthreads();  // (1b) D_i in place
+
+      bwd_probs(sm, q0, kv0, p.n, p.n_kv, scale_log2, warp, lane);
+      __syncthreads();  // (2) P, dS in place
+
+      bwd_accumulate_kv(sm, dk, dv, warp, lane);
+      {
+        float dqp[GQ::kMT][GQ::kNT][4];
+        bwd_dq(sm, dqp, warp, lane);
+        const int m0 = GQ::m0(warp), n0 = GQ::n0(warp);
+#pragma unroll
+        for (int mt = 0; mt < GQ::kMT; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < GQ::kNT; ++nt) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              std::uint32_t& cell = smem_pair(sm.dq, kStride, m0 + frag_row(mt, 2 * h, lane), n0 + frag_col(nt, 0, lane));
+              const float2 old = unpack2<T>(cell);
+              cell = pack2<T>(fmaf(dqp[mt][nt][2 * h], p.scale, old.x), fmaf(dqp[mt][nt][2 * h + 1], p.scale, old.y));
+            }
+          }
+        }
+      }
+      __syncthreads();  // (3) dQ_i updated
+      store_rows<kBr, kD, kStride, Tr::kThreads>(dq, sm.dq, q0, p.n, tid);
+    }
+
+    __syncthreads();  // K_j, V_j free
+    bwd_stage_kv(sm, dk, dv, p.scale, warp, lane);
+    __syncthreads();
+    store_rows<kBc, kD, kStride, Tr::kThreads>(static_cast<T*>(p.dk) + kv_off, sm.k, kv0, p.n_kv, tid);
+    store_rows<kBc, kD, kStride, Tr::kThreads>(static_cast<T*>(p.dv) + kv_off, sm.v, kv0, p.n_kv, tid);
+  }
+}
+
+}  // namespace iosim::gpu::kern
+
+namespace iosim::gpu::detail {
+
+template <class T, int D, int BR, int BC>
+void launch_flash1_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  using Tr = kern::FlashBwdTraits<D, BR, BC, true>;
+  launch_flash1_bwd_init(spec, buf, stream);
+  const auto kernel = kern::flash1_bwd_kernel<T, Tr>;
+  allow_dynamic_smem(kernel, Tr::kSmemBytes);
+  const kern::Flash1BwdParams p{buf.device(Tensor::Q),
+                                buf.device(Tensor::K),
+                                buf.device(Tensor::V),
+                                buf.device(Tensor::O),
+                                buf.device(Tensor::dO),
+                                device_ptr<const float>(buf, Tensor::l),
+                                device_ptr<const float>(buf, Tensor::m),
+                                buf.device(Tensor::dQ),
+                                buf.device(Tensor::dK),
+                                buf.device(Tensor::dV),
+                                spec.n,
+                                spec.n_kv,
+                                1.f / std::sqrt(static_cast<float>(D))};
+  kernel<<<static_cast<unsigned>(spec.batch * spec.heads), Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
+  IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, int D, int BR, int BC>
+void add_flash1_bwd(std::vector<KernelEntry>& out) {
+  using Tr = kern::FlashBwdTraits<D, BR, BC, true>;
+  out.push_back(KernelEntry{Algo::flash1, Direction::bwd, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes,
+                            &launch_flash1_bwd<T, D, BR, BC>, Tr::kWarps, 1});
+}
+
+/// The group of one instantiation file: the default tile, then (full builds) the rest of the menu.
+template <class T, int D>
+void register_flash1_bwd_group(std::vector<KernelEntry>& out) {
+  using Def = kern::Flash1BwdDefault<D>;
+  add_flash1_bwd<T, D, Def::kBr, Def::kBc>(out);
+#ifdef IOSIM_CUDA_FULL_TILES
+  for_each_menu_tile([&]<int BR, int BC>() {
+    if constexpr (kern::bwd_tile_ok(true, D, BR, BC) && !(BR == Def::kBr && BC == Def::kBc)) {
+      add_flash1_bwd<T, D, BR, BC>(out);
+    }
+  });
+#endif
+}
+
+}  // namespace iosim::gpu::detail

@@ -1,0 +1,203 @@
+// flash2 backward — FlashAttention-2's backward pass (Dao 2023, arXiv 2307.08691, Algorithm 2).
+//
+// Given Q, K, V, O, dO and L = logsumexp(scale·Q Kᵀ) per row (saved by flash2 forward), computes dQ,
+// dK, dV. Three kernels:
+//   A (cuda/kernels/flash_aux.cu): reads O, dO; writes D = rowsum(dO ∘ O) (fp32) and dQacc = 0 (fp32).
+//   B: grid = (⌈n_kv / B_c⌉, batch·heads), one block per K/V tile:
+//        load K_j, V_j once; dK_j = dV_j = 0 (registers, fp32)
+//        for each Q tile i (B_r rows): load Q_i, dO_i (element type), L_i, D_i (fp32)
+//          S = scale·Q_i K_jᵀ; P = exp(S − L_i); dV_j += Pᵀ dO_i; dP = dO_i V_jᵀ; dS = P ∘ (dP − D_i)
+//          dQacc_i += scale·dS K_j   (fp32 atomicAdd, result unused: RED; one 32-float row run per
+//                                     warp instruction, staged through shared memory so that every
+//                                     request covers whole 32-byte sectors)
+//          dK_j += scale·dSᵀ Q_i
+//        store dK_j, dV_j (element type, 16-byte stores)
+//   C (cuda/kernels/flash_aux.cu): reads dQacc; writes dQ (element type).
+// Kernel B per head: reads 2·n_kv·d + T_c·2·n·d elements and T_c·2·n floats, reduces T_c·n·d floats
+// into dQacc, writes 2·n_kv·d elements.
+//
+// Design: warps tile each product (flash_bwd_common.cuh); S, dP in registers, P and dS staged through
+// shared memory in the element type for the transposed products; K_j, V_j, Q_i, dO_i by 16-byte
+// cp.async (L2 only, zero-filled past n / n_kv); three block barriers per Q tile.
+//
+// Run: iosim::gpu::detail::launch with KernelSpec{Algo::flash2, Direction::bwd, …} after
+// prepare_backward; tested in tests/gpu/test_kernels.cpp.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/kernels/flash_aux.h"
+#include "cuda/kernels/flash_bwd_common.cuh"
+#include "cuda/kernels/launch_util.cuh"
+#include "cuda/kernels/registry.h"
+
+namespace iosim::gpu::kern {
+
+/// Default tile: 64 × 64 (4 warps at d = 64, 8 at d = 128). It fits the shared memory of an A100
+/// (≤ 121 KiB at d = 128) and keeps every accumulator in registers; speed is not this kernel's goal.
+template <int D>
+struct Flash2BwdDefault {
+  static constexpr int kBr = 64, kBc = 64;
+};
+
+struct Flash2BwdParams {
+  const void* q;
+  const void* k;
+  const void* v;
+  const void* dout;
+  const float* lse;   ///< L
+  const float* dsum;  ///< D
+  float* dq_acc;
+  void* dk;
+  void* dv;
+  int n;
+  int n_kv;
+  float scale;
+};
+
+template <class T, class Tr>
+__global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash2BwdParams p) {
+  constexpr int kD = Tr::kD, kBr = Tr::kBr, kBc = Tr::kBc, kStride = Tr::kStride;
+  using GKV = typename Tr::GridKV;
+  using GQ = typename Tr::GridQ;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const BwdSmem<T, Tr> sm(smem_raw);
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid % kWarpSize;
+  const int warp = tid / kWarpSize;
+  const int kv0 = static_cast<int>(blockIdx.x) * kBc;
+  const int bh = static_cast<int>(blockIdx.y);
+  const std::int64_t q_off = static_cast<std::int64_t>(bh) * p.n * kD;
+  const std::int64_t kv_off = static_cast<std::int64_t>(bh) * p.n_kv * kD;
+  const T* const q = static_cast<const T*>(p.q) + q_off;
+  const T* const dout = static_cast<const T*>(p.dout) + q_off;
+  float* const dq_acc = p.dq_acc + q_off;
+  const float* const lse = p.lse + static_cast<std::int64_t>(bh) * p.n;
+  const float* const dsum = p.dsum + static_cast<std::int64_t>(bh) * p.n;
+  const float scale_log2 = p.scale * kLog2e;
+
+  load_rows_async<kBc, kD, kStride, Tr::kThreads>(sm.k, static_cast<const T*>(p.k) + kv_off, kv0, p.n_kv, tid);
+  load_rows_async<kBc, kD, kStride, Tr::kThreads>(sm.v, static_cast<const T*>(p.v) + kv_off, kv0, p.n_kv, tid);
+  cp_async_commit();
+
+  float dk[GKV::kMT][GKV::kNT][4];
+  float dv[GKV::kMT][GKV::kNT][4];
+#pragma unroll
+  for (int mt = 0; mt < GKV::kMT; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < GKV::kNT; ++nt) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) dk[mt][nt][e] = dv[mt][nt][e] = 0.f;
+    }
+  }
+
+  const int q_tiles = (p.n + kBr - 1) / kBr;
+  for (int i = 0; i < q_tiles; ++i) {
+    const int q0 = i * kBr;
+    // Q_i, dO_i, L_i, D_i. The previous step last read them before its second barrier.
+    load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.q, q, q0, p.n, tid);
+    load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.dout, dout, q0, p.n, tid);
+    cp_async_commit();
+    for (int r = tid; r < kBr; r += Tr::kThreads) {
+      const bool ok = q0 + r < p.n;
+      sm.row_sub[r] = ok ? __ldcg(lse + q0 + r) * kLog2e : 0.f;
+      sm.row_mul[r] = 1.f;
+      sm.row_d[r] = ok ? __ldcg(dsum + q0 + r) : 0.f;
+    }
+    cp_async_wait<0>();
+    __syncthreads();  // (1) tiles and statistics in place
+
+    bwd_probs(sm, q0, kv0, p.n, p.n_kv, scale_log2, warp, lane);
+    __syncthreads();  // (2) P, dS in place
+
+    bwd_accumulate_kv(sm, dk, dv, warp, lane);
+    {
+      float dq[GQ::kMT][GQ::kNT][4];
+      bwd_dq(sm, dq, warp, lane);
+      const int m0 = GQ::m0(warp), n0 = GQ::n0(warp);
+#pragma unroll
+      for (int mt = 0; mt < GQ::kMT; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < GQ::kNT; ++nt) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = m0 + frag_row(mt, 2 * h, lane), c = n0 + frag_col(nt, 0, lane);
+            *reinterpret_cast<float2*>(sm.acc + r * Tr::kAccStride + c) =
+                make_float2(dq[mt][nt][2 * h] * p.scale, dq[mt][nt][2 * h + 1] * p.scale);
+          }
+        }
+      }
+    }
+    __syncthreads();  // (3) scale·dS K_j staged
+
+    // dQacc_i += staged tile: a warp instruction covers 32 consecutive floats of one row.
+    for (int idx = tid; idx < kBr * kD; idx += Tr::kThreads) {
+      const int r = idx / kD, c = idx % kD;
+      if (q0 + r < p.n) atomicAdd(dq_acc + static_cast<std::int64_t>(q0 + r) * kD + c, sm.acc[r * Tr::kAccStride + c]);
+    }
+    // The next step overwrites Q_i, dO_i and the statistics (last read before (3) and (2)) and
+    // writes P, dS and the staging tile only after its barrier (1).
+  }
+
+  __syncthreads();  // K_j, V_j free
+  bwd_stage_kv(sm, dk, dv, p.scale, warp, lane);
+  __syncthreads();
+  store_rows<kBc, kD, kStride, Tr::kThreads>(static_cast<T*>(p.dk) + kv_off, sm.k, kv0, p.n_kv, tid);
+  store_rows<kBc, kD, kStride, Tr::kThreads>(static_cast<T*>(p.dv) + kv_off, sm.v, kv0, p.n_kv, tid);
+}
+
+}  // namespace iosim::gpu::kern
+
+namespace iosim::gpu::detail {
+
+template <class T, int D, int BR, int BC>
+void launch_flash2_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  using Tr = kern::FlashBwdTraits<D, BR, BC, false>;
+  launch_flash2_bwd_preprocess(spec, buf, stream);
+  const auto kernel = kern::flash2_bwd_kernel<T, Tr>;
+  allow_dynamic_smem(kernel, Tr::kSmemBytes);
+  const kern::Flash2BwdParams p{buf.device(Tensor::Q),
+                                buf.device(Tensor::K),
+                                buf.device(Tensor::V),
+                                buf.device(Tensor::dO),
+                                device_ptr<const float>(buf, Tensor::L),
+                                device_ptr<const float>(buf, Tensor::D),
+                                device_ptr<float>(buf, Tensor::dQacc),
+                                buf.device(Tensor::dK),
+                                buf.device(Tensor::dV),
+                                spec.n,
+                                spec.n_kv,
+                                1.f / std::sqrt(static_cast<float>(D))};
+  const dim3 grid(static_cast<unsigned>((spec.n_kv + BC - 1) / BC), static_cast<unsigned>(spec.batch * spec.heads));
+  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
+  IOSIM_CUDA_CHECK_LAUNCH();
+  launch_flash2_bwd_convert(spec, buf, stream);
+}
+
+template <class T, int D, int BR, int BC>
+void add_flash2_bwd(std::vector<KernelEntry>& out) {
+  using Tr = kern::FlashBwdTraits<D, BR, BC, false>;
+  out.push_back(KernelEntry{Algo::flash2, Direction::bwd, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes,
+                            &launch_flash2_bwd<T, D, BR, BC>, Tr::kWarps, 1});
+}
+
+/// The group of one instantiation file: the default tile, then (full builds) the rest of the menu.
+template <class T, int D>
+void register_flash2_bwd_group(std::vector<KernelEntry>& out) {
+  using Def = kern::Flash2BwdDefault<D>;
+  add_flash2_bwd<T, D, Def::kBr, Def::kBc>(out);
+#ifdef IOSIM_CUDA_FULL_TILES
+  for_each_menu_tile([&]<int BR, int BC>() {
+    if constexpr (kern::bwd_tile_ok(false, D, BR, BC) && !(BR == Def::kBr && BC == Def::kBc)) {
+      add_flash2_bwd<T, D, BR, BC>(out);
+    }
+  });
+#endif
+}
+
+}  // namespace iosim::gpu::detail

@@ -1,0 +1,165 @@
+// The element-wise kernels around the flash schedules; each is one pass over its tensors with 16-byte
+// accesses (grid-stride loops), so that it moves exactly what its description says.
+//   flash1 forward, kernel A:    writes O = 0 (element type), l = 0, m = −inf (fp32).
+//   flash1 backward, kernel A:   writes dQ = dK = dV = 0 (element type).
+//   flash2 backward, kernel A:   reads O, dO; writes D = rowsum(dO ∘ O) (fp32) and dQacc = 0 (fp32).
+//   flash2 backward, kernel C:   reads dQacc (fp32); writes dQ (element type).
+// Run: enqueued by the launchers of flash1_fwd.cuh, flash1_bwd.cuh and flash2_bwd.cuh.
+#include "cuda/kernels/flash_aux.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "cuda/kernels/common.cuh"
+#include "cuda/kernels/launch_util.cuh"
+
+namespace iosim::gpu::kern {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr std::int64_t kMaxBlocks = 4096;  // grid-stride beyond this: plenty for every GPU of the target list
+
+unsigned blocks_for(std::int64_t items) {
+  return static_cast<unsigned>(std::clamp<std::int64_t>((items + kThreads - 1) / kThreads, 1, kMaxBlocks));
+}
+
+__device__ std::int64_t global_thread() {
+  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ std::int64_t grid_threads() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
+
+/// Zeroes `chunks` 16-byte chunks of up to three tensors and sets `rows` floats of two more.
+__global__ void __launch_bounds__(kThreads)
+    fill_kernel(uint4* a, uint4* b, uint4* c, std::int64_t a_chunks, std::int64_t bc_chunks, float* x, float x_value,
+                float* y, float y_value, std::int64_t rows) {
+  const uint4 zero = make_uint4(0, 0, 0, 0);
+  for (std::int64_t i = global_thread(); i < a_chunks; i += grid_threads()) a[i] = zero;
+  if (b != nullptr) {
+    for (std::int64_t i = global_thread(); i < bc_chunks; i += grid_threads()) {
+      b[i] = zero;
+      c[i] = zero;
+    }
+  }
+  if (x != nullptr) {
+    for (std::int64_t i = global_thread(); i < rows; i += grid_threads()) {
+      x[i] = x_value;
+      y[i] = y_value;
+    }
+  }
+}
+
+/// D[row] = Σ dO[row]·O[row] over d, D/8 lanes per row (16 bytes each); dQacc = 0.
+template <class T, int D>
+__global__ void __launch_bounds__(kThreads)
+    flash2_bwd_preprocess_kernel(const T* o, const T* dout, float* dsum, float4* dq_acc, std::int64_t rows,
+                                 std::int64_t acc_chunks) {
+  constexpr int kLanesPerRow = D / kChunkElems;
+  constexpr int kRowsPerBlock = kThreads / kLanesPerRow;
+  static_assert(kLanesPerRow <= kWarpSize && kWarpSize % kLanesPerRow == 0);
+  const int sub = static_cast<int>(threadIdx.x) % kLanesPerRow;
+  for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock; base < rows;
+       base += static_cast<std::int64_t>(gridDim.x) * kRowsPerBlock) {
+    const std::int64_t row = base + static_cast<int>(threadIdx.x) / kLanesPerRow;
+    float acc = 0.f;
+    if (row < rows) {
+      const uint4 ov = *reinterpret_cast<const uint4*>(o + row * D + sub * kChunkElems);
+      const uint4 dv = *reinterpret_cast<const uint4*>(dout + row * D + sub * kChunkElems);
+      const std::uint32_t ow[4] = {ov.x, ov.y, ov.z, ov.w};
+      const std::uint32_t dw[4] = {dv.x, dv.y, dv.z, dv.w};
+#pragma unroll
+      for (int w = 0; w < 4; ++w) {
+        const float2 a = unpack2<T>(ow[w]);
+        const float2 b = unpack2<T>(dw[w]);
+        acc = fmaf(a.x, b.x, fmaf(a.y, b.y, acc));
+      }
+    }
+#pragma unroll
+    for (int off = kLanesPerRow / 2; off > 0; off /= 2) acc += __shfl_xor_sync(kFullMask, acc, off);
+    if (row < rows && sub == 0) dsum[row] = acc;
+  }
+  const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (std::int64_t i = global_thread(); i < acc_chunks; i += grid_threads()) dq_acc[i] = zero;
+}
+
+/// dQ = dQacc, 8 elements per thread: two 16-byte loads, one 16-byte store.
+template <class T>
+__global__ void __launch_bounds__(kThreads) flash2_bwd_convert_kernel(const float4* dq_acc, uint4* dq, std::int64_t chunks) {
+  for (std::int64_t i = global_thread(); i < chunks; i += grid_threads()) {
+    const float4 a = dq_acc[2 * i];
+    const float4 b = dq_acc[2 * i + 1];
+    dq[i] = make_uint4(pack2<T>(a.x, a.y), pack2<T>(a.z, a.w), pack2<T>(b.x, b.y), pack2<T>(b.z, b.w));
+  }
+}
+
+}  // namespace
+}  // namespace iosim::gpu::kern
+
+namespace iosim::gpu::detail {
+namespace {
+
+/// 16-byte chunks of a 16-bit tensor.
+std::int64_t chunks16(const AttentionBuffers& buf, Tensor t) {
+  return static_cast<std::int64_t>(buf.elements(t) / kern::kChunkElems);
+}
+
+template <class T, int D>
+void preprocess(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  const std::int64_t rows = head_rows(spec, spec.n);
+  const std::int64_t acc_chunks = static_cast<std::int64_t>(buf.elements(Tensor::dQacc) / 4);
+  constexpr int kRowsPerBlock = kern::kThreads / (D / kern::kChunkElems);
+  const std::int64_t blocks =
+      std::clamp<std::int64_t>((rows + kRowsPerBlock - 1) / kRowsPerBlock, 1, kern::kMaxBlocks);
+  kern::flash2_bwd_preprocess_kernel<T, D><<<static_cast<unsigned>(blocks), kern::kThreads, 0, stream>>>(
+      device_ptr<const T>(buf, Tensor::O), device_ptr<const T>(buf, Tensor::dO), device_ptr<float>(buf, Tensor::D),
+      device_ptr<float4>(buf, Tensor::dQacc), rows, acc_chunks);
+  IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void launch_flash1_fwd_init(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  const std::int64_t chunks = chunks16(buf, Tensor::O);
+  const std::int64_t rows = head_rows(spec, spec.n);
+  kern::fill_kernel<<<kern::blocks_for(std::max(chunks, rows)), kern::kThreads, 0, stream>>>(
+      device_ptr<uint4>(buf, Tensor::O), nullptr, nullptr, chunks, 0, device_ptr<float>(buf, Tensor::l), 0.f,
+      device_ptr<float>(buf, Tensor::m), -INFINITY, rows);
+  IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+void launch_flash1_bwd_init(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  (void)spec;
+  const std::int64_t q_chunks = chunks16(buf, Tensor::dQ);
+  const std::int64_t kv_chunks = chunks16(buf, Tensor::dK);
+  kern::fill_kernel<<<kern::blocks_for(std::max(q_chunks, kv_chunks)), kern::kThreads, 0, stream>>>(
+      device_ptr<uint4>(buf, Tensor::dQ), device_ptr<uint4>(buf, Tensor::dK), device_ptr<uint4>(buf, Tensor::dV),
+      q_chunks, kv_chunks, nullptr, 0.f, nullptr, 0.f, 0);
+  IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+void launch_flash2_bwd_preprocess(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  const bool fp16 = spec.dtype == DType::fp16;
+  if (spec.d == 64) {
+    fp16 ? preprocess<__half, 64>(spec, buf, stream) : preprocess<__nv_bfloat16, 64>(spec, buf, stream);
+  } else {
+    fp16 ? preprocess<__half, 128>(spec, buf, stream) : preprocess<__nv_bfloat16, 128>(spec, buf, stream);
+  }
+}
+
+void launch_flash2_bwd_convert(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  const std::int64_t chunks = chunks16(buf, Tensor::dQ);
+  const auto* acc = device_ptr<const float4>(buf, Tensor::dQacc);
+  auto* dq = device_ptr<uint4>(buf, Tensor::dQ);
+  if (spec.dtype == DType::fp16) {
+    kern::flash2_bwd_convert_kernel<__half><<<kern::blocks_for(chunks), kern::kThreads, 0, stream>>>(acc, dq, chunks);
+  } else {
+    kern::flash2_bwd_convert_kernel<__nv_bfloat16><<<kern::blocks_for(chunks), kern::kThreads, 0, stream>>>(acc, dq,
+                                                                                                           chunks);
+  }
+  IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace iosim::gpu::detail

@@ -1,0 +1,41 @@
+// kernel_registry(): every instantiation group, registered explicitly in one place.
+#include "cuda/kernels/registry.h"
+
+#include <algorithm>
+
+namespace iosim::gpu::detail {
+
+const std::vector<KernelEntry>& kernel_registry() {
+  static const std::vector<KernelEntry> entries = [] {
+    std::vector<KernelEntry> out;
+    register_flash1_fwd_d64_fp16(out);
+    register_flash1_fwd_d64_bf16(out);
+    register_flash1_fwd_d128_fp16(out);
+    register_flash1_fwd_d128_bf16(out);
+    register_flash1_bwd_d64_fp16(out);
+    register_flash1_bwd_d64_bf16(out);
+    register_flash1_bwd_d128_fp16(out);
+    register_flash1_bwd_d128_bf16(out);
+    register_flash2_fwd_d64_fp16(out);
+    register_flash2_fwd_d64_bf16(out);
+    register_flash2_fwd_d128_fp16(out);
+    register_flash2_fwd_d128_bf16(out);
+    register_flash2_bwd_d64_fp16(out);
+    register_flash2_bwd_d64_bf16(out);
+    register_flash2_bwd_d128_fp16(out);
+    register_flash2_bwd_d128_bf16(out);
+    return out;
+  }();
+  return entries;
+}
+
+const KernelEntry* find_kernel(const KernelSpec& spec) {
+  const auto& all = kernel_registry();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const KernelEntry& e) {
+    return e.algo == spec.algo && e.pass == spec.pass && e.d == spec.d && e.dtype == spec.dtype && e.br == spec.br &&
+           e.bc == spec.bc;
+  });
+  return it == all.end() ? nullptr : &*it;
+}
+
+}  // namespace iosim::gpu::detail

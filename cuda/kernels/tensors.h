@@ -1,0 +1,86 @@
+// Which tensors a KernelSpec's buffers hold and which its pass writes, with their element counts.
+// Shared by AttentionBuffers, unsupported() (memory check) and the tests.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/backend.h"
+#include "sim/core/tensor.h"
+
+namespace iosim::gpu::detail {
+
+/// Every tensor the buffers of `spec` hold: the pass's inputs and outputs, and for a backward spec
+/// also what its forward writes (prepare_backward runs it into the same buffers).
+[[nodiscard]] inline std::vector<Tensor> held_tensors(const KernelSpec& spec) {
+  std::vector<Tensor> t = {Tensor::Q, Tensor::K, Tensor::V, Tensor::O};
+  switch (spec.algo) {
+    case Algo::naive: t.insert(t.end(), {Tensor::S, Tensor::P}); break;
+    case Algo::flash1: t.insert(t.end(), {Tensor::l, Tensor::m}); break;
+    case Algo::flash2: t.push_back(Tensor::L); break;
+  }
+  if (spec.pass == Direction::bwd) {
+    t.insert(t.end(), {Tensor::dO, Tensor::dQ, Tensor::dK, Tensor::dV});
+    if (spec.algo == Algo::naive) t.insert(t.end(), {Tensor::dS, Tensor::dP});
+    if (spec.algo == Algo::flash2) t.insert(t.end(), {Tensor::D, Tensor::dQacc});
+  }
+  return t;
+}
+
+/// The tensors spec's pass writes (its results and intermediates).
+[[nodiscard]] inline std::vector<Tensor> written_tensors(const KernelSpec& spec) {
+  if (spec.pass == Direction::fwd) {
+    switch (spec.algo) {
+      case Algo::naive: return {Tensor::S, Tensor::P, Tensor::O};
+      case Algo::flash1: return {Tensor::O, Tensor::l, Tensor::m};
+      case Algo::flash2: return {Tensor::O, Tensor::L};
+    }
+  }
+  switch (spec.algo) {
+    case Algo::naive: return {Tensor::dV, Tensor::dP, Tensor::dS, Tensor::dQ, Tensor::dK};
+    case Algo::flash1: return {Tensor::dQ, Tensor::dK, Tensor::dV};
+    case Algo::flash2: return {Tensor::D, Tensor::dQacc, Tensor::dQ, Tensor::dK, Tensor::dV};
+  }
+  return {};
+}
+
+/// The results check_accuracy compares with the reference.
+[[nodiscard]] inline std::vector<Tensor> result_tensors(const KernelSpec& spec) {
+  if (spec.pass == Direction::fwd) return {Tensor::O};
+  return {Tensor::dQ, Tensor::dK, Tensor::dV};
+}
+
+/// Elements of tensor `t` over all batch · heads.
+[[nodiscard]] inline std::uint64_t tensor_elements(const KernelSpec& spec, Tensor t) {
+  const auto bh = static_cast<std::uint64_t>(spec.batch) * static_cast<std::uint64_t>(spec.heads);
+  const auto n = static_cast<std::uint64_t>(spec.n), nkv = static_cast<std::uint64_t>(spec.n_kv);
+  const auto d = static_cast<std::uint64_t>(spec.d);
+  switch (t) {
+    case Tensor::Q:
+    case Tensor::O:
+    case Tensor::dO:
+    case Tensor::dQ:
+    case Tensor::dQacc: return bh * n * d;
+    case Tensor::K:
+    case Tensor::V:
+    case Tensor::dK:
+    case Tensor::dV: return bh * nkv * d;
+    case Tensor::S:
+    case Tensor::P:
+    case Tensor::dS:
+    case Tensor::dP: return bh * n * nkv;
+    case Tensor::l:
+    case Tensor::m:
+    case Tensor::L:
+    case Tensor::D: return bh * n;
+    case Tensor::Opart:
+    case Tensor::Lpart: return 0;
+  }
+  return 0;
+}
+
+[[nodiscard]] inline std::uint64_t tensor_bytes(const KernelSpec& spec, Tensor t) {
+  return tensor_elements(spec, t) * size_bytes(storage_type(t, spec.dtype));
+}
+
+}  // namespace iosim::gpu::detail

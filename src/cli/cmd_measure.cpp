@@ -1,0 +1,42 @@
+// `iosim measure --config h200.yaml --n 8192 --d 64 --schedule flash2`: one kernel on the GPU, its
+// hardware counters and time beside the model's prediction for it.
+#include "sim/core/error.h"
+#include "src/cli/app.h"
+#include "src/cli/commands.h"
+#include "src/cli/gpu_spec.h"
+#include "src/report/comparison.h"
+
+namespace iosim::cli {
+
+report::Comparison measure_case(const GpuCase& c, const std::string& schedule, Pass pass, const MeasureFlags& mf) {
+  RunOptions opt;
+  opt.predict = true;
+  const ScheduleRun model = run_schedule(*make_schedule(schedule, pass, c.model), c.model, opt);
+  gpu::MeasureOptions mo;
+  mo.counters = !mf.no_counters;
+  mo.runs = mf.runs;
+  mo.warmup = mf.warmup;
+  return report::compare(model, gpu::measure(c.spec, mo));
+}
+
+int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::string& format, std::ostream& out) {
+  const Resolved r = resolve(f, /*need_n=*/true);
+  if (r.problems.size() != 1 || r.tiles.size() != 1) throw InputError("measure: give one n, one d and one tile");
+  if (f.schedules.size() != 1) throw InputError("measure: give one --schedule (naive, flash1 or flash2)");
+  if (r.passes.size() != 1) throw InputError("measure: --pass must be fwd or bwd");
+  require_gpu("measure");
+  const std::string& schedule = r.schedules.front();
+  const Pass pass = r.passes.front();
+  const GpuCase c = gpu_case(schedule, pass, r.problems.front(), r.hardware, r.tiles.front());
+  const report::Comparison cmp = measure_case(c, schedule, pass, mf);
+  if (format == "json") {
+    report::JsonWriter w;
+    report::comparison_json(w, cmp);
+    out << w.str();
+  } else {
+    out << report::render_comparison_table(cmp, r.config_file);
+  }
+  return kExitOk;
+}
+
+}  // namespace iosim::cli

@@ -1,0 +1,153 @@
+// `iosim validate --config h200.yaml`: a grid of kernels measured on the GPU beside the model, written
+// to results/validation-<gpu>-<date>.{json,md}.
+//
+// The grid: naive, flash1, flash2 × fwd, bwd × d ∈ {64, 128} × n ∈ {1024, 4096} (flash2 also a
+// ragged n = 3000) × every compiled tile, fp16 (and bf16 for flash2 at n = 4096). batch × heads fills
+// the GPU: flash1 runs one block per head, so it gets a full wave of heads; the others enough blocks
+// for several waves. --quick keeps one tile per kernel and n = 1024 (scripts/gpu-check).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/core/error.h"
+#include "src/cli/app.h"
+#include "src/cli/commands.h"
+#include "src/cli/gpu_spec.h"
+#include "src/config/hardware_config.h"
+#include "src/config/search_path.h"
+#include "src/report/json_writer.h"
+#include "src/report/units_format.h"
+
+namespace iosim::cli {
+
+namespace {
+
+struct Point {
+  std::string schedule;
+  Pass pass;
+  Problem problem;
+  TileRequest tiles;
+};
+
+std::uint64_t heads_for(const std::string& schedule, std::uint64_t n, const gpu::DeviceInfo& dev) {
+  const auto sms = static_cast<std::uint64_t>(dev.sm_count);
+  if (schedule == "flash1") return sms;        // one block per head: one full wave
+  return std::max<std::uint64_t>(8, 4 * sms * 128 / (2 * n));  // ≈ 4 waves of 2 blocks per SM at B_r = 128
+}
+
+std::vector<Point> grid(bool quick, const gpu::DeviceInfo& dev) {
+  std::vector<Point> out;
+  for (const char* schedule : {"naive", "flash1", "flash2"}) {
+    for (Pass pass : {Pass::fwd, Pass::bwd}) {
+      for (std::uint64_t d : {64u, 128u}) {
+        std::vector<std::uint64_t> ns{1024};
+        if (!quick) ns.push_back(4096);
+        if (!quick && std::string(schedule) == "flash2") ns.push_back(3000);
+        for (std::uint64_t n : ns) {
+          std::vector<DType> types{DType::fp16};
+          if (!quick && std::string(schedule) == "flash2" && n == 4096) types.push_back(DType::bf16);
+          for (DType t : types) {
+            Problem p;
+            p.batch = 1;
+            p.heads = heads_for(schedule, n, dev);
+            p.n = p.n_kv = n;
+            p.d = d;
+            p.dtype = t;
+            std::vector<TileRequest> tiles{{}};
+            if (std::string(schedule) != "naive") {
+              const auto alg = std::string(schedule) == "flash1" ? gpu::Algo::flash1 : gpu::Algo::flash2;
+              const auto dir = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
+              tiles.clear();
+              for (const auto& [br, bc] : gpu::compiled_tiles(alg, dir, static_cast<int>(d), t)) {
+                tiles.push_back({static_cast<std::uint64_t>(br), static_cast<std::uint64_t>(bc)});
+                if (quick) break;
+              }
+            }
+            for (const TileRequest& tr : tiles) out.push_back({schedule, pass, p, tr});
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string slug(std::string s) {
+  for (char& c : s) c = std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+  return s;
+}
+
+std::string today() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::string markdown(const std::vector<report::Comparison>& all, const gpu::DeviceInfo& dev, const std::string& date,
+                     const std::string& config) {
+  std::string md = fmt::format("# Predicted against measured: {} ({})\n\n", dev.name, date);
+  md += fmt::format("Model config: `{}`. Each row: one kernel run, counters from one profiled run (L2 swept before,\n"
+                    "drained after), times the median of the runs. Error = (measured − predicted) / measured.\n\n",
+                    config);
+  md += "| schedule | pass | d | n | B·H | type | tile | L2 read | L2 write | L2 red | DRAM read | DRAM write | "
+        "tensor FLOPs | time cold (pred / meas) | time warm (pred / meas) |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const report::Comparison& c : all) {
+    const auto& r = c.rows;
+    const auto cell = [&](std::size_t i) { return r[i].available ? report::percent(r[i].error()) : std::string("n/a"); };
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3g} / {:.3g} ms ({}) | "
+                      "{:.3g} / {:.3g} ms ({}) |\n",
+                      c.schedule, c.pass, c.spec.d, c.spec.n, c.spec.batch * c.spec.heads, name(c.spec.dtype),
+                      c.spec.br == 0 ? std::string("cuBLAS") : fmt::format("{}×{}", c.spec.br, c.spec.bc), cell(0),
+                      cell(1), cell(2), cell(3), cell(4), cell(5), r[7].predicted, r[7].measured, cell(7),
+                      r[8].predicted, r[8].measured, cell(8));
+  }
+  return md;
+}
+
+}  // namespace
+
+int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress) {
+  require_gpu("validate");
+  const std::string config_file = config::find_file(v.config, config::config_dir(), "config");
+  const HardwareSpec hw = config::load_hardware(config_file);
+  const gpu::DeviceInfo dev = gpu::device_info();
+  const std::vector<Point> points = grid(v.quick, dev);
+  std::vector<report::Comparison> results;
+  report::JsonWriter w;
+  w.begin_object().field("schema_version", std::uint64_t{1}).field("device", dev.name).field("config", config_file);
+  w.field("date", today()).field("quick", v.quick).key("runs").begin_array();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    const auto t0 = std::chrono::steady_clock::now();
+    progress << fmt::format("[{}/{}] {} {} d={} n={} heads={} {} ", i + 1, points.size(), p.schedule, name(p.pass),
+                            p.problem.d, p.problem.n, p.problem.heads, name(p.problem.dtype));
+    try {
+      const GpuCase c = gpu_case(p.schedule, p.pass, p.problem, hw, p.tiles);
+      results.push_back(measure_case(c, p.schedule, p.pass, v.measure));
+      report::comparison_json(w, results.back());
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      progress << fmt::format("tile {}×{}: DRAM read {} / write {}, time {} ({:.1f} s)\n", c.spec.br, c.spec.bc,
+                              report::percent(results.back().rows[3].error()),
+                              report::percent(results.back().rows[4].error()),
+                              report::percent(results.back().rows[7].error()), s);
+    } catch (const InputError& e) {
+      progress << "skipped: " << e.what() << '\n';
+    }
+  }
+  w.end_array().end_object();
+  std::filesystem::create_directories(v.out_dir);
+  const std::string base = v.out_dir + "/validation-" + slug(dev.name) + "-" + today() + (v.quick ? "-quick" : "");
+  std::ofstream(base + ".json") << w.str();
+  std::ofstream(base + ".md") << markdown(results, dev, today(), config_file);
+  out << fmt::format("{} kernels measured; wrote {}.json and {}.md\n", results.size(), base, base);
+  return kExitOk;
+}
+
+}  // namespace iosim::cli

@@ -1,0 +1,63 @@
+#include "src/cli/gpu_spec.h"
+
+#include <limits>
+
+#include "sim/core/error.h"
+
+namespace iosim::cli {
+
+namespace {
+
+int as_int(std::uint64_t v, const char* what) {
+  if (v > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+    throw InputError(std::string(what) + " is too large for the CUDA backend");
+  }
+  return static_cast<int>(v);
+}
+
+gpu::Algo algo_of(const std::string& s) {
+  if (s == "naive") return gpu::Algo::naive;
+  if (s == "flash1") return gpu::Algo::flash1;
+  if (s == "flash2") return gpu::Algo::flash2;
+  throw InputError("the CUDA backend runs naive, flash1 and flash2, not " + s);
+}
+
+}  // namespace
+
+void require_gpu(const char* command) {
+  std::string why;
+  if (!gpu::available(&why)) throw InputError(std::string(command) + " needs a CUDA GPU: " + why);
+}
+
+GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
+                 const TileRequest& tiles) {
+  if (p.kv_head_count() != p.heads) throw InputError("the CUDA backend runs multi-head attention only (no --kv-heads)");
+  if (p.causal) throw InputError("the CUDA backend runs non-causal attention only (no --causal)");
+  GpuCase c;
+  gpu::KernelSpec& s = c.spec;
+  s.algo = algo_of(schedule);
+  s.pass = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
+  s.batch = as_int(p.batch, "batch");
+  s.heads = as_int(p.heads, "heads");
+  s.n = as_int(p.n, "n");
+  s.n_kv = as_int(p.n_kv, "n_kv");
+  s.d = as_int(p.d, "d");
+  s.dtype = p.dtype;
+  if (s.algo != gpu::Algo::naive) {
+    const auto compiled = gpu::compiled_tiles(s.algo, s.pass, s.d, s.dtype);
+    const int br = tiles.br ? as_int(*tiles.br, "--br") : (compiled.empty() ? 0 : compiled.front().first);
+    const int bc = tiles.bc ? as_int(*tiles.bc, "--bc") : (compiled.empty() ? 0 : compiled.front().second);
+    s.br = br;
+    s.bc = bc;
+  }
+  if (const std::string why = gpu::unsupported(s); !why.empty()) throw InputError(why);
+  c.model = ScheduleContext{p, hw, {}, 0, {}};
+  if (s.algo != gpu::Algo::naive) {
+    const gpu::KernelShape shape = gpu::kernel_shape(s);
+    c.model.tiles = {static_cast<std::uint64_t>(s.br), static_cast<std::uint64_t>(s.bc)};
+    c.model.kernel = {static_cast<std::uint32_t>(shape.warps), static_cast<std::uint32_t>(shape.stages)};
+  }
+  return c;
+}
+
+}  // namespace iosim::cli

@@ -1,0 +1,34 @@
+// From the program's resolved flags to what the CUDA backend runs, and the model configured like it.
+#pragma once
+
+#include <string>
+
+#include "cuda/backend.h"
+#include "sim/run.h"
+#include "src/cli/problem_flags.h"
+#include "src/report/comparison.h"
+
+namespace iosim::cli {
+
+/// A backend kernel and the model run configured as that kernel is built: same problem, tile, warps
+/// and stages.
+struct GpuCase {
+  gpu::KernelSpec spec;
+  ScheduleContext model;
+};
+
+/// `schedule` and `pass` of problem `p` with tile `tiles` (the kernel's default where unset). Throws
+/// InputError when the backend has no such kernel (the message says why).
+[[nodiscard]] GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
+                               const TileRequest& tiles);
+
+/// Throws InputError unless this build has the backend and a GPU is visible.
+void require_gpu(const char* command);
+
+struct MeasureFlags;
+
+/// The model's prediction for `c` and the measurement of its kernel, side by side.
+[[nodiscard]] report::Comparison measure_case(const GpuCase& c, const std::string& schedule, Pass pass,
+                                              const MeasureFlags& mf);
+
+}  // namespace iosim::cli

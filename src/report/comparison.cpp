@@ -1,0 +1,130 @@
+#include "src/report/comparison.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "src/report/prediction_report.h"
+#include "src/report/text_table.h"
+#include "src/report/units_format.h"
+
+namespace iosim::report {
+
+double CounterRow::error() const {
+  if (measured == 0) return predicted == 0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  return (measured - predicted) / measured;
+}
+
+std::string percent(double relative) {
+  if (std::isnan(relative)) return "-";
+  return fmt::format("{:+.2f}%", 100 * relative);
+}
+
+namespace {
+
+constexpr double kWavefrontBytes = 128;  ///< one shared-memory wavefront serves 32 banks × 4 bytes
+
+}  // namespace
+
+Comparison compare(const ScheduleRun& model, const gpu::Measurement& m) {
+  Comparison c;
+  c.schedule = model.name;
+  c.pass = std::string(name(model.pass));
+  c.spec = m.spec;
+  c.measured = m;
+  c.model = model;
+  const PredictedRun& p = *model.predicted;
+  const double sb = p.cold.sector_bytes;
+  const gpu::Counters& k = m.counters;
+  const bool on = m.has_counters;
+  c.rows = {
+      {"L2 reads from the SMs", "lts__t_sectors_srcunit_tex_op_read × 32", "B",
+       static_cast<double>(p.cold.l2_read_sectors()) * sb, k.l2_read_sectors * sb, on, false},
+      {"L2 writes from the SMs", "lts__t_sectors_srcunit_tex_op_write × 32", "B",
+       static_cast<double>(p.cold.l2_write_sectors()) * sb, k.l2_write_sectors * sb, on, false},
+      {"L2 reductions (atomics)", "lts__t_sectors_srcunit_tex_op_red × 32", "B",
+       static_cast<double>(p.cold.l2_red_sectors()) * sb, k.l2_red_sectors * sb, on, false},
+      {"DRAM reads", "dram__bytes_read", "B", static_cast<double>(p.cold.dram_read().value), k.dram_read_bytes, on,
+       false},
+      {"DRAM writes (with the drain)", "dram__bytes_write", "B", static_cast<double>(p.cold.dram_write().value),
+       k.dram_write_bytes, on, false},
+      {"tensor-core FLOPs", "sm__ops_path_tensor_*", "FLOP", static_cast<double>(model.ledger.matmul_flops().value),
+       k.tensor_ops, on && k.tensor_ops > 0, false},
+      {"shared-memory wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}", "",
+       [&] {
+         double bytes = 0;
+         for (const auto& kp : p.cold.kernels) bytes += static_cast<double>(kp.sram.value);
+         return bytes / kWavefrontBytes;
+       }(),
+       k.smem_ld_wavefronts + k.smem_st_wavefronts, on, true},
+      {"time, cold L2", "CUDA events, median", "ms", p.cold_time.total_s * 1e3, m.time.median_ms, true, false},
+      {"time, warm L2", "CUDA events, median", "ms", p.warm_time.total_s * 1e3, m.time_warm.median_ms, true, false},
+  };
+  return c;
+}
+
+namespace {
+
+std::string value(double v, const std::string& unit) {
+  if (unit == "B") return si_bytes(v);
+  if (unit == "ms") return fmt::format("{:.4g} ms", v);
+  return si_count(v);
+}
+
+}  // namespace
+
+std::string render_comparison_table(const Comparison& c, const std::string& gpu_config) {
+  const gpu::KernelSpec& s = c.spec;
+  std::string out = fmt::format(
+      "iosim measure · {} (model: {}) · {} {} · batch {} × heads {}, n {}, n_kv {}, d {}, {}", c.measured.device,
+      gpu_config, c.schedule, c.pass, s.batch, s.heads, grouped(static_cast<std::uint64_t>(s.n)),
+      grouped(static_cast<std::uint64_t>(s.n_kv)), s.d, name(s.dtype));
+  if (s.br != 0) out += fmt::format(" · tile {}×{}", s.br, s.bc);
+  out += "\n\n";
+  TextTable t({"quantity", "counter", "predicted", "measured", "error"},
+              {TextTable::Align::left, TextTable::Align::left, TextTable::Align::right, TextTable::Align::right,
+               TextTable::Align::right});
+  for (const CounterRow& r : c.rows) {
+    t.add({r.quantity + (r.estimate ? " (estimate)" : ""), r.counter, value(r.predicted, r.unit),
+           r.available ? value(r.measured, r.unit) : "n/a", r.available ? percent(r.error()) : "-"});
+  }
+  out += t.render("  ");
+  out += "\n  error = (measured − predicted) / measured; DRAM writes include the write-back of dirty lines drained\n"
+         "  after the run; times: median of " + std::to_string(c.measured.time.runs) + " runs each\n";
+  if (!c.measured.has_counters) out += "  counters unavailable: " + c.measured.counters_error + "\n";
+  for (const std::string& d : c.measured.dropped_metrics) out += "  metric not collected: " + d + "\n";
+  return out;
+}
+
+void comparison_json(JsonWriter& w, const Comparison& c) {
+  const gpu::KernelSpec& s = c.spec;
+  w.begin_object().field("schedule", c.schedule).field("pass", c.pass).field("device", c.measured.device);
+  w.field("chip", c.measured.chip);
+  w.key("problem").begin_object().field("batch", std::uint64_t(s.batch)).field("heads", std::uint64_t(s.heads));
+  w.field("n", std::uint64_t(s.n)).field("n_kv", std::uint64_t(s.n_kv)).field("d", std::uint64_t(s.d));
+  w.field("dtype", name(s.dtype)).end_object();
+  w.key("tile").begin_object().field("br", std::uint64_t(s.br)).field("bc", std::uint64_t(s.bc));
+  w.field("warps", std::uint64_t{c.model.kernel.warps}).field("stages", std::uint64_t{c.model.kernel.stages}).end_object();
+  w.field("has_counters", c.measured.has_counters).field("counters_error", c.measured.counters_error);
+  w.key("rows").begin_array();
+  for (const CounterRow& r : c.rows) {
+    w.begin_object().field("quantity", r.quantity).field("counter", r.counter).field("unit", r.unit);
+    w.field("predicted", r.predicted);
+    if (r.available) {
+      w.field("measured", r.measured).field("error", r.error());
+    } else {
+      w.key("measured").null().key("error").null();
+    }
+    w.field("estimate", r.estimate).end_object();
+  }
+  w.end_array();
+  w.key("time_runs").begin_object().field("cold_min_ms", c.measured.time.min_ms).field("cold_max_ms", c.measured.time.max_ms);
+  w.field("warm_min_ms", c.measured.time_warm.min_ms).field("warm_max_ms", c.measured.time_warm.max_ms);
+  w.field("runs", std::uint64_t(c.measured.time.runs)).end_object();
+  w.key("predicted");
+  prediction_json(w, *c.model.predicted);
+  w.end_object();
+}
+
+}  // namespace iosim::report
