@@ -55,6 +55,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     a.add_flag("--no-counters", m.no_counters, "time only (for use under ncu, which holds the profiler)");
   };
   measure_options(*measure, measure_opts);
+  measure->add_option("--json-out", measure_opts.json_out, "also write the comparison as JSON to this file");
 
   ValidateFlags validate_flags;
   CLI::App* validate = app.add_subcommand("validate", "measure a grid of kernels on the GPU against the model");

@@ -1,5 +1,7 @@
 // `iosim measure --config h200.yaml --n 8192 --d 64 --schedule flash2`: one kernel on the GPU, its
 // hardware counters and time beside the model's prediction for it.
+#include <fstream>
+
 #include "sim/core/error.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
@@ -29,13 +31,13 @@ int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::st
   const Pass pass = r.passes.front();
   const GpuCase c = gpu_case(schedule, pass, r.problems.front(), r.hardware, r.tiles.front());
   const report::Comparison cmp = measure_case(c, schedule, pass, mf);
-  if (format == "json") {
-    report::JsonWriter w;
-    report::comparison_json(w, cmp);
-    out << w.str();
-  } else {
-    out << report::render_comparison_table(cmp, r.config_file);
+  report::JsonWriter w;
+  report::comparison_json(w, cmp);
+  if (!mf.json_out.empty()) {
+    std::ofstream f(mf.json_out);
+    if (!(f << w.str())) throw InputError("measure: cannot write " + mf.json_out);
   }
+  out << (format == "json" ? w.str() : report::render_comparison_table(cmp, r.config_file));
   return kExitOk;
 }
 

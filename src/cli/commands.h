@@ -14,6 +14,7 @@ struct MeasureFlags {
   int runs = 20;
   int warmup = 5;
   bool no_counters = false;
+  std::string json_out;  ///< measure: also write the JSON here
 };
 
 int run_command(const ProblemFlags& f, const std::string& format, std::ostream& out);

@@ -1,0 +1,90 @@
+// The command line of the GPU model: --predict, iosim tiles, and the GPU commands without a GPU.
+#include <doctest/doctest.h>
+
+#include "cuda/backend.h"
+#include "support/cli_run.h"
+
+using namespace iosim::test;
+
+TEST_CASE("--predict adds the GPU model's table and JSON, named after the counters") {
+  const CliResult t = cli({"-c", "h200", "--n", "2048", "--d", "64", "--heads", "4", "--schedule", "flash2", "-p"});
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("predicted on NVIDIA H200") != std::string::npos);
+  CHECK(t.out.find("flash2_fwd") != std::string::npos);
+  CHECK(t.out.find("bound by") != std::string::npos);
+  const CliResult j = cli({"-c", "h200", "--n", "2048", "--d", "64", "--heads", "4", "--schedule", "flash2,flash1",
+                           "--predict", "-f", "json"});
+  REQUIRE(j.code == 0);
+  const YAML::Node s = parse_json(j.out)["runs"][0]["schedules"][0];
+  const YAML::Node cold = s["predicted"]["cold"];
+  CHECK(cold["kernels"][0]["name"].as<std::string>() == "flash2_fwd");
+  CHECK(cold["lts__t_sectors_srcunit_tex_op_read"].as<std::uint64_t>() * 32 ==
+        s["hbm"]["read_bytes"].as<std::uint64_t>());
+  CHECK(cold["dram__bytes_read"].as<std::uint64_t>() == 3ull * 4 * 2048 * 64 * 2);
+  CHECK(cold["time_ms"].as<double>() > 0);
+  CHECK(s["predicted"]["warm"]["dram__bytes_read"].as<std::uint64_t>() == 0);
+  const CliResult c = cli({"-c", "h200", "--n", "2048", "--d", "64", "--schedule", "flash2", "-p", "-f", "csv"});
+  REQUIRE(c.code == 0);
+  CHECK(c.out.find("pred_dram_read_bytes") != std::string::npos);
+}
+
+TEST_CASE("--warps, --stages and --launch-order reach the model") {
+  const CliResult r = cli({"-c", "h200", "--n", "2048", "--d", "64", "--schedule", "flash2", "--warps", "8",
+                           "--stages", "2", "--launch-order", "heads", "-p", "-f", "json"});
+  REQUIRE(r.code == 0);
+  const YAML::Node k = parse_json(r.out)["runs"][0]["schedules"][0]["predicted"]["cold"]["kernels"][0];
+  CHECK(k["threads"].as<int>() == 256);
+  CHECK(k["stages"].as<int>() == 2);
+}
+
+TEST_CASE("iosim tiles ranks, rejects with reasons, and lists all in CSV") {
+  const CliResult r = cli({"tiles", "-c", "h200", "--n", "4096", "--d", "64", "--top", "3"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("200 candidates") != std::string::npos);
+  CHECK(r.out.find("rejected") != std::string::npos);
+  CHECK(r.out.find("registers:") != std::string::npos);
+  const CliResult c = cli({"tiles", "-c", "h200", "--n", "4096", "--d", "64", "-f", "csv"});
+  REQUIRE(c.code == 0);
+  CHECK(lines(c.out) == 201);
+  const CliResult j = cli({"tiles", "-c", "a100", "--n", "2048", "--d", "128", "--pass", "bwd", "-f", "json"});
+  REQUIRE(j.code == 0);
+  CHECK(parse_json(j.out)["candidates"].size() == 200);
+}
+
+TEST_CASE("bad input to the GPU model and the GPU commands") {
+  struct Case {
+    std::initializer_list<std::string> args;
+    const char* says;
+  };
+  const Case cases[] = {
+      {{"-c", "h200", "--n", "64", "--d", "64", "-p", "--launch-order", "random"}, "--launch-order must be x or heads"},
+      {{"-c", "h200", "--n", "64", "--d", "64", "-p", "--l2-policy", "plru"}, "--l2-policy must be lru or fifo"},
+      {{"-c", "h200", "--n", "64", "--d", "64", "--warps", "64"}, "--warps must be at most 32"},
+      {{"tiles", "-c", "h200", "--n", "64", "--d", "64", "--schedule", "naive"}, "naive has no tiles to search"},
+      {{"tiles", "-c", "h200", "--n", "64", "--d", "64", "--pass", "fwdbwd"}, "--pass must be fwd or bwd"},
+      {{"measure", "-c", "h200", "--n", "64", "--d", "64"}, "give one --schedule"},
+      {{"validate"}, "--config is required"},
+  };
+  for (const Case& c : cases) {
+    const CliResult r = cli(c.args);
+    CAPTURE(r.err);
+    CHECK(r.code == 2);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(c.says) != std::string::npos);
+  }
+}
+
+TEST_CASE("measure and validate without a GPU exit 2 and say why") {
+  if (iosim::gpu::available(nullptr)) {
+    MESSAGE("a GPU is present: the GPU tests (tests/gpu) cover measure");
+    return;
+  }
+  for (std::initializer_list<std::string> args :
+       {std::initializer_list<std::string>{"measure", "-c", "h200", "--n", "1024", "--d", "64", "--schedule", "flash2"},
+        std::initializer_list<std::string>{"validate", "-c", "h200", "--quick"}}) {
+    const CliResult r = cli(args);
+    CAPTURE(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("needs a CUDA GPU") != std::string::npos);
+  }
+}
