@@ -34,8 +34,8 @@ int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::st
   report::JsonWriter w;
   report::comparison_json(w, cmp);
   if (!mf.json_out.empty()) {
-    std::ofstream f(mf.json_out);
-    if (!(f << w.str())) throw InputError("measure: cannot write " + mf.json_out);
+    std::ofstream file(mf.json_out);
+    if (!(file << w.str())) throw InputError("measure: cannot write " + mf.json_out);
   }
   out << (format == "json" ? w.str() : report::render_comparison_table(cmp, r.config_file));
   return kExitOk;
