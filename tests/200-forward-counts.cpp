@@ -40,7 +40,8 @@ TEST_CASE("naive forward: each operand of each phase once (Algorithm 0)") {
     CHECK(r.ledger.total(Level::hbm).elements().value == bh * (4 * N * Nk + N * d + 2 * Nk * d + N * d));
     CHECK(r.ledger.total(Level::hbm).bytes().value == 2 * r.ledger.total(Level::hbm).elements().value);
     CHECK(r.ledger.matmul_flops().value == bh * 4 * N * Nk * d);
-    CHECK(r.ledger.vector_flops().value == bh * 6 * N * Nk);
+    CHECK(r.ledger.vector_flops().value == bh * 5 * N * Nk);
+    CHECK(r.ledger.special_flops().value == bh * N * Nk);  // one exp per score
   }
 }
 
@@ -77,7 +78,8 @@ TEST_CASE("flash1 forward: Algorithm 1, O, l, m read and written every inner ste
       const std::uint64_t elem32 = bh * (2 * Tc * N + 2 * (Tc + 1) * N);
       CHECK(r.ledger.total(Level::hbm).bytes().value == 2 * elem16 + 4 * elem32);
       CHECK(r.ledger.matmul_flops().value == bh * 4 * N * Nk * d);
-      CHECK(r.ledger.vector_flops().value == bh * (5 * N * Nk + 8 * Tc * N + 4 * Tc * N * d));
+      CHECK(r.ledger.vector_flops().value == bh * (4 * N * Nk + 6 * Tc * N + 4 * Tc * N * d));
+      CHECK(r.ledger.special_flops().value == bh * (N * Nk + 2 * Tc * N));
     }
   }
 }
@@ -100,7 +102,8 @@ TEST_CASE("flash2 forward: Q read once, K and V once per Q tile, O written once"
       CHECK(r.ledger.total(Level::hbm).read_bytes.value == 2 * bh * (N * d + 2 * Tr * Nk * d));
       CHECK(r.ledger.total(Level::hbm).write_bytes.value == bh * (2 * N * d + 4 * N));
       CHECK(r.ledger.matmul_flops().value == bh * 4 * N * Nk * d);
-      CHECK(r.ledger.vector_flops().value == bh * (5 * N * Nk + 5 * Tc * N + Tc * N * d + N * d + 2 * N));
+      CHECK(r.ledger.vector_flops().value == bh * (4 * N * Nk + 4 * Tc * N + Tc * N * d + N * d + N));
+      CHECK(r.ledger.special_flops().value == bh * (N * Nk + Tc * N + N));
     }
   }
 }

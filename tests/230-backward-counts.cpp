@@ -37,6 +37,7 @@ TEST_CASE("naive backward: the standard backward with P, dP, dS in HBM") {
     CHECK(r.ledger.total(Level::hbm).elements().value == bh * (7 * N * Nk + 4 * N * d + 4 * Nk * d));
     CHECK(r.ledger.matmul_flops().value == bh * 8 * N * Nk * d);
     CHECK(r.ledger.vector_flops().value == bh * (4 * N * Nk + N * d + Nk * d));
+    CHECK(r.ledger.special_flops().value == 0);  // P is read, not recomputed
   }
 }
 
@@ -68,7 +69,8 @@ TEST_CASE("flash1 backward: Algorithm 4, dQ_i read and written every step") {
       CHECK(r.ledger.total(Level::hbm).write_elements.value == bh * ((Tc + 1) * N * d + 4 * Nk * d));
       // Five products per tile: recomputing S costs 2·N·N_kv·d more than the standard backward.
       CHECK(r.ledger.matmul_flops().value == bh * 10 * N * Nk * d);
-      CHECK(r.ledger.vector_flops().value == bh * (6 * N * Nk + 3 * Tc * N * d + Tr * Nk * d));
+      CHECK(r.ledger.vector_flops().value == bh * (5 * N * Nk + 3 * Tc * N * d + Tr * Nk * d));
+      CHECK(r.ledger.special_flops().value == bh * N * Nk);  // recomputing P: one exp per score
     }
   }
 }
@@ -98,7 +100,8 @@ TEST_CASE("flash2 backward: preprocess, one block per K/V tile with atomic dQ, c
       // dQacc is fp32: 4 bytes an element.
       CHECK(r.ledger.at(Level::hbm, Tensor::dQacc).read_bytes.value == 4 * bh * (Tc + 1) * N * d);
       CHECK(r.ledger.matmul_flops().value == bh * 10 * N * Nk * d);
-      CHECK(r.ledger.vector_flops().value == bh * (2 * N * d + 5 * N * Nk + Nk * d + N * d));
+      CHECK(r.ledger.vector_flops().value == bh * (2 * N * d + 4 * N * Nk + Nk * d + N * d));
+      CHECK(r.ledger.special_flops().value == bh * N * Nk);
     }
   }
 }

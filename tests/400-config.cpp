@@ -16,8 +16,6 @@ using iosim::test::TempDir;
 
 namespace {
 
-
-
 std::string error_of(const std::string& path) {
   try {
     (void)load_hardware(path);
@@ -56,6 +54,25 @@ TEST_CASE("a valid config round-trips into the struct") {
   CHECK(hw.sm.sram_per_block == Bytes(1024));
   CHECK(hw.peak.fp32_tflops == doctest::Approx(0.5));
   CHECK(hw.peak.tensor_fp8_tflops == 0);
+}
+
+TEST_CASE("measured ceilings: optional, any subset, checked like the rest") {
+  TempDir dir;
+  const HardwareSpec none = load_hardware(dir.write("a.yaml", iosim::test::kToyConfig));
+  CHECK(none.measured.hbm_gb_per_s == 0);
+  CHECK(none.measured.tensor_fp16_tflops == 0);
+  const HardwareSpec some = load_hardware(
+      dir.write("b.yaml", std::string(iosim::test::kToyConfig) + "measured:\n  hbm_gb_per_s: 80\n  exp2_g_per_s: 12.5\n"));
+  CHECK(some.measured.hbm_gb_per_s == doctest::Approx(80));
+  CHECK(some.measured.exp2_g_per_s == doctest::Approx(12.5));
+  CHECK(some.measured.l2_gb_per_s == 0);
+  const std::string bad =
+      error_of(dir.write("c.yaml", std::string(iosim::test::kToyConfig) + "measured:\n  hbm_gbps: 80\n"));
+  CHECK(bad.find("unknown key 'measured.hbm_gbps'") != std::string::npos);
+  CHECK(bad.find("did you mean 'measured.hbm_gb_per_s'") != std::string::npos);
+  const std::string neg =
+      error_of(dir.write("d.yaml", std::string(iosim::test::kToyConfig) + "measured:\n  l2_gb_per_s: 0\n"));
+  CHECK(neg.find("measured.l2_gb_per_s: expected a positive number") != std::string::npos);
 }
 
 TEST_CASE("bad configs: one line naming the file, the line and the key") {

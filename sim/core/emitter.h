@@ -29,6 +29,8 @@ class Emitter {
         {ComputeKind::matmul, Flops(checked_mul(2, checked_mul(m, checked_mul(n, k)))), times_, sram_read});
   }
   void vector(std::uint64_t flops) const { sink_->on_compute({ComputeKind::vector, Flops(flops), times_, Bytes(0)}); }
+  /// exp and log evaluations.
+  void special(std::uint64_t ops) const { sink_->on_compute({ComputeKind::special, Flops(ops), times_, Bytes(0)}); }
   void step() const { sink_->on_step(); }
 
   /// f(Span, Emitter&) for the tiles [lo, hi) of t, the emitter scaled by the span's length.

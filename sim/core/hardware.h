@@ -20,6 +20,7 @@ struct SmSpec {
   std::uint32_t max_threads_per_block = 0;
   std::uint32_t max_blocks_per_sm = 0;
   std::uint32_t sram_bytes_per_clock = 0;   ///< shared-memory bandwidth of one SM
+  std::uint32_t sfu_ops_per_clock = 0;      ///< special-function results (exp2, log2) per clock of one SM
 };
 
 struct L2Spec {
@@ -47,6 +48,17 @@ struct PeakSpec {
   double fp32_tflops = 0;                   ///< non-tensor fp32
 };
 
+/// Ceilings measured on a real GPU of this kind (`iosim calibrate`); 0 where not measured. The time
+/// model uses them in place of the datasheet's peaks when present.
+struct MeasuredSpec {
+  double hbm_gb_per_s = 0;        ///< a large device-to-device copy: (bytes read + written) / time
+  double l2_gb_per_s = 0;         ///< reads of a buffer that fits the L2, whole chip
+  double sram_gb_per_s = 0;       ///< shared-memory loads and stores, whole chip
+  double tensor_fp16_tflops = 0;  ///< mma.sync m16n8k16, fp32 accumulate
+  double tensor_bf16_tflops = 0;
+  double exp2_g_per_s = 0;        ///< ex2.approx.f32 results per second, whole chip
+};
+
 struct HardwareSpec {
   std::string name;
   std::string arch;                         ///< e.g. sm_80
@@ -56,6 +68,7 @@ struct HardwareSpec {
   ClockSpec clock;
   PeakSpec peak;
   double launch_overhead_us = 0;            ///< fixed cost of one kernel launch
+  MeasuredSpec measured;
 };
 
 /// M of the FlashAttention paper: the SRAM one thread block may use, in elements of `t`.

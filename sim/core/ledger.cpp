@@ -37,10 +37,10 @@ void Ledger::on_transfer(const Transfer& t) {
 void Ledger::on_compute(const Compute& c) {
   const Flops f = c.flops * c.times;
   operands_ += c.sram_read * c.times;
-  if (c.kind == ComputeKind::matmul) {
-    matmul_ += f;
-  } else {
-    vector_ += f;
+  switch (c.kind) {
+    case ComputeKind::matmul: matmul_ += f; break;
+    case ComputeKind::vector: vector_ += f; break;
+    case ComputeKind::special: special_ += f; break;
   }
 }
 
@@ -57,6 +57,7 @@ Ledger& Ledger::operator+=(const Ledger& o) {
   }
   matmul_ += o.matmul_;
   vector_ += o.vector_;
+  special_ += o.special_;
   operands_ += o.operands_;
   transfers_ = checked_add(transfers_, o.transfers_);
   return *this;

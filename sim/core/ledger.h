@@ -29,7 +29,9 @@ class Ledger final : public EventSink {
   [[nodiscard]] Traffic total(Level level) const;
   [[nodiscard]] Flops matmul_flops() const { return matmul_; }
   [[nodiscard]] Flops vector_flops() const { return vector_; }
-  [[nodiscard]] Flops flops() const { return matmul_ + vector_; }
+  /// exp and log evaluations.
+  [[nodiscard]] Flops special_flops() const { return special_; }
+  [[nodiscard]] Flops flops() const { return matmul_ + vector_ + special_; }
   /// Shared-memory bytes the arithmetic reads (matrix products' operands), apart from the transfers.
   [[nodiscard]] Bytes sram_operand_bytes() const { return operands_; }
   /// Number of tile transfers, repeats included.
@@ -45,6 +47,7 @@ class Ledger final : public EventSink {
   std::array<std::array<Traffic, kTensorCount>, kLevelCount> traffic_{};
   Flops matmul_;
   Flops vector_;
+  Flops special_;
   Bytes operands_;
   std::uint64_t transfers_ = 0;
 };

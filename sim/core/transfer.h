@@ -34,8 +34,9 @@ struct Transfer {
 };
 
 enum class ComputeKind : std::uint8_t {
-  matmul,  ///< matrix products (tensor cores)
-  vector,  ///< everything else: scaling, max, exp, sums, rescaling (CUDA cores)
+  matmul,   ///< matrix products (tensor cores)
+  vector,   ///< adds, multiplies, compares, divides: scaling, max, sums, rescaling (the FMA pipes)
+  special,  ///< exp and log (the special-function units, a quarter of the FMA rate or less)
 };
 
 /// `flops` operations of one kind on resident tiles, `times` identical times. `sram_read` is what the

@@ -26,7 +26,11 @@ class BlockRecorder final : public EventSink {
   }
   void on_compute(const Compute& c) override {
     const auto f = static_cast<double>(c.flops.value) * static_cast<double>(c.times);
-    (c.kind == ComputeKind::matmul ? matmul : vector) += f;
+    switch (c.kind) {
+      case ComputeKind::matmul: matmul += f; break;
+      case ComputeKind::vector: vector += f; break;
+      case ComputeKind::special: special += f; break;
+    }
     sram += static_cast<double>(c.sram_read.value) * static_cast<double>(c.times);
   }
   void on_step() override { events.push_back({{}, Direction::hbm_to_sram, true}); }
@@ -34,11 +38,11 @@ class BlockRecorder final : public EventSink {
   void reset(DType element) {
     element_ = element;
     events.clear();
-    matmul = vector = sram = 0;
+    matmul = vector = special = sram = 0;
   }
 
   std::vector<Event> events;
-  double matmul = 0, vector = 0, sram = 0;
+  double matmul = 0, vector = 0, special = 0, sram = 0;
 
  private:
   [[nodiscard]] std::uint64_t elem(Tensor t) const { return size_bytes(storage_type(t, element_)); }
@@ -93,9 +97,11 @@ class KernelRun {
         SmLoad& l = load[i % sms];
         l.matmul_flops += s.rec.matmul;
         l.vector_flops += s.rec.vector;
+        l.special_ops += s.rec.special;
         l.sram_bytes += s.rec.sram;
         out.matmul += Flops(static_cast<std::uint64_t>(s.rec.matmul));
         out.vector += Flops(static_cast<std::uint64_t>(s.rec.vector));
+        out.special += Flops(static_cast<std::uint64_t>(s.rec.special));
         out.sram += Bytes(static_cast<std::uint64_t>(s.rec.sram));
         s.busy = false;
         if (launched < out.blocks) {
@@ -108,6 +114,7 @@ class KernelRun {
     for (const SmLoad& l : load) {
       out.busiest.matmul_flops = std::max(out.busiest.matmul_flops, l.matmul_flops);
       out.busiest.vector_flops = std::max(out.busiest.vector_flops, l.vector_flops);
+      out.busiest.special_ops = std::max(out.busiest.special_ops, l.special_ops);
       out.busiest.sram_bytes = std::max(out.busiest.sram_bytes, l.sram_bytes);
     }
     return out;

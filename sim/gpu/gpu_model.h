@@ -36,6 +36,7 @@ struct GpuModelOptions {
 struct SmLoad {
   double matmul_flops = 0;
   double vector_flops = 0;
+  double special_ops = 0;  ///< exp and log
   double sram_bytes = 0;  ///< shared memory written by loads, read by stores and by matrix products
 };
 
@@ -52,6 +53,7 @@ struct KernelPrediction {
   Bytes dram_write;                    ///< dram__bytes_write, while the kernel runs
   Flops matmul;
   Flops vector;
+  Flops special;                       ///< exp and log evaluations
   Bytes sram;                          ///< all blocks' shared-memory traffic
   SmLoad busiest;                      ///< the most loaded SM's share
 };

@@ -102,7 +102,9 @@ class DTiled final : public Schedule {
     });
     if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
     e.vector(flops::kSoftmaxPerScore * i.size * j.size);
+    e.special(flops::kExpPerScore * i.size * j.size);
     e.vector(flops::kFlash2PerRowStep * i.size);
+    e.special(flops::kFlash2ExpPerRowStep * i.size);
     e.loop(chunks, [&](const Span& k, const Emitter& ek) {
       const TileRef o{Tensor::O, i.begin, i.size, k.begin, k.size};
       if (!first) ek.load(o);
@@ -112,7 +114,10 @@ class DTiled final : public Schedule {
       if (last) ek.vector(flops::kFlash2PerOutputFinal * i.size * k.size);
       ek.store(o);
     });
-    if (last) e.vector(flops::kFlash2PerRowFinal * i.size);
+    if (last) {
+      e.vector(flops::kFlash2PerRowFinal * i.size);
+      e.special(flops::kFlash2LogPerRowFinal * i.size);
+    }
     e.step();
   }
 

@@ -94,6 +94,7 @@ class Flash1Backward final : public Schedule {
     e.matmul(r, c, d, rd + cd * warps_);                               // S = τ·Q_i K_jᵀ
     if (masked) e.vector(flops::kMaskPerScore * r * c);
     e.vector(flops::kFlash1RecomputePerScore * r * c);                  // P = diag(l)⁻¹ exp(S − m)
+    e.special(flops::kExpPerScore * r * c);
     e.matmul(c, d, r, rc + rd * warps_);                               // dV_j += Pᵀ dO_i
     e.matmul(r, c, d, rd + cd * warps_);                               // dP = dO_i V_jᵀ
     e.vector(flops::kRowDotPerElement * r * d);                         // D_i = rowsum(dO_i ∘ O_i)

@@ -85,7 +85,9 @@ class Flash1Forward final : public Schedule {
     e.matmul(i.size, j.size, d, Bytes((i.size + warps_ * j.size) * d * elem));  // S_ij = Q_i K_jᵀ
     if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
     e.vector(flops::kSoftmaxPerScore * i.size * j.size);                        // m̃, P̃, l̃
+    e.special(flops::kExpPerScore * i.size * j.size);
     e.vector(flops::kFlash1PerRowStep * i.size);                                // m_new, l_new
+    e.special(flops::kFlash1ExpPerRowStep * i.size);
     e.matmul(i.size, d, j.size, Bytes((i.size * j.size + warps_ * j.size * d) * elem));  // P̃_ij V_j
     e.vector(flops::kFlash1PerOutputStep * i.size * d);                         // O_i update
     e.store(rows_of(Tensor::O, i, d));

@@ -108,6 +108,7 @@ class Flash2Backward final : public Schedule {
     e.matmul(r, c, d, Bytes((c * d + warps_ * r * d) * elem));  // S = τ·Q_i K_jᵀ
     if (masked) e.vector(flops::kMaskPerScore * r * c);
     e.vector(flops::kFlash2RecomputePerScore * r * c);           // P = exp(S − L_i)
+    e.special(flops::kExpPerScore * r * c);
     e.matmul(c, d, r, Bytes((r * c + warps_ * r * d) * elem));  // dV_j += Pᵀ dO_i
     e.matmul(r, c, d, Bytes((c * d + warps_ * r * d) * elem));  // dP = dO_i V_jᵀ
     e.vector(flops::kDsPerScore * r * c);                        // dS = P ∘ (dP − D_i)

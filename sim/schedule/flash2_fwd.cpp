@@ -60,6 +60,7 @@ class Flash2Forward final : public Schedule {
     e.loop(cols, 0, kv.full, [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });
     e.loop(cols, kv.full, kv.end, [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
     e.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
+    e.special(flops::kFlash2LogPerRowFinal * i.size);
     e.store(rows_of(Tensor::O, i, d));
     e.store(stat_of(Tensor::L, i));
   }
@@ -72,8 +73,10 @@ class Flash2Forward final : public Schedule {
     // S = Q_i K_jᵀ reads Q_i's rows once and K_j once per warp; P·V reads V_j once per warp.
     e.matmul(i.size, j.size, d, Bytes((i.size + warps_ * j.size) * d * elem));
     if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
-    e.vector(flops::kSoftmaxPerScore * i.size * j.size);         // scale, max, exp, sum
+    e.vector(flops::kSoftmaxPerScore * i.size * j.size);         // scale, max, sum
+    e.special(flops::kExpPerScore * i.size * j.size);            // exp
     e.vector(flops::kFlash2PerRowStep * i.size);                 // m, α, l
+    e.special(flops::kFlash2ExpPerRowStep * i.size);
     e.vector(flops::kFlash2PerOutputStep * i.size * d);          // O_i ← α·O_i
     e.matmul(i.size, d, j.size, Bytes(warps_ * j.size * d * elem));  // O_i += P_ij V_j
     e.step();

@@ -97,6 +97,7 @@ class FlashDecode final : public Schedule {
     e.loop(cols, std::max(lo, kv.full), std::min(hi, kv.end),
            [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
     e.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
+    e.special(flops::kFlash2LogPerRowFinal * i.size);
     if (splits_ > 1) {
       e.store(TileRef{Tensor::Opart, i.begin, i.size, 0, d, s});
       e.store(TileRef{Tensor::Lpart, i.begin, i.size, 0, 1, s});
@@ -114,6 +115,7 @@ class FlashDecode final : public Schedule {
       e.load(TileRef{Tensor::Opart, i.begin, i.size, 0, d, s});
     }
     e.vector(splits_ * (flops::kCombinePerSplitRow * i.size + flops::kCombinePerSplitOutput * i.size * d));
+    e.special(splits_ * flops::kCombineExpPerSplitRow * i.size);
     e.store(rows_of(Tensor::O, i, d));
     e.store(stat_of(Tensor::L, i));
     e.step();
@@ -127,7 +129,9 @@ class FlashDecode final : public Schedule {
     e.matmul(i.size, j.size, d, Bytes((i.size + warps_ * j.size) * d * elem));
     if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
     e.vector(flops::kSoftmaxPerScore * i.size * j.size);
+    e.special(flops::kExpPerScore * i.size * j.size);
     e.vector(flops::kFlash2PerRowStep * i.size);
+    e.special(flops::kFlash2ExpPerRowStep * i.size);
     e.vector(flops::kFlash2PerOutputStep * i.size * d);
     e.matmul(i.size, d, j.size, Bytes(warps_ * j.size * d * elem));
     e.step();

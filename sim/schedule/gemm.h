@@ -90,11 +90,12 @@ struct GemmOperand {
 
 /// A row-wise kernel over `rows` × `cols` matrices (a softmax, or its backward): one thread block per
 /// row, reading the row of each input `passes` times and writing the row of the output once, with
-/// `flops_per_element` FLOPs per element of the row.
+/// `flops_per_element` vector FLOPs and `special_per_element` exps per element of the row.
 [[nodiscard]] inline std::unique_ptr<GridKernel> row_kernel(std::string name, std::uint64_t rows, std::uint64_t cols,
                                                             std::vector<Tensor> inputs, Tensor output,
                                                             std::uint64_t passes, std::uint64_t flops_per_element,
-                                                            std::uint64_t heads, Bytes smem) {
+                                                            std::uint64_t special_per_element, std::uint64_t heads,
+                                                            Bytes smem) {
   const LaunchShape shape{256, kBaseRegisters, smem};
   return std::make_unique<GridKernel>(std::move(name), Tiling{rows, 1}, heads, true, shape,
                                       [=](const Span& r, const Emitter& em) {
@@ -102,6 +103,7 @@ struct GemmOperand {
                                           for (Tensor t : inputs) em.load(TileRef{t, r.begin, 1, 0, cols});
                                         }
                                         em.vector(flops_per_element * cols);
+                                        em.special(special_per_element * cols);
                                         em.store(TileRef{output, r.begin, 1, 0, cols});
                                         em.step();
                                       });

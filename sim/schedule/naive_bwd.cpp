@@ -38,7 +38,7 @@ class NaiveBackward final : public Schedule {
     kernels_.push_back(gemm_kernel("naive_dp", n, nkv, d, {Tensor::dO, RowsAlong::m}, {Tensor::V, RowsAlong::n},
                                    Tensor::dP, tiles_, bh, e));
     kernels_.push_back(row_kernel("naive_ds", n, nkv, {Tensor::P, Tensor::dP}, Tensor::dS, rows_.passes,
-                                  flops::kNaiveSoftmaxBwdPerScore, bh, bytes_of(Elements(2 * rows_.resident), e)));
+                                  flops::kNaiveSoftmaxBwdPerScore, 0, bh, bytes_of(Elements(2 * rows_.resident), e)));
     kernels_.push_back(gemm_kernel("naive_dq", n, d, nkv, {Tensor::dS, RowsAlong::m}, {Tensor::K, RowsAlong::k},
                                    Tensor::dQ, tiles_, bh, e));
     kernels_.push_back(gemm_kernel("naive_dk", nkv, d, n, {Tensor::dS, RowsAlong::k}, {Tensor::Q, RowsAlong::k},

@@ -40,7 +40,8 @@ class NaiveForward final : public Schedule {
     kernels_.push_back(gemm_kernel("naive_qk", n, nkv, d, {Tensor::Q, RowsAlong::m}, {Tensor::K, RowsAlong::n},
                                    Tensor::S, tiles_, bh, e));
     kernels_.push_back(row_kernel("naive_softmax", n, nkv, {Tensor::S}, Tensor::P, rows_.passes,
-                                  flops::kNaiveSoftmaxPerScore + (p_.causal ? flops::kMaskPerScore : 0), bh,
+                                  flops::kNaiveSoftmaxPerScore + (p_.causal ? flops::kMaskPerScore : 0),
+                                  flops::kExpPerScore, bh,
                                   bytes_of(Elements(rows_.resident), e)));
     kernels_.push_back(gemm_kernel("naive_pv", n, d, nkv, {Tensor::P, RowsAlong::m}, {Tensor::V, RowsAlong::k},
                                    Tensor::O, tiles_, bh, e));
@@ -69,6 +70,7 @@ class NaiveForward final : public Schedule {
     // P = softmax(S)
     for (std::uint64_t pass = 0; pass < rows_.passes; ++pass) e.load(whole(Tensor::S, n, nkv));
     e.vector((flops::kNaiveSoftmaxPerScore + (p_.causal ? flops::kMaskPerScore : 0)) * n * nkv);
+    e.special(flops::kExpPerScore * n * nkv);
     e.store(whole(Tensor::P, n, nkv));
     e.step();
     // O = P V

@@ -17,6 +17,7 @@ SmSpec read_sm(YamlMap m) {
   s.max_threads_per_block = m.positive_u32("max_threads_per_block");
   s.max_blocks_per_sm = m.positive_u32("max_blocks_per_sm");
   s.sram_bytes_per_clock = m.positive_u32("sram_bytes_per_clock");
+  s.sfu_ops_per_clock = m.positive_u32("sfu_ops_per_clock");
   return s;
 }
 
@@ -55,20 +56,39 @@ PeakSpec read_peak(YamlMap m) {
 
 }  // namespace
 
+MeasuredSpec read_measured(YamlMap m) {
+  MeasuredSpec s;
+  const auto opt = [&](const char* key, double& out) {
+    if (m.has(key)) out = m.positive_number(key);
+  };
+  opt("hbm_gb_per_s", s.hbm_gb_per_s);
+  opt("l2_gb_per_s", s.l2_gb_per_s);
+  opt("sram_gb_per_s", s.sram_gb_per_s);
+  opt("tensor_fp16_tflops", s.tensor_fp16_tflops);
+  opt("tensor_bf16_tflops", s.tensor_bf16_tflops);
+  opt("exp2_g_per_s", s.exp2_g_per_s);
+  return s;
+}
+
 HardwareSpec load_hardware(const std::string& path) {
-  YamlMap top(load_yaml_file(path), path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us"});
+  YamlMap top(load_yaml_file(path), path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us", "measured"});
   HardwareSpec hw;
   hw.name = top.string("name");
   hw.arch = top.string("arch");
   hw.sm = read_sm(top.map("sm", {"count", "sram_per_sm_bytes", "sram_per_block_bytes", "registers_per_sm",
                                         "max_registers_per_thread", "max_threads_per_sm", "max_threads_per_block",
-                                        "max_blocks_per_sm", "sram_bytes_per_clock"}));
+                                        "max_blocks_per_sm", "sram_bytes_per_clock", "sfu_ops_per_clock"}));
   hw.l2 = read_l2(top.map("l2", {"size_bytes", "line_bytes", "sector_bytes", "ways", "bytes_per_clock"}));
   hw.hbm = read_hbm(top.map("hbm", {"size_bytes", "bandwidth_gb_per_s"}));
   hw.clock = read_clocks(top.map("clocks", {"sm_mhz", "memory_mhz"}));
   hw.peak = read_peak(
       top.map("peak", {"tensor_fp16_tflops", "tensor_bf16_tflops", "tensor_fp8_tflops", "fp32_tflops"}));
   hw.launch_overhead_us = top.positive_number("launch_overhead_us");
+  if (std::optional<YamlMap> m = top.optional_map("measured", {"hbm_gb_per_s", "l2_gb_per_s", "sram_gb_per_s",
+                                                              "tensor_fp16_tflops", "tensor_bf16_tflops",
+                                                              "exp2_g_per_s"})) {
+    hw.measured = read_measured(*m);
+  }
   if (hw.sm.sram_per_block > hw.sm.sram_per_sm) {
     throw ConfigError(path + ": sm.sram_per_block_bytes exceeds sm.sram_per_sm_bytes");
   }

@@ -175,6 +175,8 @@ std::string YamlMap::string(std::string_view key) {
   return n.Scalar();
 }
 
+bool YamlMap::has(std::string_view key) { return find(key).has_value(); }
+
 std::optional<bool> YamlMap::optional_bool(std::string_view key) {
   std::optional<YAML::Node> n = find(key);
   if (!n) return std::nullopt;

@@ -42,6 +42,8 @@ class YamlMap {
   /// A number ≥ 0 (0 means "none", e.g. no fp8 tensor cores).
   [[nodiscard]] double non_negative_number(std::string_view key);
   [[nodiscard]] std::string string(std::string_view key);
+  /// Whether the file has `key` (which must be in the schema).
+  [[nodiscard]] bool has(std::string_view key);
   /// true or false.
   [[nodiscard]] std::optional<bool> optional_bool(std::string_view key);
   [[nodiscard]] std::optional<std::string> optional_string(std::string_view key);

@@ -21,6 +21,12 @@ std::string sectors_as_bytes(std::uint64_t sectors, std::uint32_t sector_bytes) 
   return sectors == 0 ? std::string("-") : si_bytes(static_cast<double>(sectors) * sector_bytes);
 }
 
+bool uses_measured(const HardwareSpec& hw) {
+  const MeasuredSpec& m = hw.measured;
+  return m.hbm_gb_per_s > 0 || m.l2_gb_per_s > 0 || m.sram_gb_per_s > 0 || m.tensor_fp16_tflops > 0 ||
+         m.tensor_bf16_tflops > 0 || m.exp2_g_per_s > 0;
+}
+
 std::string per_sm(const KernelPrediction& k) {
   return fmt::format("{} ({})", k.occupancy.blocks_per_sm, k.occupancy.limited_by);
 }
@@ -60,8 +66,9 @@ std::string prediction_table(const ProblemRuns& pr, const HardwareSpec& hw) {
   if (!any) return {};
   std::string out = fmt::format(
       "\n  predicted on {}: L2 = what the SMs ask of it (lts__t_sectors_srcunit_tex_op_*), DRAM = what reaches HBM\n"
-      "  (dram__bytes_*, writes include the dirty lines drained after the last kernel); cold L2, warm at the right\n",
-      hw.name);
+      "  (dram__bytes_*, writes include the dirty lines drained after the last kernel); cold L2, warm at the right;\n"
+      "  time at {}\n",
+      hw.name, uses_measured(hw) ? "the config's measured ceilings (iosim calibrate)" : "the datasheet's peaks (a bound)");
   return out + t.render("  ");
 }
 
@@ -82,9 +89,11 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t) {
     w.field("lts__t_sectors_srcunit_tex_op_write", k.l2_write_sectors);
     w.field("lts__t_sectors_srcunit_tex_op_red", k.l2_red_sectors);
     w.field("dram__bytes_read", k.dram_read.value).field("dram__bytes_write", k.dram_write.value);
-    w.field("matmul_flops", k.matmul.value).field("vector_flops", k.vector.value).field("sram_bytes", k.sram.value);
+    w.field("matmul_flops", k.matmul.value).field("vector_flops", k.vector.value).field("special_ops", k.special.value);
+    w.field("sram_bytes", k.sram.value);
     w.key("time").begin_object().field("dram_ms", kt.dram_s * 1e3).field("l2_ms", kt.l2_s * 1e3);
-    w.field("sram_ms", kt.sram_s * 1e3).field("tensor_ms", kt.tensor_s * 1e3).field("vector_ms", kt.vector_s * 1e3);
+    w.field("sram_ms", kt.sram_s * 1e3).field("tensor_ms", kt.tensor_s * 1e3).field("exp_ms", kt.special_s * 1e3);
+    w.field("vector_ms", kt.vector_s * 1e3);
     w.field("launch_ms", kt.launch_s * 1e3).field("overlapped", kt.overlapped).field("total_ms", kt.total_s * 1e3);
     w.field("binding", kt.binding).end_object().end_object();
   }

@@ -19,7 +19,8 @@ std::string cell(const std::string& s) {
 std::string render_csv(const RunReport& r) {
   std::string out =
       "config,batch,heads,kv_heads,n,n_kv,d,dtype,causal,schedule,pass,br,bc,hbm_read_bytes,hbm_write_bytes,"
-      "hbm_read_elements,hbm_write_elements,sram_peak_bytes,sram_limit_bytes,flops_matmul,flops_vector,bound_formula,"
+      "hbm_read_elements,hbm_write_elements,sram_peak_bytes,sram_limit_bytes,flops_matmul,flops_vector,flops_special,"
+      "bound_formula,"
       "bound_value,bound_ratio,lower_bound_value,lower_bound_ratio,pred_l2_read_sectors,pred_l2_write_sectors,"
       "pred_l2_red_sectors,pred_dram_read_bytes,pred_dram_write_bytes,pred_time_ms,pred_binding,"
       "pred_warm_dram_read_bytes,pred_warm_time_ms\n";
@@ -35,11 +36,12 @@ std::string render_csv(const RunReport& r) {
                            q.cold_time.total_s * 1e3, q.cold_time.binding, q.warm.dram_read().value,
                            q.warm_time.total_s * 1e3);
       }
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                          cell(r.hardware.name), p.batch, p.heads, p.kv_head_count(), p.n, p.n_kv, p.d, name(p.dtype),
                          p.causal, s.name, name(s.pass), s.tiles.br, s.tiles.bc, h.read_bytes.value,
                          h.write_bytes.value, h.read_elements.value, h.write_elements.value, s.sram.peak().value,
                          s.sram_limit.value, s.ledger.matmul_flops().value, s.ledger.vector_flops().value,
+                         s.ledger.special_flops().value,
                          cell(s.upper.formula), s.upper.value, s.upper_ratio(), s.lower.value, s.lower_ratio(), pred);
     }
   }

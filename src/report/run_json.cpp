@@ -70,6 +70,7 @@ void schedule(JsonWriter& w, const Problem& p, const ScheduleRun& s) {
       .begin_object()
       .field("matmul", s.ledger.matmul_flops().value)
       .field("vector", s.ledger.vector_flops().value)
+      .field("special", s.ledger.special_flops().value)
       .field("total", s.ledger.flops().value)
       .end_object();
   w.field("m_elements", s.m_elements).field("variant", s.variant);
@@ -98,6 +99,7 @@ void totals(JsonWriter& w, const ProblemRuns& pr) {
       w.begin_object().field("name", a.name).field("passes", "fwd+bwd").key("hbm");
       traffic(w, sum.total(Level::hbm));
       w.key("flops").begin_object().field("matmul", sum.matmul_flops().value).field("vector", sum.vector_flops().value);
+      w.field("special", sum.special_flops().value);
       w.field("total", sum.flops().value).end_object().end_object();
     }
   }

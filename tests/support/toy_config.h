@@ -17,6 +17,7 @@ sm:
   max_threads_per_block: 1024
   max_blocks_per_sm: 32
   sram_bytes_per_clock: 128
+  sfu_ops_per_clock: 16
 l2:
   size_bytes: 65536
   line_bytes: 128
