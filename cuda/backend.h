@@ -123,4 +123,23 @@ struct Measurement {
 /// (back to back). Throws std::runtime_error on a CUDA error or an unsupported spec.
 [[nodiscard]] Measurement measure(const KernelSpec& spec, const MeasureOptions& opt);
 
+/// What each resource of the time model reaches on this GPU (`iosim calibrate`): one small kernel per
+/// resource, written with the instructions iosim's kernels use, timed with CUDA events
+/// (cuda/ceilings/ceilings.cu says how). The fields match the `measured:` section of a config.
+struct Ceilings {
+  std::string device;
+  int sm_count = 0;
+  double max_sm_mhz = 0;             ///< the device's rated peak clock
+  double hbm_gb_per_s = 0;           ///< a 1 GiB copy: (bytes read + written) / time
+  double l2_gb_per_s = 0;            ///< ld.global.cg of a quarter of the L2, over and over
+  double sram_gb_per_s = 0;          ///< conflict-free ld.shared.v4, whole chip
+  double tensor_fp16_tflops = 0;     ///< mma.sync m16n8k16 fp16, fp32 accumulate
+  double tensor_bf16_tflops = 0;     ///< the same in bf16
+  double exp2_g_per_s = 0;           ///< ex2.approx.ftz.f32 results
+  double gemm_fp16_tflops = 0;       ///< cuBLAS 8192³ fp16 GEMM, for reference (not a model rate)
+};
+
+/// Runs the ceiling kernels (a few seconds). Throws std::runtime_error on a CUDA error.
+[[nodiscard]] Ceilings measure_ceilings();
+
 }  // namespace iosim::gpu

@@ -38,6 +38,9 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const Ru
     p.warm = predict(s, ctx, g);
     p.cold_time = predict_time(p.cold, ctx.hardware, ctx.problem.dtype);
     p.warm_time = predict_time(p.warm, ctx.hardware, ctx.problem.dtype);
+    HardwareSpec datasheet = ctx.hardware;
+    datasheet.measured = {};
+    p.cold_bound = predict_time(p.cold, datasheet, ctx.problem.dtype);
     r.predicted = std::move(p);
   }
   return r;

@@ -20,6 +20,9 @@ struct PredictedRun {
   Prediction warm;
   TimePrediction cold_time;
   TimePrediction warm_time;
+  /// cold_time at the datasheet's peaks, ignoring the config's measured ceilings: a lower bound on
+  /// the time (the same as cold_time when the config has none).
+  TimePrediction cold_bound;
 };
 
 struct RunOptions {

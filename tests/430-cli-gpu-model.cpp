@@ -64,6 +64,8 @@ TEST_CASE("bad input to the GPU model and the GPU commands") {
       {{"tiles", "-c", "h200", "--n", "64", "--d", "64", "--pass", "fwdbwd"}, "--pass must be fwd or bwd"},
       {{"measure", "-c", "h200", "--n", "64", "--d", "64"}, "give one --schedule"},
       {{"validate"}, "--config is required"},
+      {{"calibrate", "-c", "nope"}, "config 'nope' not found"},
+      {{"validate", "-c", "h200", "-s", "flash3"}, "--schedule must be naive, flash1 or flash2, not flash3"},
   };
   for (const Case& c : cases) {
     const CliResult r = cli(c.args);
@@ -74,14 +76,15 @@ TEST_CASE("bad input to the GPU model and the GPU commands") {
   }
 }
 
-TEST_CASE("measure and validate without a GPU exit 2 and say why") {
+TEST_CASE("measure, validate and calibrate without a GPU exit 2 and say why") {
   if (iosim::gpu::available(nullptr)) {
     MESSAGE("a GPU is present: the GPU tests (tests/gpu) cover measure");
     return;
   }
   for (std::initializer_list<std::string> args :
        {std::initializer_list<std::string>{"measure", "-c", "h200", "--n", "1024", "--d", "64", "--schedule", "flash2"},
-        std::initializer_list<std::string>{"validate", "-c", "h200", "--quick"}}) {
+        std::initializer_list<std::string>{"validate", "-c", "h200", "--quick"},
+        std::initializer_list<std::string>{"calibrate"}, std::initializer_list<std::string>{"calibrate", "-c", "h200"}}) {
     const CliResult r = cli(args);
     CAPTURE(r.err);
     CHECK(r.code == 2);

@@ -82,6 +82,30 @@ __global__ void red_kernel(float* dst, std::size_t n) {
   }
 }
 
+/// ReadProbe's kernel: thread t of the block loads 16-byte chunk i of src for i = first + t,
+/// first + t + step, …; chunk 0 of a block starts at blockIdx.x × 256 unless every block reads all.
+template <LoadPath kPath>
+__global__ void __launch_bounds__(kCopyThreads) read_kernel(const uint4* __restrict__ src, std::size_t n,
+                                                            bool every_block_reads_all, std::uint32_t* sink) {
+  __shared__ __align__(16) uint4 slot[kCopyThreads];
+  const std::size_t first = every_block_reads_all ? threadIdx.x : static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::size_t step = every_block_reads_all ? blockDim.x : static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::uint32_t acc = 0;
+  for (std::size_t i = first; i < n; i += step) {
+    if constexpr (kPath == LoadPath::ldg) {
+      const uint4 v = __ldcg(src + i);
+      acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    } else {
+      const auto dst = static_cast<std::uint32_t>(__cvta_generic_to_shared(&slot[threadIdx.x]));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src + i) : "memory");
+      asm volatile("cp.async.commit_group;\n" ::: "memory");
+      asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+      acc ^= slot[threadIdx.x].x;
+    }
+  }
+  if (acc == kNeverWord) *sink = acc;
+}
+
 unsigned grid_for(std::size_t items, int threads) {
   return static_cast<unsigned>((items + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads));
 }
@@ -135,6 +159,21 @@ void mma(const MmaProbe& probe, float* sink, cudaStream_t stream) {
       break;
     default:
       throw std::invalid_argument("calibration::mma: fp16 or bf16 only");
+  }
+  IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+void read(const ReadProbe& probe, const void* src, std::uint32_t* sink, cudaStream_t stream) {
+  if (probe.bytes % sizeof(uint4) != 0 || probe.blocks <= 0) {
+    throw std::invalid_argument("calibration::read: bytes must be a multiple of 16 and blocks > 0");
+  }
+  const std::size_t n = probe.bytes / sizeof(uint4);
+  const auto* s = static_cast<const uint4*>(src);
+  const auto grid = static_cast<unsigned>(probe.blocks);
+  if (probe.path == LoadPath::ldg) {
+    read_kernel<LoadPath::ldg><<<grid, kCopyThreads, 0, stream>>>(s, n, probe.every_block_reads_all, sink);
+  } else {
+    read_kernel<LoadPath::cp_async><<<grid, kCopyThreads, 0, stream>>>(s, n, probe.every_block_reads_all, sink);
   }
   IOSIM_CUDA_CHECK_LAUNCH();
 }

@@ -60,4 +60,23 @@ inline constexpr std::size_t kRedStrideFloats = 32 / sizeof(float);
 /// floats. Expected: n L2 reduction sectors from the SMs, no atomic sectors.
 void red_add(float* dst, std::size_t n, cudaStream_t stream);
 
+/// A read probe, to see how the L2 counts what the SMs load: `bytes` of `src` (a multiple of 16;
+/// 16-byte aligned) loaded 16 bytes per thread and step, through L1 uncached (`.cg`) either into
+/// registers (ld.global.cg) or straight into shared memory (cp.async.cg, as iosim's flash kernels
+/// load their tiles). With `every_block_reads_all` each of `blocks` blocks reads all of `src` (data
+/// shared by many SMs, like K and V in attention); otherwise the blocks share the reading out, and
+/// each byte is read once.
+enum class LoadPath : std::uint8_t { ldg, cp_async };
+struct ReadProbe {
+  LoadPath path = LoadPath::ldg;
+  std::size_t bytes = 0;
+  int blocks = 0;
+  bool every_block_reads_all = false;
+  /// Sectors the SMs request: bytes / 32 per reading.
+  [[nodiscard]] std::uint64_t sectors() const {
+    return bytes / 32 * (every_block_reads_all ? static_cast<std::uint64_t>(blocks) : 1u);
+  }
+};
+void read(const ReadProbe& probe, const void* src, std::uint32_t* sink, cudaStream_t stream);
+
 }  // namespace iosim::gpu::calibration

@@ -27,4 +27,6 @@ std::vector<Accuracy> check_accuracy(const KernelSpec&, std::uint64_t) { throw s
 
 Measurement measure(const KernelSpec&, const MeasureOptions&) { throw std::runtime_error(kNoBackend); }
 
+Ceilings measure_ceilings() { throw std::runtime_error(kNoBackend); }
+
 }  // namespace iosim::gpu

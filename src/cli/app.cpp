@@ -62,7 +62,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   validate->add_option("--config,-c", validate_flags.config, "hardware config of the model (the GPU's)")->required();
   validate->add_option("--out", validate_flags.out_dir, "folder for the JSON and Markdown results (default results)");
   validate->add_flag("--quick", validate_flags.quick, "a small subset (one tile per kernel, n = 1024)");
+  validate->add_option("--schedule,-s", validate_flags.schedules, "only these schedules (naive, flash1, flash2)");
   measure_options(*validate, validate_flags.measure);
+
+  std::string calibrate_config;
+  CLI::App* calibrate =
+      app.add_subcommand("calibrate", "measure the rate each resource of the time model reaches on this GPU");
+  calibrate->add_option("--config,-c", calibrate_config, "hardware config whose datasheet figures to compare with");
 
   try {
     app.parse(argc, argv);
@@ -83,6 +89,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     if (tiles->parsed()) return tiles_command(tiles_flags, tiles_format, tiles_top, out);
     if (measure->parsed()) return measure_command(measure_flags, measure_opts, measure_format, out);
     if (validate->parsed()) return validate_command(validate_flags, out, err);
+    if (calibrate->parsed()) return calibrate_command(calibrate_config, out, err);
     return run_command(run_flags, run_format, out);
   } catch (const InputError& e) {
     err << "iosim: error: " << e.what() << '\n';

@@ -6,9 +6,11 @@
 // the GPU: flash1 runs one block per head, so it gets a full wave of heads; the others enough blocks
 // for several waves. --quick keeps one tile per kernel and n = 1024 (scripts/gpu-check).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
-#include <ctime>
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -80,49 +82,84 @@ std::string slug(std::string s) {
   return s;
 }
 
-std::string today() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
+
+/// Counter rows summarised over the grid: how far off each is, typically and at worst.
+std::string summary(const std::vector<report::Comparison>& all) {
+  if (all.empty()) return {};
+  std::string md = "| quantity | kernels | median abs. error | largest abs. error | errors above 5% |\n|---|---|---|---|---|\n";
+  for (std::size_t i = 0; i < all.front().rows.size(); ++i) {
+    std::vector<double> errs;
+    for (const report::Comparison& c : all) {
+      const report::CounterRow& r = c.rows[i];
+      if (r.available && !std::isnan(r.error())) errs.push_back(std::abs(r.error()));
+    }
+    if (errs.empty()) continue;
+    std::sort(errs.begin(), errs.end());
+    const auto above = std::count_if(errs.begin(), errs.end(), [](double e) { return e > 0.05; });
+    md += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {} |\n", all.front().rows[i].quantity, errs.size(),
+                      100 * errs[errs.size() / 2], 100 * errs.back(), above);
+  }
+  return md + "\n";
 }
 
 std::string markdown(const std::vector<report::Comparison>& all, const gpu::DeviceInfo& dev, const std::string& date,
                      const std::string& config) {
   std::string md = fmt::format("# Predicted against measured: {} ({})\n\n", dev.name, date);
   md += fmt::format("Model config: `{}`. Each row: one kernel run, counters from one profiled run (L2 swept before,\n"
-                    "drained after), times the median of the runs. Error = (measured − predicted) / measured.\n\n",
+                    "drained after), times the median of the runs. Error = (measured − predicted) / measured.\n"
+                    "Times: predicted with the config's rates (its measured ceilings where it has them) and, as a bound,\n"
+                    "at the datasheet's peaks; the resource the model finds binding in brackets.\n\n",
                     config);
+  md += summary(all);
   md += "| schedule | pass | d | n | B·H | type | tile | L2 read | L2 write | L2 red | DRAM read | DRAM write | "
-        "tensor FLOPs | time cold (pred / meas) | time warm (pred / meas) |\n";
-  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "tensor FLOPs | time cold (pred / meas) | time warm (pred / meas) | bound at peaks |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const report::Comparison& c : all) {
     const auto& r = c.rows;
     const auto cell = [&](std::size_t i) { return r[i].available ? report::percent(r[i].error()) : std::string("n/a"); };
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3g} / {:.3g} ms ({}) | "
-                      "{:.3g} / {:.3g} ms ({}) |\n",
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3g} / {:.3g} ms ({}) [{}] | "
+                      "{:.3g} / {:.3g} ms ({}) | {:.3g} ms |\n",
                       c.schedule, c.pass, c.spec.d, c.spec.n, c.spec.batch * c.spec.heads, name(c.spec.dtype),
                       c.spec.br == 0 ? std::string("cuBLAS") : fmt::format("{}×{}", c.spec.br, c.spec.bc), cell(0),
                       cell(1), cell(2), cell(3), cell(4), cell(5), r[7].predicted, r[7].measured, cell(7),
-                      r[8].predicted, r[8].measured, cell(8));
+                      c.model.predicted->cold_time.binding, r[8].predicted, r[8].measured, cell(8), r[9].predicted);
   }
   return md;
+}
+
+std::string json(const std::vector<report::Comparison>& all, const gpu::DeviceInfo& dev, const std::string& date,
+                 const std::string& config, bool quick) {
+  report::JsonWriter w;
+  w.begin_object().field("schema_version", std::uint64_t{1}).field("device", dev.name).field("config", config);
+  w.field("date", date).field("quick", quick).key("runs").begin_array();
+  for (const report::Comparison& c : all) report::comparison_json(w, c);
+  w.end_array().end_object();
+  return w.str();
 }
 
 }  // namespace
 
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress) {
+  for (const std::string& name : v.schedules) {
+    if (name != "naive" && name != "flash1" && name != "flash2") {
+      throw InputError("validate: --schedule must be naive, flash1 or flash2, not " + name);
+    }
+  }
   require_gpu("validate");
   const std::string config_file = config::find_file(v.config, config::config_dir(), "config");
   const HardwareSpec hw = config::load_hardware(config_file);
   const gpu::DeviceInfo dev = gpu::device_info();
-  const std::vector<Point> points = grid(v.quick, dev);
+  std::vector<Point> points = grid(v.quick, dev);
+  if (!v.schedules.empty()) {
+    std::erase_if(points, [&](const Point& p) {
+      return std::find(v.schedules.begin(), v.schedules.end(), p.schedule) == v.schedules.end();
+    });
+  }
   std::vector<report::Comparison> results;
-  report::JsonWriter w;
-  w.begin_object().field("schema_version", std::uint64_t{1}).field("device", dev.name).field("config", config_file);
-  w.field("date", today()).field("quick", v.quick).key("runs").begin_array();
+  const std::string date = today();
+  std::filesystem::create_directories(v.out_dir);
+  const std::string base = v.out_dir + "/validation-" + slug(dev.name) + "-" + date + (v.quick ? "-quick" : "") +
+                           (v.schedules.empty() ? "" : "-" + fmt::format("{}", fmt::join(v.schedules, "-")));
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     const auto t0 = std::chrono::steady_clock::now();
@@ -131,7 +168,6 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
     try {
       const GpuCase c = gpu_case(p.schedule, p.pass, p.problem, hw, p.tiles);
       results.push_back(measure_case(c, p.schedule, p.pass, v.measure));
-      report::comparison_json(w, results.back());
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       progress << fmt::format("tile {}×{}: DRAM read {} / write {}, time {} ({:.1f} s)\n", c.spec.br, c.spec.bc,
                               report::percent(results.back().rows[3].error()),
@@ -139,13 +175,12 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
                               report::percent(results.back().rows[7].error()), s);
     } catch (const InputError& e) {
       progress << "skipped: " << e.what() << '\n';
+      continue;
     }
+    // Written after every kernel, so that an interrupted grid keeps what it measured.
+    std::ofstream(base + ".json") << json(results, dev, date, config_file, v.quick);
+    std::ofstream(base + ".md") << markdown(results, dev, date, config_file);
   }
-  w.end_array().end_object();
-  std::filesystem::create_directories(v.out_dir);
-  const std::string base = v.out_dir + "/validation-" + slug(dev.name) + "-" + today() + (v.quick ? "-quick" : "");
-  std::ofstream(base + ".json") << w.str();
-  std::ofstream(base + ".md") << markdown(results, dev, today(), config_file);
   out << fmt::format("{} kernels measured; wrote {}.json and {}.md\n", results.size(), base, base);
   return kExitOk;
 }

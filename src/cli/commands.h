@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "src/cli/problem_flags.h"
 
@@ -27,8 +28,12 @@ struct ValidateFlags {
   std::string config;
   std::string out_dir = "results";
   bool quick = false;
+  std::vector<std::string> schedules;  ///< empty: all three
   MeasureFlags measure;
 };
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress);
+
+/// `calibrate`: `config` may be empty (no datasheet column).
+int calibrate_command(const std::string& config, std::ostream& out, std::ostream& progress);
 
 }  // namespace iosim::cli

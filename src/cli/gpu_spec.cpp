@@ -1,5 +1,6 @@
 #include "src/cli/gpu_spec.h"
 
+#include <ctime>
 #include <limits>
 
 #include "sim/core/error.h"
@@ -23,6 +24,15 @@ gpu::Algo algo_of(const std::string& s) {
 }
 
 }  // namespace
+
+std::string today() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
 
 void require_gpu(const char* command) {
   std::string why;

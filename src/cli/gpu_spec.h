@@ -22,6 +22,9 @@ struct GpuCase {
 [[nodiscard]] GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
                                const TileRequest& tiles);
 
+/// Today's date, UTC, as YYYY-MM-DD (names and stamps of GPU results).
+[[nodiscard]] std::string today();
+
 /// Throws InputError unless this build has the backend and a GPU is visible.
 void require_gpu(const char* command);
 
