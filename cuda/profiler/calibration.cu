@@ -84,11 +84,16 @@ __global__ void red_kernel(float* dst, std::size_t n) {
 
 /// ReadProbe's kernel: thread t of the block loads 16-byte chunk i of src for i = first + t,
 /// first + t + step, …; chunk 0 of a block starts at blockIdx.x × 256 unless every block reads all.
+/// cp_async_padded puts chunk t at byte 144·(t / 8) + 16·(t % 8) of shared memory: rows of eight
+/// chunks (128 bytes, one line of the source) padded by 16 bytes.
 template <LoadPath kPath>
 __global__ void __launch_bounds__(kCopyThreads) read_kernel(const uint4* __restrict__ src, std::size_t n,
                                                             bool every_block_reads_all, std::uint32_t* sink) {
-  __shared__ __align__(16) uint4 slot[kCopyThreads];
-  const std::size_t first = every_block_reads_all ? threadIdx.x : static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  constexpr int kRowChunks = 8, kPaddedRowChunks = 9;
+  __shared__ __align__(128) uint4 slot[kCopyThreads / kRowChunks * kPaddedRowChunks];
+  const unsigned t = threadIdx.x;
+  const unsigned at = kPath == LoadPath::cp_async_padded ? t / kRowChunks * kPaddedRowChunks + t % kRowChunks : t;
+  const std::size_t first = every_block_reads_all ? t : static_cast<std::size_t>(blockIdx.x) * blockDim.x + t;
   const std::size_t step = every_block_reads_all ? blockDim.x : static_cast<std::size_t>(gridDim.x) * blockDim.x;
   std::uint32_t acc = 0;
   for (std::size_t i = first; i < n; i += step) {
@@ -96,11 +101,11 @@ __global__ void __launch_bounds__(kCopyThreads) read_kernel(const uint4* __restr
       const uint4 v = __ldcg(src + i);
       acc ^= v.x ^ v.y ^ v.z ^ v.w;
     } else {
-      const auto dst = static_cast<std::uint32_t>(__cvta_generic_to_shared(&slot[threadIdx.x]));
+      const auto dst = static_cast<std::uint32_t>(__cvta_generic_to_shared(&slot[at]));
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src + i) : "memory");
       asm volatile("cp.async.commit_group;\n" ::: "memory");
       asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-      acc ^= slot[threadIdx.x].x;
+      acc ^= slot[at].x;
     }
   }
   if (acc == kNeverWord) *sink = acc;
@@ -170,10 +175,13 @@ void read(const ReadProbe& probe, const void* src, std::uint32_t* sink, cudaStre
   const std::size_t n = probe.bytes / sizeof(uint4);
   const auto* s = static_cast<const uint4*>(src);
   const auto grid = static_cast<unsigned>(probe.blocks);
-  if (probe.path == LoadPath::ldg) {
-    read_kernel<LoadPath::ldg><<<grid, kCopyThreads, 0, stream>>>(s, n, probe.every_block_reads_all, sink);
-  } else {
-    read_kernel<LoadPath::cp_async><<<grid, kCopyThreads, 0, stream>>>(s, n, probe.every_block_reads_all, sink);
+  const bool all = probe.every_block_reads_all;
+  switch (probe.path) {
+    case LoadPath::ldg: read_kernel<LoadPath::ldg><<<grid, kCopyThreads, 0, stream>>>(s, n, all, sink); break;
+    case LoadPath::cp_async: read_kernel<LoadPath::cp_async><<<grid, kCopyThreads, 0, stream>>>(s, n, all, sink); break;
+    case LoadPath::cp_async_padded:
+      read_kernel<LoadPath::cp_async_padded><<<grid, kCopyThreads, 0, stream>>>(s, n, all, sink);
+      break;
   }
   IOSIM_CUDA_CHECK_LAUNCH();
 }

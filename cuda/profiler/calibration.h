@@ -62,11 +62,13 @@ void red_add(float* dst, std::size_t n, cudaStream_t stream);
 
 /// A read probe, to see how the L2 counts what the SMs load: `bytes` of `src` (a multiple of 16;
 /// 16-byte aligned) loaded 16 bytes per thread and step, through L1 uncached (`.cg`) either into
-/// registers (ld.global.cg) or straight into shared memory (cp.async.cg, as iosim's flash kernels
-/// load their tiles). With `every_block_reads_all` each of `blocks` blocks reads all of `src` (data
+/// registers (ld.global.cg) or straight into shared memory (cp.async.cg), there either to 16-byte
+/// slots in the order read (each 128-byte line of global memory lands on 128 aligned bytes) or to
+/// rows of 128 bytes padded to 144, as iosim's flash kernels lay out their tiles (row r of a tile
+/// starts 16·r bytes past a 128-byte boundary). With `every_block_reads_all` each of `blocks` blocks reads all of `src` (data
 /// shared by many SMs, like K and V in attention); otherwise the blocks share the reading out, and
 /// each byte is read once.
-enum class LoadPath : std::uint8_t { ldg, cp_async };
+enum class LoadPath : std::uint8_t { ldg, cp_async, cp_async_padded };
 struct ReadProbe {
   LoadPath path = LoadPath::ldg;
   std::size_t bytes = 0;

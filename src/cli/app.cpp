@@ -62,7 +62,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   validate->add_option("--config,-c", validate_flags.config, "hardware config of the model (the GPU's)")->required();
   validate->add_option("--out", validate_flags.out_dir, "folder for the JSON and Markdown results (default results)");
   validate->add_flag("--quick", validate_flags.quick, "a small subset (one tile per kernel, n = 1024)");
-  validate->add_option("--schedule,-s", validate_flags.schedules, "only these schedules (naive, flash1, flash2)");
+  validate->add_option("--schedule,-s", validate_flags.schedules, "only these schedules, in this order (naive, flash1, flash2)");
   measure_options(*validate, validate_flags.measure);
 
   std::string calibrate_config;

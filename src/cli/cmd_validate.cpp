@@ -40,17 +40,17 @@ std::uint64_t heads_for(const std::string& schedule, std::uint64_t n, const gpu:
   return std::max<std::uint64_t>(8, 4 * sms * 128 / (2 * n));  // ≈ 4 waves of 2 blocks per SM at B_r = 128
 }
 
-std::vector<Point> grid(bool quick, const gpu::DeviceInfo& dev) {
+std::vector<Point> grid(bool quick, const gpu::DeviceInfo& dev, const std::vector<std::string>& schedules) {
   std::vector<Point> out;
-  for (const char* schedule : {"naive", "flash1", "flash2"}) {
+  for (const std::string& schedule : schedules) {
     for (Pass pass : {Pass::fwd, Pass::bwd}) {
       for (std::uint64_t d : {64u, 128u}) {
         std::vector<std::uint64_t> ns{1024};
         if (!quick) ns.push_back(4096);
-        if (!quick && std::string(schedule) == "flash2") ns.push_back(3000);
+        if (!quick && schedule == "flash2") ns.push_back(3000);
         for (std::uint64_t n : ns) {
           std::vector<DType> types{DType::fp16};
-          if (!quick && std::string(schedule) == "flash2" && n == 4096) types.push_back(DType::bf16);
+          if (!quick && schedule == "flash2" && n == 4096) types.push_back(DType::bf16);
           for (DType t : types) {
             Problem p;
             p.batch = 1;
@@ -59,8 +59,8 @@ std::vector<Point> grid(bool quick, const gpu::DeviceInfo& dev) {
             p.d = d;
             p.dtype = t;
             std::vector<TileRequest> tiles{{}};
-            if (std::string(schedule) != "naive") {
-              const auto alg = std::string(schedule) == "flash1" ? gpu::Algo::flash1 : gpu::Algo::flash2;
+            if (schedule != "naive") {
+              const auto alg = schedule == "flash1" ? gpu::Algo::flash1 : gpu::Algo::flash2;
               const auto dir = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
               tiles.clear();
               for (const auto& [br, bc] : gpu::compiled_tiles(alg, dir, static_cast<int>(d), t)) {
@@ -149,12 +149,8 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   const std::string config_file = config::find_file(v.config, config::config_dir(), "config");
   const HardwareSpec hw = config::load_hardware(config_file);
   const gpu::DeviceInfo dev = gpu::device_info();
-  std::vector<Point> points = grid(v.quick, dev);
-  if (!v.schedules.empty()) {
-    std::erase_if(points, [&](const Point& p) {
-      return std::find(v.schedules.begin(), v.schedules.end(), p.schedule) == v.schedules.end();
-    });
-  }
+  const std::vector<Point> points =
+      grid(v.quick, dev, v.schedules.empty() ? std::vector<std::string>{"naive", "flash1", "flash2"} : v.schedules);
   std::vector<report::Comparison> results;
   const std::string date = today();
   std::filesystem::create_directories(v.out_dir);

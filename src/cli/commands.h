@@ -28,7 +28,7 @@ struct ValidateFlags {
   std::string config;
   std::string out_dir = "results";
   bool quick = false;
-  std::vector<std::string> schedules;  ///< empty: all three
+  std::vector<std::string> schedules;  ///< in this order; empty: naive, flash1, flash2
   MeasureFlags measure;
 };
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress);

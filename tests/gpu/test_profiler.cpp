@@ -227,18 +227,20 @@ TEST_CASE("profiler: an atomicAdd with unused result to its own sector counts on
   }
 }
 
-TEST_CASE("profiler: how the L2 counts loads: ld.global against cp.async, data read once against data every SM reads") {
-  // A diagnostic for docs/validation.md: iosim's cp.async kernels show about 1.5× the L2 read sectors
-  // the model predicts while stores, DRAM traffic and tensor ops match. Each probe below requests a
-  // known number of sectors; the breakdown metrics (hits, misses, the fabric between the two L2
-  // partitions) say where any excess comes from. What the chip cannot collect in one pass is left out.
+TEST_CASE("profiler: how the L2 counts loads: registers against shared memory, aligned against padded rows, data read once against data every SM reads") {
+  // A diagnostic for docs/validation.md. iosim's flash kernels show about 1.5× the L2 read sectors
+  // the model predicts while stores, DRAM traffic and tensor ops match, and Nsight Compute reads the
+  // same. Each probe requests a known number of sectors; the breakdown metrics say where any excess
+  // comes from. What the chip cannot collect in one pass is left out. Run 2 on the H200 (2026-11-29):
+  // loads read once count exactly, whether to registers or (aligned) to shared memory; the fabric
+  // between the two L2 partitions adds half as many sectors again in lts__t_sectors_op_read (not in
+  // srcunit_tex); 4 MiB read by each of 132 SMs counts only about a quarter of the sectors requested.
   const std::vector<std::string> wanted{metric::l2_read_sectors,
-                                        metric::dram_read,
                                         "lts__t_requests_srcunit_tex_op_read.sum",
                                         "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
                                         "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum",
                                         "lts__t_sectors_srcunit_ltcfabric_op_read.sum",
-                                        "lts__t_sectors_op_read.sum"};
+                                        metric::dram_read};
   std::vector<std::string> metrics;
   for (const std::string& m : wanted) {
     metrics.push_back(m);
@@ -258,35 +260,44 @@ TEST_CASE("profiler: how the L2 counts loads: ld.global against cp.async, data r
   const L2Sweep l2;
   int sms = 0;
   IOSIM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  using calibration::LoadPath;
   struct Case {
     const char* name;
     calibration::ReadProbe probe;
   };
   const Case cases[] = {
-      {"ld.global.cg, read once", {calibration::LoadPath::ldg, kOnce, sms * 8, false}},
-      {"cp.async.cg, read once", {calibration::LoadPath::cp_async, kOnce, sms * 8, false}},
-      {"ld.global.cg, every block reads all", {calibration::LoadPath::ldg, kShared, sms, true}},
-      {"cp.async.cg, every block reads all", {calibration::LoadPath::cp_async, kShared, sms, true}},
+      {"ld.global.cg, read once", {LoadPath::ldg, kOnce, sms * 8, false}},
+      {"cp.async.cg aligned, read once", {LoadPath::cp_async, kOnce, sms * 8, false}},
+      {"cp.async.cg padded rows, read once", {LoadPath::cp_async_padded, kOnce, sms * 8, false}},
+      {"ld.global.cg, every block reads all", {LoadPath::ldg, kShared, sms, true}},
+      {"cp.async.cg aligned, every block reads all", {LoadPath::cp_async, kShared, sms, true}},
+      {"cp.async.cg padded rows, every block reads all", {LoadPath::cp_async_padded, kShared, sms, true}},
   };
   std::ostringstream table;
-  table << std::left << std::setw(40) << "probe" << std::right << std::setw(16) << "requested";
+  table << std::left << std::setw(48) << "probe" << std::right << std::setw(12) << "requested";
   for (const std::string& m : metrics) table << "  " << m;
   for (const Case& c : cases) {
     calibration::read(c.probe, src.get(), sink.get(), nullptr);  // warm-up
     IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
     const RunAndDrain r = measure(metrics, l2, [&] { calibration::read(c.probe, src.get(), sink.get(), nullptr); });
     const auto requested = static_cast<double>(c.probe.sectors());
-    table << '\n' << std::left << std::setw(40) << c.name << std::right << std::setw(16) << std::fixed
+    table << '\n' << std::left << std::setw(48) << c.name << std::right << std::setw(12) << std::fixed
           << std::setprecision(0) << requested;
-    for (const std::string& m : metrics) table << "  " << std::setprecision(3) << r.run.at(m) / requested << "×";
+    for (const std::string& m : metrics) {
+      // DRAM in sectors, like the rest
+      const double v = m == metric::dram_read ? r.run.at(m) / kSectorBytes : r.run.at(m);
+      table << "  " << std::setprecision(3) << v / requested << "×";
+    }
     CAPTURE(c.name);
-    // Whatever the L2 does, the SMs asked for at least this many sectors.
-    CHECK(r.run.at(metric::l2_read_sectors) >= 0.99 * requested);
-    if (c.probe.path == calibration::LoadPath::ldg && !c.probe.every_block_reads_all) {
+    if (!c.probe.every_block_reads_all) {
+      // Read once: the SMs' requests are what the L2 sees, at least.
+      CHECK(r.run.at(metric::l2_read_sectors) >= 0.99 * requested);
+    }
+    if (c.probe.path != LoadPath::cp_async_padded && !c.probe.every_block_reads_all) {
       CHECK(r.run.at(metric::l2_read_sectors) == doctest::Approx(requested).epsilon(0.01));
     }
   }
-  MESSAGE("L2 read counting (each metric ÷ sectors requested):\n" << table.str());
+  MESSAGE("L2 read counting (each metric ÷ sectors requested; DRAM bytes ÷ 32):\n" << table.str());
 }
 
 TEST_CASE("profiler: kernels on two streams fall into one range") {
