@@ -58,7 +58,7 @@ TEST_CASE("bad input to the GPU model and the GPU commands") {
   };
   const Case cases[] = {
       {{"-c", "h200", "--n", "64", "--d", "64", "-p", "--launch-order", "random"}, "--launch-order must be x or heads"},
-      {{"-c", "h200", "--n", "64", "--d", "64", "-p", "--l2-policy", "plru"}, "--l2-policy must be lru or fifo"},
+      {{"-c", "h200", "--n", "64", "--d", "64", "-p", "--l2-policy", "plru"}, "--l2-policy must be lru, fifo or random"},
       {{"-c", "h200", "--n", "64", "--d", "64", "--warps", "64"}, "--warps must be at most 32"},
       {{"tiles", "-c", "h200", "--n", "64", "--d", "64", "--schedule", "naive"}, "naive has no tiles to search"},
       {{"tiles", "-c", "h200", "--n", "64", "--d", "64", "--pass", "fwdbwd"}, "--pass must be fwd or bwd"},

@@ -77,7 +77,7 @@ SCENARIO("FIFO ignores hits: the first line in goes first") {
   L2Cache lru(tiny(), make_replacement("lru"), dram_lru, SetIndex::modulo);
   for (std::uint64_t line : {0u, 2u, 0u, 4u, 0u}) lru.read(line, kAll);
   CHECK(dram_lru.read_bytes() == Bytes(12 * 32));
-  CHECK(make_replacement("random") == nullptr);
+  CHECK(make_replacement("plru") == nullptr);
 }
 
 SCENARIO("stores allocate without reading; reductions read what is absent") {

@@ -29,6 +29,7 @@ struct L2Spec {
   std::uint32_t sector_bytes = 0;
   std::uint32_t ways = 0;                   ///< set associativity
   std::uint32_t bytes_per_clock = 0;        ///< bandwidth SMs ↔ L2, whole chip, per SM clock
+  std::uint32_t partitions = 1;             ///< 1, or 2 (sim/memory/partitioned_l2.h)
 };
 
 struct HbmSpec {

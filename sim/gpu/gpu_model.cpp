@@ -6,6 +6,7 @@
 #include "sim/gpu/address_map.h"
 #include "sim/memory/dram.h"
 #include "sim/memory/l2_cache.h"
+#include "sim/memory/partitioned_l2.h"
 
 namespace iosim {
 
@@ -52,6 +53,7 @@ class BlockRecorder final : public EventSink {
 /// A block running in one slot of an SM.
 struct Slot {
   std::uint64_t head = 0;
+  std::uint32_t partition = 0;  ///< of the L2, the SM's
   BlockRecorder rec;
   std::size_t next = 0;
   bool busy = false;
@@ -59,8 +61,10 @@ struct Slot {
 
 class KernelRun {
  public:
-  KernelRun(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt, L2Cache& l2, const AddressMap& amap)
-      : k_(k), ctx_(ctx), opt_(opt), l2_(l2), amap_(amap) {}
+  /// `partitioned` is `l2` when the L2 has two partitions, else nullptr.
+  KernelRun(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt, MemoryLevel& l2,
+            PartitionedL2* partitioned, const AddressMap& amap)
+      : k_(k), ctx_(ctx), opt_(opt), l2_(l2), partitioned_(partitioned), amap_(amap) {}
 
   KernelPrediction run() {
     KernelPrediction out;
@@ -87,6 +91,9 @@ class KernelRun {
       s.next = 0;
       s.busy = true;
     };
+    // Slot i runs on SM i mod SMs; SMs alternate between the L2's partitions, as consecutive blocks
+    // are spread over the GPCs.
+    for (std::size_t i = 0; i < slots.size(); ++i) slots[i].partition = static_cast<std::uint32_t>(i % sms % 2);
     for (Slot& s : slots) start(s);
     std::size_t running = slots.size();
     while (running > 0) {
@@ -124,6 +131,7 @@ class KernelRun {
   /// Runs `s` up to its next step marker; false once the block has no events left.
   bool step(Slot& s) {
     auto& ev = s.rec.events;
+    if (partitioned_ != nullptr) partitioned_->set_requester(s.partition);
     while (s.next < ev.size()) {
       const auto& e = ev[s.next++];
       if (e.step) return true;
@@ -143,7 +151,8 @@ class KernelRun {
   const Kernel& k_;
   const ScheduleContext& ctx_;
   const GpuModelOptions& opt_;
-  L2Cache& l2_;
+  MemoryLevel& l2_;
+  PartitionedL2* partitioned_;
   const AddressMap& amap_;
   std::vector<LineAccess> lines_;
 };
@@ -179,30 +188,39 @@ Bytes Prediction::dram_write() const {
 Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const L2Spec& spec = ctx.hardware.l2;
   std::unique_ptr<Replacement> policy = make_replacement(opt.replacement);
-  if (!policy) throw InputError("unknown L2 replacement policy '" + opt.replacement + "' (known: lru, fifo)");
+  if (!policy) throw InputError("unknown L2 replacement policy '" + opt.replacement + "' (known: lru, fifo, random)");
   Dram dram(spec.sector_bytes);
-  L2Cache l2(spec, std::move(policy), dram);
+  std::unique_ptr<MemoryLevel> l2;
+  PartitionedL2* partitioned = nullptr;
+  if (spec.partitions == 2) {
+    auto two = std::make_unique<PartitionedL2>(spec, [&] { return make_replacement(opt.replacement); }, dram);
+    partitioned = two.get();
+    l2 = std::move(two);
+  } else {
+    l2 = std::make_unique<L2Cache>(spec, std::move(policy), dram);
+  }
   const AddressMap amap(ctx.problem, spec.line_bytes, spec.sector_bytes);
   const std::vector<const Kernel*> kernels = s.kernels();
   if (opt.warm) {
-    for (const Kernel* k : kernels) (void)KernelRun(*k, ctx, opt, l2, amap).run();
-    l2.flush();
+    for (const Kernel* k : kernels) (void)KernelRun(*k, ctx, opt, *l2, partitioned, amap).run();
+    l2->flush();
   }
   Prediction p;
   p.warm = opt.warm;
   p.sector_bytes = spec.sector_bytes;
   for (const Kernel* k : kernels) {
-    l2.reset_counters();
+    l2->reset_counters();
     dram.reset_counters();
-    KernelPrediction kp = KernelRun(*k, ctx, opt, l2, amap).run();
-    kp.l2_read_sectors = l2.counters().read_sectors;
-    kp.l2_write_sectors = l2.counters().write_sectors;
-    kp.l2_red_sectors = l2.counters().reduce_sectors;
+    KernelPrediction kp = KernelRun(*k, ctx, opt, *l2, partitioned, amap).run();
+    kp.l2_read_sectors = l2->counters().read_sectors;
+    kp.l2_write_sectors = l2->counters().write_sectors;
+    kp.l2_red_sectors = l2->counters().reduce_sectors;
+    kp.l2_fabric_read_sectors = partitioned != nullptr ? partitioned->fabric_read_sectors() : 0;
     kp.dram_read = dram.read_bytes();
     kp.dram_write = dram.write_bytes();
     p.kernels.push_back(std::move(kp));
   }
-  p.dirty_at_end = l2.dirty_bytes();
+  p.dirty_at_end = l2->dirty_bytes();
   return p;
 }
 

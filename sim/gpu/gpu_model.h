@@ -49,6 +49,7 @@ struct KernelPrediction {
   std::uint64_t l2_read_sectors = 0;   ///< lts__t_sectors_srcunit_tex_op_read
   std::uint64_t l2_write_sectors = 0;  ///< lts__t_sectors_srcunit_tex_op_write
   std::uint64_t l2_red_sectors = 0;    ///< lts__t_sectors_srcunit_tex_op_red
+  std::uint64_t l2_fabric_read_sectors = 0;  ///< lts__t_sectors_srcunit_ltcfabric_op_read (two partitions)
   Bytes dram_read;                     ///< dram__bytes_read
   Bytes dram_write;                    ///< dram__bytes_write, while the kernel runs
   Flops matmul;

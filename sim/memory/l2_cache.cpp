@@ -156,6 +156,19 @@ Bytes L2Cache::dirty_bytes() const {
   return Bytes(sectors * sector_bytes_);
 }
 
+void L2Cache::drop(std::uint64_t line) {
+  const Place at = place(line);
+  std::uint32_t* w = set_words(at.set);
+  for (std::uint32_t way = 0; way < ways_; ++way) {
+    if (w[way] != at.tag) continue;
+    write_back(at.set, way);
+    w[way] = kEmpty;
+    w[ways_ + way] = 0;  // "never filled": every policy fills it first
+    w[2 * ways_ + way] = 0;
+    return;
+  }
+}
+
 void L2Cache::invalidate() {
   words_.assign(sets_ * stride_, 0);
   for (std::uint64_t set = 0; set < sets_; ++set) std::fill_n(set_words(set), ways_, kEmpty);

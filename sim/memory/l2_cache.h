@@ -39,6 +39,9 @@ class L2Cache final : public MemoryLevel {
 
   /// Empties the cache (a cold start), writing nothing below: the caller flushes first if it must.
   void invalidate();
+  /// Removes `line` if present (its dirty sectors written below first): a copy made stale by a write
+  /// elsewhere. Its way is the first to be filled next. Counts nothing.
+  void drop(std::uint64_t line);
 
   [[nodiscard]] std::uint64_t sets() const { return sets_; }
   [[nodiscard]] std::uint32_t ways() const { return ways_; }

@@ -34,9 +34,21 @@ void LruReplacement::renumber(std::uint32_t* w, std::uint32_t ways) const { sque
 std::uint32_t FifoReplacement::victim(const std::uint32_t* w, std::uint32_t ways) const { return oldest(w, ways); }
 void FifoReplacement::renumber(std::uint32_t* w, std::uint32_t ways) const { squeeze(w, ways); }
 
+std::uint32_t RandomReplacement::victim(const std::uint32_t* w, std::uint32_t ways) const {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (std::uint32_t i = 0; i < ways; ++i) {
+    if (w[i] == 0) return i;  // a way never filled
+    h = (h ^ w[i]) * 0xBF58476D1CE4E5B9ull;
+  }
+  h ^= h >> 31;
+  return static_cast<std::uint32_t>(h % ways);
+}
+void RandomReplacement::renumber(std::uint32_t* w, std::uint32_t ways) const { squeeze(w, ways); }
+
 std::unique_ptr<Replacement> make_replacement(std::string_view name) {
   if (name == "lru") return std::make_unique<LruReplacement>();
   if (name == "fifo") return std::make_unique<FifoReplacement>();
+  if (name == "random") return std::make_unique<RandomReplacement>();
   return nullptr;
 }
 

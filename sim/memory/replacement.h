@@ -1,5 +1,5 @@
-// Which line of a full set an L2 evicts. LRU is the model's default; FIFO is here to compare with,
-// and to keep the policy a plug-in rather than a hard-wired loop.
+// Which line of a full set an L2 evicts. LRU is the model's default; FIFO and random are here to
+// compare with, and to keep the policy a plug-in rather than a hard-wired loop.
 //
 // A policy keeps one 32-bit word per way, which the cache stores beside the set's tags (one set's
 // state is contiguous in memory: the model's speed is bound by memory latency, not arithmetic).
@@ -63,7 +63,26 @@ class FifoReplacement final : public Replacement {
   std::uint32_t clock_ = 0;
 };
 
-/// "lru" or "fifo"; nullptr for another name.
+/// Random: a way chosen by a hash of the set's fill clocks (deterministic, so runs repeat; with no
+/// relation to the access pattern). Hits change nothing. Unlike LRU and FIFO, a cyclic working set a
+/// little larger than the cache keeps part of its lines instead of missing on every access: real L2s
+/// degrade gracefully near their capacity (docs/validation.md), and this is the simplest policy that
+/// does.
+class RandomReplacement final : public Replacement {
+ public:
+  void reset() override { clock_ = 0; }
+  void filled(std::uint32_t* w, std::uint32_t, std::uint32_t way) override { w[way] = ++clock_; }
+  void touched(std::uint32_t*, std::uint32_t, std::uint32_t) override {}
+  std::uint32_t victim(const std::uint32_t* w, std::uint32_t ways) const override;
+  void renumber(std::uint32_t* w, std::uint32_t ways) const override;
+  bool wrapping() const override { return clock_ == ~std::uint32_t{0}; }
+  void renumbered(std::uint32_t ways) override { clock_ = ways; }
+
+ private:
+  std::uint32_t clock_ = 0;
+};
+
+/// "lru", "fifo" or "random"; nullptr for another name.
 [[nodiscard]] std::unique_ptr<Replacement> make_replacement(std::string_view name);
 
 }  // namespace iosim

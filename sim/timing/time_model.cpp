@@ -38,14 +38,13 @@ KernelTime time_with(const KernelPrediction& k, double dram_bytes, std::uint32_t
   out.special_s = k.busiest.special_ops / (either(m.exp2_g_per_s * 1e9, hw.sm.sfu_ops_per_clock * clock * sms) / sms);
   out.vector_s = k.busiest.vector_flops / (hw.peak.fp32_tflops * 1e12 / sms);
   out.launch_s = hw.launch_overhead_us * 1e-6;
-  out.overlapped = k.launch.stages >= 2 || k.occupancy.blocks_per_sm >= 2;
   const double memory = std::max(out.dram_s, out.l2_s);
   // The warps of a block issue their matrix products, exponentials and other arithmetic in turn
   // (FlashAttention-2's structure; FlashAttention-3's ping-pong scheduling is what overlaps them), so
   // the three add; shared-memory traffic overlaps them.
   const double math = out.tensor_s + out.special_s + out.vector_s;
   const double sm = std::max(out.sram_s, math);
-  out.total_s = (out.overlapped ? std::max(memory, sm) : memory + sm) + out.launch_s;
+  out.total_s = std::max(memory, sm) + out.launch_s;
   // The binding resource: the one whose time the total is; when it is the SM's arithmetic, the
   // largest part of it.
   const std::array<std::pair<double, const char*>, 3> math_parts{

@@ -10,9 +10,9 @@
 // datasheet's peak. An SM's time is the larger of its SRAM time and tensor + exp + vector: the warps of
 // a FlashAttention-2-style kernel issue their products and their softmax in turn, not at once. The
 // busiest SM's share carries wave quantization: the blocks of a last, partial wave still take a
-// whole block's time. Loads overlap the math when a block keeps two or more stages of its tiles or
-// an SM runs two or more blocks; otherwise a block waits for its loads and the memory and SM times
-// add. A launch costs the config's launch overhead. The resource whose time is the kernel's is named.
+// whole block's time. Memory and SM work overlap: the kernel takes the larger of the memory time and
+// the SM time, plus the config's launch overhead (on the H200 no measured kernel ran faster than
+// that, docs/validation.md). The resource whose time is the kernel's is named.
 #pragma once
 
 #include <string>
@@ -27,7 +27,6 @@ struct KernelTime {
   std::string name;
   double dram_s = 0, l2_s = 0, sram_s = 0, tensor_s = 0, special_s = 0, vector_s = 0;
   double launch_s = 0;
-  bool overlapped = true;
   double total_s = 0;
   std::string binding;  ///< "DRAM", "L2", "SRAM", "tensor", "exp", "vector" or "launch"
 };

@@ -28,6 +28,7 @@ L2Spec read_l2(YamlMap m) {
   l.sector_bytes = m.positive_u32("sector_bytes");
   l.ways = m.positive_u32("ways");
   l.bytes_per_clock = m.positive_u32("bytes_per_clock");
+  l.partitions = m.positive_u32("partitions");
   return l;
 }
 
@@ -78,7 +79,7 @@ HardwareSpec load_hardware(const std::string& path) {
   hw.sm = read_sm(top.map("sm", {"count", "sram_per_sm_bytes", "sram_per_block_bytes", "registers_per_sm",
                                         "max_registers_per_thread", "max_threads_per_sm", "max_threads_per_block",
                                         "max_blocks_per_sm", "sram_bytes_per_clock", "sfu_ops_per_clock"}));
-  hw.l2 = read_l2(top.map("l2", {"size_bytes", "line_bytes", "sector_bytes", "ways", "bytes_per_clock"}));
+  hw.l2 = read_l2(top.map("l2", {"size_bytes", "line_bytes", "sector_bytes", "ways", "bytes_per_clock", "partitions"}));
   hw.hbm = read_hbm(top.map("hbm", {"size_bytes", "bandwidth_gb_per_s"}));
   hw.clock = read_clocks(top.map("clocks", {"sm_mhz", "memory_mhz"}));
   hw.peak = read_peak(
@@ -89,6 +90,7 @@ HardwareSpec load_hardware(const std::string& path) {
                                                               "exp2_g_per_s"})) {
     hw.measured = read_measured(*m);
   }
+  if (hw.l2.partitions > 2) throw ConfigError(path + ": l2.partitions must be 1 or 2");
   if (hw.sm.sram_per_block > hw.sm.sram_per_sm) {
     throw ConfigError(path + ": sm.sram_per_block_bytes exceeds sm.sram_per_sm_bytes");
   }

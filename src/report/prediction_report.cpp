@@ -88,13 +88,14 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t) {
     w.field("lts__t_sectors_srcunit_tex_op_read", k.l2_read_sectors);
     w.field("lts__t_sectors_srcunit_tex_op_write", k.l2_write_sectors);
     w.field("lts__t_sectors_srcunit_tex_op_red", k.l2_red_sectors);
+    w.field("lts__t_sectors_srcunit_ltcfabric_op_read", k.l2_fabric_read_sectors);
     w.field("dram__bytes_read", k.dram_read.value).field("dram__bytes_write", k.dram_write.value);
     w.field("matmul_flops", k.matmul.value).field("vector_flops", k.vector.value).field("special_ops", k.special.value);
     w.field("sram_bytes", k.sram.value);
     w.key("time").begin_object().field("dram_ms", kt.dram_s * 1e3).field("l2_ms", kt.l2_s * 1e3);
     w.field("sram_ms", kt.sram_s * 1e3).field("tensor_ms", kt.tensor_s * 1e3).field("exp_ms", kt.special_s * 1e3);
     w.field("vector_ms", kt.vector_s * 1e3);
-    w.field("launch_ms", kt.launch_s * 1e3).field("overlapped", kt.overlapped).field("total_ms", kt.total_s * 1e3);
+    w.field("launch_ms", kt.launch_s * 1e3).field("total_ms", kt.total_s * 1e3);
     w.field("binding", kt.binding).end_object().end_object();
   }
   w.end_array();
@@ -114,6 +115,7 @@ void prediction_json(JsonWriter& w, const PredictedRun& p) {
   one(w, p.cold, p.cold_time);
   w.key("warm");
   one(w, p.warm, p.warm_time);
+  w.field("cold_time_at_datasheet_peaks_ms", p.cold_bound.total_s * 1e3);
   w.end_object();
 }
 

@@ -12,9 +12,12 @@ std::size_t display_width(const std::string& s) {
 }
 
 TextTable::TextTable(std::vector<std::string> header, std::vector<Align> align)
-    : header_(std::move(header)), align_(std::move(align)) {
+    : header_(std::move(header)) {
+  // No alignments given: the first column (a name) left, the rest (numbers) right.
+  const bool defaults = align.empty();
+  align_ = std::move(align);
   align_.resize(header_.size(), Align::right);
-  if (!align_.empty() && align.empty()) align_[0] = Align::left;
+  if (defaults && !align_.empty()) align_[0] = Align::left;
 }
 
 void TextTable::add(std::vector<std::string> row) {

@@ -24,6 +24,7 @@ l2:
   sector_bytes: 32
   ways: 16
   bytes_per_clock: 512
+  partitions: 1
 hbm:
   size_bytes: 1000000
   bandwidth_gb_per_s: 100

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Re-predict a committed validation run (results/validation-*.json) with the current model.
+
+Measured counters do not change when the model does: this runs `iosim --predict` on every kernel of
+a validation JSON (same problem, tile, warps and stages) and prints, per counter, the error of the
+prediction committed with the run beside the error of today's model. It needs no GPU, so a change to
+the L2 or time model can be checked against the H200's numbers on any machine.
+
+  scripts/repredict-validation.py results/validation-nvidia-h200-2026-11-29.json \
+      --config configs/h200.yaml [--iosim build/iosim] [--l2-policy random] [--jobs 2]
+"""
+import argparse
+import concurrent.futures
+import json
+import statistics
+import subprocess
+import sys
+
+COUNTERS = {
+    "L2 reads from the SMs": ("l2_read_bytes", None),
+    "DRAM reads": ("dram__bytes_read", None),
+    "DRAM writes (with the drain)": ("dram__bytes_write", None),
+    "time, cold L2": ("time_ms", None),
+}
+
+
+def predict(iosim, config, run, policy):
+    p, t = run["problem"], run["tile"]
+    cmd = [iosim, "--config", config, "--schedule", run["schedule"], "--pass", run["pass"],
+           "--n", str(p["n"]), "--n-kv", str(p["n_kv"]), "--d", str(p["d"]), "--batch", str(p["batch"]),
+           "--heads", str(p["heads"]), "--dtype", p["dtype"], "--predict", "--format", "json"]
+    if t["br"]:
+        cmd += ["--br", str(t["br"]), "--bc", str(t["bc"])]
+    if t.get("warps"):
+        cmd += ["--warps", str(t["warps"])]
+    if t.get("stages"):
+        cmd += ["--stages", str(t["stages"])]
+    if policy:
+        cmd += ["--l2-policy", policy]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["runs"][0]["schedules"][0]["predicted"]["cold"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("validation", nargs="+")
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--iosim", default="build/iosim")
+    ap.add_argument("--l2-policy", default="")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json-out", help="write the per-kernel errors here")
+    a = ap.parse_args()
+    runs = [r for f in a.validation for r in json.load(open(f))["runs"]]
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        new = list(ex.map(lambda r: predict(a.iosim, a.config, r, a.l2_policy), runs))
+    table = {q: ([], []) for q in COUNTERS}
+    per_kernel = []
+    for run, pred in zip(runs, new):
+        rows = {x["quantity"]: x for x in run["rows"]}
+        entry = {"schedule": run["schedule"], "pass": run["pass"], "problem": run["problem"], "tile": run["tile"]}
+        for q, (key, _) in COUNTERS.items():
+            r = rows[q]
+            if r["measured"] in (None, 0):
+                continue
+            err_then = r["error"]
+            err_now = (r["measured"] - pred[key]) / r["measured"]
+            table[q][0].append(abs(err_then))
+            table[q][1].append(abs(err_now))
+            entry[q] = {"measured": r["measured"], "committed": r["predicted"], "now": pred[key], "error_now": err_now}
+        per_kernel.append(entry)
+    print(f"{len(runs)} kernels; model config {a.config}, L2 policy {a.l2_policy or 'lru'}")
+    print(f"{'counter':32} {'median |err| then':>18} {'now':>8} {'max then':>10} {'now':>8} {'>5% then':>9} {'now':>5}")
+    for q, (then, now) in table.items():
+        if not then:
+            continue
+        print(f"{q:32} {100*statistics.median(then):17.1f}% {100*statistics.median(now):7.1f}% "
+              f"{100*max(then):9.1f}% {100*max(now):7.1f}% {sum(e > 0.05 for e in then):9d} {sum(e > 0.05 for e in now):5d}")
+    if a.json_out:
+        json.dump(per_kernel, open(a.json_out, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

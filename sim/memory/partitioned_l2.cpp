@@ -1,0 +1,80 @@
+#include "sim/memory/partitioned_l2.h"
+
+#include <bit>
+#include <stdexcept>
+
+namespace iosim {
+
+namespace {
+
+L2Spec half(L2Spec spec) {
+  spec.capacity = Bytes(spec.capacity.value / 2);
+  return spec;
+}
+
+}  // namespace
+
+PartitionedL2::PartitionedL2(const L2Spec& spec, const std::function<std::unique_ptr<Replacement>()>& make_policy,
+                             MemoryLevel& below)
+    : dram_(below), below_{Below(*this, 0), Below(*this, 1)} {
+  for (std::uint32_t p = 0; p < 2; ++p) part_[p] = std::make_unique<L2Cache>(half(spec), make_policy(), below_[p]);
+}
+
+std::uint32_t PartitionedL2::home(std::uint64_t line) {
+  std::uint64_t h = line * 0x9E3779B97F4A7C15ull;
+  return static_cast<std::uint32_t>(h >> 63);
+}
+
+void PartitionedL2::Below::read(std::uint64_t line, std::uint32_t mask) {
+  if (home(line) == self_) {
+    owner_.dram_.read(line, mask);
+  } else {
+    owner_.fabric_.read(line, mask);
+    owner_.part_[1 - self_]->read(line, mask);
+  }
+}
+
+void PartitionedL2::Below::write(std::uint64_t line, std::uint32_t mask) {
+  // Only lines in their home are ever dirty, so write-backs go to DRAM.
+  owner_.dram_.write(line, mask);
+}
+
+void PartitionedL2::Below::reduce(std::uint64_t, std::uint32_t) {
+  throw std::logic_error("PartitionedL2: a partition never forwards a reduction");
+}
+
+void PartitionedL2::read(std::uint64_t line, std::uint32_t mask) {
+  counters_.read_sectors += static_cast<std::uint64_t>(std::popcount(mask));
+  L2Cache& near = *part_[requester_];
+  const std::uint64_t misses = near.counters().read_miss_sectors;
+  near.read(line, mask);
+  counters_.read_miss_sectors += near.counters().read_miss_sectors - misses;
+}
+
+void PartitionedL2::write(std::uint64_t line, std::uint32_t mask) {
+  counters_.write_sectors += static_cast<std::uint64_t>(std::popcount(mask));
+  const std::uint32_t h = home(line);
+  part_[1 - h]->drop(line);
+  part_[h]->write(line, mask);
+}
+
+void PartitionedL2::reduce(std::uint64_t line, std::uint32_t mask) {
+  counters_.reduce_sectors += static_cast<std::uint64_t>(std::popcount(mask));
+  const std::uint32_t h = home(line);
+  part_[1 - h]->drop(line);
+  part_[h]->reduce(line, mask);
+}
+
+void PartitionedL2::flush() {
+  for (auto& p : part_) p->flush();
+}
+
+Bytes PartitionedL2::dirty_bytes() const { return part_[0]->dirty_bytes() + part_[1]->dirty_bytes(); }
+
+void PartitionedL2::reset_counters() {
+  counters_ = {};
+  fabric_.reset_counters();
+  for (auto& p : part_) p->reset_counters();
+}
+
+}  // namespace iosim

@@ -1,0 +1,89 @@
+// An L2 split in two partitions, as on the A100, H100 and H200: each partition is half the cache and
+// the home of half the lines (by a hash of the address); each SM is attached to one partition. An SM's
+// load goes to its own partition; a line homed in the other one is fetched through the fabric between
+// them and kept in both (a copy in the near partition, the line in its home), so that a line read by
+// SMs on both sides occupies twice its size. Stores and reductions go to the line's home and drop the
+// copy in the other partition; copies are never dirty.
+//
+// What the hardware does is not published; this is the simplest design consistent with what was
+// measured on an H200 (docs/validation.md): a buffer read once counts each sector once at the SMs'
+// partitions (lts__t_sectors_srcunit_tex) and half of them again as fabric reads
+// (lts__t_sectors_srcunit_ltcfabric), and data that every SM reads needs almost no fabric traffic.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "sim/memory/l2_cache.h"
+
+namespace iosim {
+
+class PartitionedL2 final : public MemoryLevel {
+ public:
+  /// Two partitions of `spec.capacity` / 2 each, with policies from `make_policy()`; `below` (DRAM)
+  /// serves misses in a line's home and receives write-backs. It must outlive this.
+  PartitionedL2(const L2Spec& spec, const std::function<std::unique_ptr<Replacement>()>& make_policy,
+                MemoryLevel& below);
+
+  /// The partition whose SM makes the next requests (0 or 1).
+  void set_requester(std::uint32_t partition) { requester_ = partition & 1u; }
+  /// The partition that is `line`'s home.
+  [[nodiscard]] static std::uint32_t home(std::uint64_t line);
+
+  void read(std::uint64_t line, std::uint32_t mask) override;
+  void write(std::uint64_t line, std::uint32_t mask) override;
+  void reduce(std::uint64_t line, std::uint32_t mask) override;
+  void flush() override;
+  Bytes dirty_bytes() const override;
+  /// What the SMs asked (read/write/reduce sectors) and, as read_miss_sectors, what missed in the
+  /// partition that was asked.
+  const LevelCounters& counters() const override { return counters_; }
+  void reset_counters() override;
+  /// Sectors read through the fabric from the far partition (lts__t_sectors_srcunit_ltcfabric_op_read).
+  [[nodiscard]] std::uint64_t fabric_read_sectors() const { return fabric_.counters().read_sectors; }
+
+ private:
+  /// Below partition p: DRAM for lines homed in p, the other partition (through the fabric) for the rest.
+  class Below final : public MemoryLevel {
+   public:
+    Below(PartitionedL2& owner, std::uint32_t self) : owner_(owner), self_(self) {}
+    void read(std::uint64_t line, std::uint32_t mask) override;
+    void write(std::uint64_t line, std::uint32_t mask) override;
+    void reduce(std::uint64_t line, std::uint32_t mask) override;
+    void flush() override {}
+    Bytes dirty_bytes() const override { return Bytes(0); }
+    const LevelCounters& counters() const override { return none_; }
+    void reset_counters() override {}
+
+   private:
+    PartitionedL2& owner_;
+    std::uint32_t self_;
+    LevelCounters none_;
+  };
+  /// Counts fabric reads (a pass-through with counters).
+  class Fabric final : public MemoryLevel {
+   public:
+    void read(std::uint64_t, std::uint32_t mask) override { counters_.read_sectors += static_cast<std::uint64_t>(std::popcount(mask)); }
+    void write(std::uint64_t, std::uint32_t) override {}
+    void reduce(std::uint64_t, std::uint32_t) override {}
+    void flush() override {}
+    Bytes dirty_bytes() const override { return Bytes(0); }
+    const LevelCounters& counters() const override { return counters_; }
+    void reset_counters() override { counters_ = {}; }
+
+   private:
+    LevelCounters counters_;
+  };
+
+  MemoryLevel& dram_;
+  std::array<Below, 2> below_;
+  std::array<std::unique_ptr<L2Cache>, 2> part_;
+  Fabric fabric_;
+  std::uint32_t requester_ = 0;
+  LevelCounters counters_;
+};
+
+}  // namespace iosim
