@@ -43,12 +43,18 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const Ru
     p.cold_bound = predict_time(p.cold, datasheet, ctx.problem.dtype);
     r.predicted = std::move(p);
   }
+  if (opt.execute) r.execution = execute(s, ctx.problem, *opt.execute);
   return r;
 }
 
 std::vector<ScheduleRun> run_schedules(const std::vector<std::string>& names, const std::vector<Pass>& passes,
                                        const ScheduleContext& ctx, const RunOptions& opt) {
   if (const std::string err = check(ctx.problem); !err.empty()) throw InputError(err);
+  if (opt.execute) {
+    for (const std::string& name : names) {
+      for (Pass pass : passes) check_execution(name, pass, ctx.problem, *opt.execute);
+    }
+  }
   std::vector<ScheduleRun> out;
   for (const std::string& name : names) {
     for (Pass pass : passes) out.push_back(run_schedule(*make_schedule(name, pass, ctx), ctx, opt));

@@ -7,6 +7,7 @@
 
 #include "sim/bounds/bounds.h"
 #include "sim/core/ledger.h"
+#include "sim/exec/execute.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/timing/time_model.h"
 #include "sim/schedule/schedule.h"
@@ -28,6 +29,7 @@ struct PredictedRun {
 struct RunOptions {
   bool predict = false;     ///< also run the GPU model (seconds for large problems, not microseconds)
   GpuModelOptions gpu;      ///< launch order and replacement policy; `warm` is set by the run itself
+  std::optional<ExecuteOptions> execute;  ///< also execute each schedule on numbers (n ≤ 4096)
 };
 
 struct ScheduleRun {
@@ -44,6 +46,7 @@ struct ScheduleRun {
   std::string variant;  ///< Schedule::variant()
   KernelRequest kernel;  ///< warps and stages of its tiled kernel
   std::optional<PredictedRun> predicted;
+  std::optional<ExecutionResult> execution;  ///< with RunOptions::execute
 
   /// HBM reads + writes in elements over the upper bound: the constant hidden in Θ(·).
   [[nodiscard]] double upper_ratio() const;
@@ -51,11 +54,12 @@ struct ScheduleRun {
   [[nodiscard]] double lower_ratio() const;
 };
 
-/// Counts `s` (Walk::runs) for the problem and hardware it was built from, and with opt.predict runs
-/// the GPU model on it, cold and warm.
+/// Counts `s` (Walk::runs) for the problem and hardware it was built from, with opt.predict runs
+/// the GPU model on it, cold and warm, and with opt.execute executes it on numbers.
 [[nodiscard]] ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const RunOptions& opt = {});
 
-/// Builds and counts each schedule in `names` for each pass in `passes`, in that order.
+/// Builds and counts each schedule in `names` for each pass in `passes`, in that order. With
+/// opt.execute, checks first that every one of them can be executed (InputError otherwise).
 [[nodiscard]] std::vector<ScheduleRun> run_schedules(const std::vector<std::string>& names,
                                                      const std::vector<Pass>& passes,
                                                      const ScheduleContext& ctx, const RunOptions& opt = {});

@@ -26,6 +26,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   ProblemFlags run_flags;
   std::string run_format = "table";
   add_problem_flags(app, run_flags, FlagSet::run);
+  add_execute_flags(app, run_flags);
   add_format(app, run_format);
 
   ProblemFlags bounds_flags;
@@ -70,6 +71,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       app.add_subcommand("calibrate", "measure the rate each resource of the time model reaches on this GPU");
   calibrate->add_option("--config,-c", calibrate_config, "hardware config whose datasheet figures to compare with");
 
+  TraceFlags trace_flags;
+  CLI::App* trace = app.add_subcommand("trace", "every tile transfer of a small problem in order: a table, JSON or an SVG");
+  add_trace_flags(*trace, trace_flags);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -90,6 +95,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     if (measure->parsed()) return measure_command(measure_flags, measure_opts, measure_format, out);
     if (validate->parsed()) return validate_command(validate_flags, out, err);
     if (calibrate->parsed()) return calibrate_command(calibrate_config, out, err);
+    if (trace->parsed()) return trace_command(trace_flags, out);
     return run_command(run_flags, run_format, out);
   } catch (const InputError& e) {
     err << "iosim: error: " << e.what() << '\n';

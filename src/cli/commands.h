@@ -2,6 +2,8 @@
 // bad input and returns an exit code otherwise.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -35,5 +37,15 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
 
 /// `calibrate`: `config` may be empty (no datasheet column).
 int calibrate_command(const std::string& config, std::ostream& out, std::ostream& progress);
+
+/// `trace`: every tile transfer of small problems, as text, JSON or an SVG picture (cmd_trace.cpp).
+struct TraceFlags {
+  ProblemFlags problem;
+  std::string format = "text";       ///< text, json or svg
+  std::string out;                   ///< write here instead of to standard output
+  std::optional<std::int64_t> at;    ///< svg: the step whose SRAM contents are shown
+};
+void add_trace_flags(CLI::App& trace, TraceFlags& f);
+int trace_command(const TraceFlags& f, std::ostream& out);
 
 }  // namespace iosim::cli

@@ -1,5 +1,9 @@
 #include "src/cli/problem_flags.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
+
 #include "sim/core/error.h"
 #include "src/config/hardware_config.h"
 #include "src/config/scenario.h"
@@ -43,7 +47,39 @@ std::vector<TileRequest> tile_requests(const std::vector<std::uint64_t>& br, con
   return out;
 }
 
+/// The execution the flags ask for, if any; the checks that need the schedule come later.
+std::optional<ExecuteOptions> execute_options(const ProblemFlags& f) {
+  if (f.execute.empty()) {
+    const char* orphan = !f.bug.empty() ? "--bug" : f.seed ? "--seed" : f.input_scale ? "--input-scale" : nullptr;
+    if (orphan != nullptr) throw InputError(std::string(orphan) + " needs --execute fp32 or --execute fp64");
+    return std::nullopt;
+  }
+  ExecuteOptions o;
+  const std::optional<Precision> p = parse_precision(f.execute);
+  if (!p) throw InputError("--execute must be fp32 or fp64 (got '" + f.execute + "')");
+  o.precision = *p;
+  if (!f.bug.empty()) {
+    const std::optional<Bug> b = parse_bug(f.bug);
+    if (!b) throw InputError("--bug must be no-rescale, no-max, wrong-l or none (got '" + f.bug + "')");
+    o.bug = *b;
+  }
+  o.seed = f.seed.value_or(o.seed);
+  o.input_scale = f.input_scale.value_or(o.input_scale);
+  if (!std::isfinite(o.input_scale) || o.input_scale <= 0) {
+    throw InputError("--input-scale must be a positive number (got " + fmt::format("{}", o.input_scale) + ")");
+  }
+  return o;
+}
+
 }  // namespace
+
+void add_execute_flags(CLI::App& app, ProblemFlags& f) {
+  app.add_option("--execute", f.execute,
+                 "also execute each schedule on random inputs in fp32 or fp64 and report its error (n <= 4096)");
+  app.add_option("--bug", f.bug, "with --execute: inject no-rescale, no-max or wrong-l into flash1/flash2's softmax");
+  app.add_option("--seed", f.seed, "with --execute: seed of the random Q, K, V, dO (default 1)");
+  app.add_option("--input-scale", f.input_scale, "with --execute: multiply Q and K by this (default 1)");
+}
 
 void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   const bool run = set == FlagSet::run;
@@ -67,7 +103,7 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
                      : "the schedule whose tiles to search (default flash2)")
       ->delimiter(',');
   app.add_option("--launch-order", f.launch_order, "GPU model: blocks launched x-first (x, default) or heads-first (heads)");
-  app.add_option("--l2-policy", f.l2_policy, "GPU model: L2 replacement, lru (default) or fifo");
+  app.add_option("--l2-policy", f.l2_policy, "GPU model: L2 replacement, lru (default), fifo or random");
   if (!run) return;
   app.add_flag("--predict,-p", f.predict, "run the GPU model: L2 and DRAM traffic, occupancy and time (slower)");
   app.add_option("--warps", f.warps, "warps per block of the tiled kernels (default per schedule)");
@@ -154,9 +190,17 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   } else {
     throw InputError("--launch-order must be x or heads (got '" + f.launch_order + "')");
   }
+  r.run.execute = execute_options(f);
+  if (r.run.execute) {  // before any run: a sweep fails at once, not after executing its first problems
+    for (const Problem& p : r.problems) {
+      for (const std::string& s : r.schedules) {
+        for (Pass ps : r.passes) check_execution(s, ps, p, *r.run.execute);
+      }
+    }
+  }
   r.run.gpu.replacement = f.l2_policy.empty() ? "lru" : f.l2_policy;
-  if (r.run.gpu.replacement != "lru" && r.run.gpu.replacement != "fifo") {
-    throw InputError("--l2-policy must be lru or fifo (got '" + f.l2_policy + "')");
+  if (r.run.gpu.replacement != "lru" && r.run.gpu.replacement != "fifo" && r.run.gpu.replacement != "random") {
+    throw InputError("--l2-policy must be lru, fifo or random (got '" + f.l2_policy + "')");
   }
   return r;
 }

@@ -28,9 +28,14 @@ struct ProblemFlags {
   bool causal = false;
   bool predict = false;
   std::string launch_order;  ///< x or heads
-  std::string l2_policy;     ///< lru or fifo
+  std::string l2_policy;     ///< lru, fifo or random
   std::optional<std::int64_t> warps, stages;
   std::vector<std::string> schedules;
+  // Execution on numbers (the run command only: add_execute_flags).
+  std::string execute;  ///< fp32 or fp64; empty: counts only
+  std::string bug;      ///< none, no-rescale, no-max or wrong-l
+  std::optional<std::uint64_t> seed;
+  std::optional<double> input_scale;
 };
 
 struct Resolved {
@@ -52,6 +57,9 @@ enum class FlagSet : std::uint8_t {
 };
 
 void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set);
+
+/// --execute, --bug, --seed, --input-scale: executing the schedules on numbers (sim/exec).
+void add_execute_flags(CLI::App& app, ProblemFlags& f);
 
 /// Loads config and scenario, merges flags over the scenario over defaults, checks every value.
 /// Throws InputError (one line) on anything missing or wrong. `need_n` is false where n is swept.

@@ -39,36 +39,39 @@ void JsonWriter::before_value() {
     return;
   }
   if (!first_.empty()) {
-    if (!first_.back()) out_ += ',';
+    const bool flat = one_line_.back();
+    if (!first_.back()) out_ += flat ? ", " : ",";
     first_.back() = false;
-    newline();
+    if (!flat) newline();
   }
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::open(char bracket, bool one_line) {
   before_value();
-  out_ += '{';
+  out_ += bracket;
+  one_line_.push_back(one_line || (!one_line_.empty() && one_line_.back()));
   first_.push_back(true);
   return *this;
 }
 
+JsonWriter& JsonWriter::begin_object() { return open('{', false); }
+JsonWriter& JsonWriter::begin_object_one_line() { return open('{', true); }
+
 JsonWriter& JsonWriter::close(char bracket) {
   if (first_.empty()) throw std::logic_error("JsonWriter: nothing to close");
   const bool empty = first_.back();
+  const bool flat = one_line_.back();
   first_.pop_back();
-  if (!empty) newline();
+  one_line_.pop_back();
+  if (!empty && !flat) newline();
   out_ += bracket;
   return *this;
 }
 
 JsonWriter& JsonWriter::end_object() { return close('}'); }
 
-JsonWriter& JsonWriter::begin_array() {
-  before_value();
-  out_ += '[';
-  first_.push_back(true);
-  return *this;
-}
+JsonWriter& JsonWriter::begin_array() { return open('[', false); }
+JsonWriter& JsonWriter::begin_array_one_line() { return open('[', true); }
 
 JsonWriter& JsonWriter::end_array() { return close(']'); }
 

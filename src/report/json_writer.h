@@ -14,6 +14,9 @@ class JsonWriter {
   JsonWriter& end_object();
   JsonWriter& begin_array();
   JsonWriter& end_array();
+  /// Containers written on one line, with everything inside them (long lists of small records).
+  JsonWriter& begin_object_one_line();
+  JsonWriter& begin_array_one_line();
   /// The key of the next value inside an object.
   JsonWriter& key(std::string_view k);
   JsonWriter& value(std::string_view s);
@@ -34,11 +37,13 @@ class JsonWriter {
 
  private:
   void before_value();
+  JsonWriter& open(char bracket, bool one_line);
   JsonWriter& close(char bracket);
   void newline();
 
   std::string out_;
   std::vector<bool> first_;  ///< per open container: no element written yet
+  std::vector<bool> one_line_;  ///< per open container: written on one line
   bool after_key_ = false;
 };
 

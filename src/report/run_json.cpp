@@ -1,3 +1,4 @@
+#include "src/report/execution_report.h"
 #include "src/report/json_writer.h"
 #include "src/report/prediction_report.h"
 #include "sim/core/problem.h"
@@ -81,6 +82,10 @@ void schedule(JsonWriter& w, const Problem& p, const ScheduleRun& s) {
   if (s.predicted) {
     w.key("predicted");
     prediction_json(w, *s.predicted);
+  }
+  if (s.execution) {
+    w.key("execution");
+    execution_json(w, *s.execution);
   }
   w.key("notes").begin_array();
   for (const std::string& n : s.notes) w.value(n);

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "src/report/execution_report.h"
 #include "src/report/prediction_report.h"
 #include "src/report/run_report.h"
 #include "src/report/text_table.h"
@@ -128,6 +129,7 @@ std::string render_table(const RunReport& r) {
     out += "\n  HBM traffic per tensor: read ×(reads per element) / write\n";
     out += tensor_table(pr);
     out += prediction_table(pr, r.hardware);
+    out += execution_lines(pr);
     bool header = false;
     for (const ScheduleRun& s : pr.schedules) {
       for (const std::string& note : s.notes) {
