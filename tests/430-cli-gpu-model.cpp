@@ -66,6 +66,7 @@ TEST_CASE("bad input to the GPU model and the GPU commands") {
       {{"validate"}, "--config is required"},
       {{"calibrate", "-c", "nope"}, "config 'nope' not found"},
       {{"validate", "-c", "h200", "-s", "flash3"}, "--schedule must be naive, flash1 or flash2, not flash3"},
+      {{"validate", "-c", "h200", "--pass", "both"}, "--pass must be fwd or bwd, not both"},
   };
   for (const Case& c : cases) {
     const CliResult r = cli(c.args);

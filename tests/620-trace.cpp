@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -63,10 +62,23 @@ struct SvgTile {
   std::string visit;
 };
 std::vector<SvgTile> svg_tiles(const std::string& panel) {
-  static const std::regex tile(R"re(class="tile" data-i="(\d+)" data-j="(\d+)" data-visit="(\w+)")re");
+  // Attributes in the order the renderer writes them: class="tile" data-i="I" data-j="J" data-visit="V".
+  const auto attribute = [&](std::size_t& at, const std::string& name) {
+    const std::string key = name + "=\"";
+    at = panel.find(key, at);
+    REQUIRE(at != std::string::npos);
+    at += key.size();
+    const std::size_t end = panel.find('"', at);
+    std::string value = panel.substr(at, end - at);
+    at = end;
+    return value;
+  };
   std::vector<SvgTile> out;
-  for (std::sregex_iterator it(panel.begin(), panel.end(), tile), end; it != end; ++it) {
-    out.push_back({std::stoull((*it)[1]), std::stoull((*it)[2]), (*it)[3]});
+  for (std::size_t at = panel.find("class=\"tile\""); at != std::string::npos;
+       at = panel.find("class=\"tile\"", at)) {
+    const std::uint64_t i = std::stoull(attribute(at, "data-i"));
+    const std::uint64_t j = std::stoull(attribute(at, "data-j"));
+    out.push_back({i, j, attribute(at, "data-visit")});
   }
   return out;
 }
@@ -224,7 +236,13 @@ TEST_CASE("iosim trace: a table of every transfer, then the totals") {
   std::size_t rows = 0;
   std::istringstream in(r.out);
   for (std::string line; std::getline(in, line);) {
-    if (std::regex_search(line, std::regex(R"(^\s+\d+\s+(load|store|reduce)\s)"))) ++rows;
+    std::istringstream fields(line);
+    std::string step, kind;
+    const bool indented = !line.empty() && line.front() == ' ';
+    if (indented && fields >> step >> kind && step.find_first_not_of("0123456789") == std::string::npos &&
+        (kind == "load" || kind == "store" || kind == "reduce")) {
+      ++rows;
+    }
   }
   CHECK(rows == 38);
 }

@@ -64,6 +64,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   validate->add_option("--out", validate_flags.out_dir, "folder for the JSON and Markdown results (default results)");
   validate->add_flag("--quick", validate_flags.quick, "a small subset (one tile per kernel, n = 1024)");
   validate->add_option("--schedule,-s", validate_flags.schedules, "only these schedules, in this order (naive, flash1, flash2)");
+  validate->add_option("--pass", validate_flags.passes, "only these passes (fwd, bwd)");
+  validate->add_option("--d", validate_flags.ds, "only these head dims of the grid (64, 128)");
+  validate->add_option("--n", validate_flags.ns, "only these sequence lengths of the grid (1024, 4096, 3000)");
   measure_options(*validate, validate_flags.measure);
 
   std::string calibrate_config;

@@ -96,8 +96,10 @@ std::string summary(const std::vector<report::Comparison>& all) {
     if (errs.empty()) continue;
     std::sort(errs.begin(), errs.end());
     const auto above = std::count_if(errs.begin(), errs.end(), [](double e) { return e > 0.05; });
+    const std::size_t mid = errs.size() / 2;
+    const double median = errs.size() % 2 == 1 ? errs[mid] : (errs[mid - 1] + errs[mid]) / 2;
     md += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {} |\n", all.front().rows[i].quantity, errs.size(),
-                      100 * errs[errs.size() / 2], 100 * errs.back(), above);
+                      100 * median, 100 * errs.back(), above);
   }
   return md + "\n";
 }
@@ -140,22 +142,36 @@ std::string json(const std::vector<report::Comparison>& all, const gpu::DeviceIn
 }  // namespace
 
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress) {
-  for (const std::string& name : v.schedules) {
-    if (name != "naive" && name != "flash1" && name != "flash2") {
-      throw InputError("validate: --schedule must be naive, flash1 or flash2, not " + name);
+  for (const std::string& s : v.schedules) {
+    if (s != "naive" && s != "flash1" && s != "flash2") {
+      throw InputError("validate: --schedule must be naive, flash1 or flash2, not " + s);
     }
+  }
+  for (const std::string& p : v.passes) {
+    if (p != "fwd" && p != "bwd") throw InputError("validate: --pass must be fwd or bwd, not " + p);
   }
   require_gpu("validate");
   const std::string config_file = config::find_file(v.config, config::config_dir(), "config");
   const HardwareSpec hw = config::load_hardware(config_file);
   const gpu::DeviceInfo dev = gpu::device_info();
-  const std::vector<Point> points =
+  std::vector<Point> points =
       grid(v.quick, dev, v.schedules.empty() ? std::vector<std::string>{"naive", "flash1", "flash2"} : v.schedules);
+  // A slice of the grid: only the passes, head dims and sequence lengths asked for.
+  const auto keep = [](const auto& wanted, auto value) {
+    return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
+  };
+  std::erase_if(points, [&](const Point& p) {
+    return !keep(v.passes, std::string(name(p.pass))) || !keep(v.ds, p.problem.d) || !keep(v.ns, p.problem.n);
+  });
+  if (points.empty()) throw InputError("validate: no kernel of the grid matches --pass, --d and --n");
   std::vector<report::Comparison> results;
   const std::string date = today();
   std::filesystem::create_directories(v.out_dir);
-  const std::string base = v.out_dir + "/validation-" + slug(dev.name) + "-" + date + (v.quick ? "-quick" : "") +
-                           (v.schedules.empty() ? "" : "-" + fmt::format("{}", fmt::join(v.schedules, "-")));
+  std::string base = v.out_dir + "/validation-" + slug(dev.name) + "-" + date + (v.quick ? "-quick" : "") +
+                     (v.schedules.empty() ? "" : "-" + fmt::format("{}", fmt::join(v.schedules, "-")));
+  if (!v.passes.empty()) base += "-" + fmt::format("{}", fmt::join(v.passes, "-"));
+  if (!v.ds.empty()) base += "-d" + fmt::format("{}", fmt::join(v.ds, "-"));
+  if (!v.ns.empty()) base += "-n" + fmt::format("{}", fmt::join(v.ns, "-"));
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     const auto t0 = std::chrono::steady_clock::now();

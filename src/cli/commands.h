@@ -31,6 +31,8 @@ struct ValidateFlags {
   std::string out_dir = "results";
   bool quick = false;
   std::vector<std::string> schedules;  ///< in this order; empty: naive, flash1, flash2
+  std::vector<std::string> passes;     ///< a slice of the grid; empty: all
+  std::vector<std::uint64_t> ds, ns;
   MeasureFlags measure;
 };
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress);
