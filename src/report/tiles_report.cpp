@@ -70,7 +70,7 @@ std::string render_tiles_table(const TilesReport& r) {
                          c.kernel.stages, c.rejected);
     }
   }
-  out += "  (all candidates with their reasons: --format csv)\n";
+  out += "  (all candidates with their reasons: --format csv or json)\n";
   return out;
 }
 
