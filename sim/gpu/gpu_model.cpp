@@ -137,7 +137,12 @@ class KernelRun {
       if (e.step) return true;
       lines_.clear();
       amap_.lines(e.tile, s.head, k_.head_map(e.tile.tensor), lines_);
-      for (const LineAccess& a : lines_) {
+      // Hint the L2 model a few lines ahead: its lookups miss the host's caches on big problems.
+      constexpr std::size_t kAhead = 8;
+      for (std::size_t i = 0; i < std::min(kAhead, lines_.size()); ++i) l2_.prefetch(lines_[i].line);
+      for (std::size_t i = 0; i < lines_.size(); ++i) {
+        if (i + kAhead < lines_.size()) l2_.prefetch(lines_[i + kAhead].line);
+        const LineAccess& a = lines_[i];
         switch (e.dir) {
           case Direction::hbm_to_sram: l2_.read(a.line, a.mask); break;
           case Direction::sram_to_hbm: l2_.write(a.line, a.mask); break;

@@ -30,6 +30,7 @@ class L2Cache final : public MemoryLevel {
           SetIndex index = SetIndex::hashed);
 
   void read(std::uint64_t line, std::uint32_t mask) override;
+  void prefetch(std::uint64_t line) override;
   void write(std::uint64_t line, std::uint32_t mask) override;
   void reduce(std::uint64_t line, std::uint32_t mask) override;
   void flush() override;

@@ -32,6 +32,9 @@ class MemoryLevel {
   virtual void write(std::uint64_t line, std::uint32_t mask) = 0;
   /// Atomic reductions: the sectors are read (from below if absent), added to and left dirty.
   virtual void reduce(std::uint64_t line, std::uint32_t mask) = 0;
+  /// A hint that `line` is about to be requested: a model may bring the state it will look up into the
+  /// host CPU's cache. It changes no count; it only hides the simulator's own memory latency.
+  virtual void prefetch(std::uint64_t /*line*/) {}
   /// Writes every dirty sector below, leaving the contents clean and resident.
   virtual void flush() = 0;
   /// Bytes this level holds dirty (not yet written below).

@@ -51,6 +51,12 @@ void PartitionedL2::read(std::uint64_t line, std::uint32_t mask) {
   counters_.read_miss_sectors += near.counters().read_miss_sectors - misses;
 }
 
+void PartitionedL2::prefetch(std::uint64_t line) {
+  // A load looks in the requester's partition, a store in both (the home, and the copy it drops).
+  part_[0]->prefetch(line);
+  part_[1]->prefetch(line);
+}
+
 void PartitionedL2::write(std::uint64_t line, std::uint32_t mask) {
   counters_.write_sectors += static_cast<std::uint64_t>(std::popcount(mask));
   const std::uint32_t h = home(line);

@@ -34,6 +34,7 @@ class PartitionedL2 final : public MemoryLevel {
   [[nodiscard]] static std::uint32_t home(std::uint64_t line);
 
   void read(std::uint64_t line, std::uint32_t mask) override;
+  void prefetch(std::uint64_t line) override;
   void write(std::uint64_t line, std::uint32_t mask) override;
   void reduce(std::uint64_t line, std::uint32_t mask) override;
   void flush() override;
