@@ -29,10 +29,10 @@ void squeeze(std::uint32_t* w, std::uint32_t ways) {
 
 }  // namespace
 
+void ClockedReplacement::renumber(std::uint32_t* w, std::uint32_t ways) const { squeeze(w, ways); }
+
 std::uint32_t LruReplacement::victim(const std::uint32_t* w, std::uint32_t ways) const { return oldest(w, ways); }
-void LruReplacement::renumber(std::uint32_t* w, std::uint32_t ways) const { squeeze(w, ways); }
 std::uint32_t FifoReplacement::victim(const std::uint32_t* w, std::uint32_t ways) const { return oldest(w, ways); }
-void FifoReplacement::renumber(std::uint32_t* w, std::uint32_t ways) const { squeeze(w, ways); }
 
 std::uint32_t RandomReplacement::victim(const std::uint32_t* w, std::uint32_t ways) const {
   std::uint64_t h = 0x9E3779B97F4A7C15ull;
@@ -43,7 +43,6 @@ std::uint32_t RandomReplacement::victim(const std::uint32_t* w, std::uint32_t wa
   h ^= h >> 31;
   return static_cast<std::uint32_t>(h % ways);
 }
-void RandomReplacement::renumber(std::uint32_t* w, std::uint32_t ways) const { squeeze(w, ways); }
 
 std::unique_ptr<Replacement> make_replacement(std::string_view name) {
   if (name == "lru") return std::make_unique<LruReplacement>();

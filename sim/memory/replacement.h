@@ -33,34 +33,32 @@ class Replacement {
   virtual void renumbered(std::uint32_t ways) = 0;
 };
 
-/// Least recently used: each way's word is the clock when it was last filled or used; the oldest goes.
-class LruReplacement final : public Replacement {
- public:
-  void reset() override { clock_ = 0; }
-  void filled(std::uint32_t* w, std::uint32_t, std::uint32_t way) override { w[way] = ++clock_; }
-  void touched(std::uint32_t* w, std::uint32_t, std::uint32_t way) override { w[way] = ++clock_; }
-  std::uint32_t victim(const std::uint32_t* w, std::uint32_t ways) const override;
-  void renumber(std::uint32_t* w, std::uint32_t ways) const override;
-  bool wrapping() const override { return clock_ == ~std::uint32_t{0}; }
-  void renumbered(std::uint32_t ways) override { clock_ = ways; }
-
- private:
-  std::uint32_t clock_ = 0;
-};
-
-/// First in, first out: the word is the clock when the way was filled; hits change nothing.
-class FifoReplacement final : public Replacement {
+/// The policies here all keep, per way, the value of one clock that ticks at every fill (and, for LRU,
+/// at every hit); they differ in when they tick it and which way they evict.
+class ClockedReplacement : public Replacement {
  public:
   void reset() override { clock_ = 0; }
   void filled(std::uint32_t* w, std::uint32_t, std::uint32_t way) override { w[way] = ++clock_; }
   void touched(std::uint32_t*, std::uint32_t, std::uint32_t) override {}
-  std::uint32_t victim(const std::uint32_t* w, std::uint32_t ways) const override;
   void renumber(std::uint32_t* w, std::uint32_t ways) const override;
   bool wrapping() const override { return clock_ == ~std::uint32_t{0}; }
   void renumbered(std::uint32_t ways) override { clock_ = ways; }
 
- private:
+ protected:
   std::uint32_t clock_ = 0;
+};
+
+/// Least recently used: each way's word is the clock when it was last filled or used; the oldest goes.
+class LruReplacement final : public ClockedReplacement {
+ public:
+  void touched(std::uint32_t* w, std::uint32_t, std::uint32_t way) override { w[way] = ++clock_; }
+  std::uint32_t victim(const std::uint32_t* w, std::uint32_t ways) const override;
+};
+
+/// First in, first out: the word is the clock when the way was filled; hits change nothing.
+class FifoReplacement final : public ClockedReplacement {
+ public:
+  std::uint32_t victim(const std::uint32_t* w, std::uint32_t ways) const override;
 };
 
 /// Random: a way chosen by a hash of the set's fill clocks (deterministic, so runs repeat; with no
@@ -68,18 +66,9 @@ class FifoReplacement final : public Replacement {
 /// little larger than the cache keeps part of its lines instead of missing on every access: real L2s
 /// degrade gracefully near their capacity (docs/validation.md), and this is the simplest policy that
 /// does.
-class RandomReplacement final : public Replacement {
+class RandomReplacement final : public ClockedReplacement {
  public:
-  void reset() override { clock_ = 0; }
-  void filled(std::uint32_t* w, std::uint32_t, std::uint32_t way) override { w[way] = ++clock_; }
-  void touched(std::uint32_t*, std::uint32_t, std::uint32_t) override {}
   std::uint32_t victim(const std::uint32_t* w, std::uint32_t ways) const override;
-  void renumber(std::uint32_t* w, std::uint32_t ways) const override;
-  bool wrapping() const override { return clock_ == ~std::uint32_t{0}; }
-  void renumbered(std::uint32_t ways) override { clock_ = ways; }
-
- private:
-  std::uint32_t clock_ = 0;
 };
 
 /// "lru", "fifo" or "random"; nullptr for another name.
