@@ -25,7 +25,7 @@ class Dram final : public MemoryLevel {
   [[nodiscard]] Bytes write_bytes() const { return Bytes(counters_.write_sectors * sector_bytes_); }
 
  private:
-  static void add(std::uint64_t& c, std::uint32_t mask) { c += static_cast<std::uint64_t>(__builtin_popcount(mask)); }
+  static void add(std::uint64_t& c, std::uint32_t mask) { c += sector_count(mask); }
 
   std::uint32_t sector_bytes_;
   LevelCounters counters_;

@@ -1,23 +1,9 @@
 #include "sim/memory/l2_cache.h"
 
 #include <algorithm>
-#include <array>
 #include <stdexcept>
 
 namespace iosim {
-
-namespace {
-
-/// Sectors in a mask of up to 8: a table, since the build targets CPUs without a popcount instruction.
-constexpr std::array<std::uint8_t, 256> kBits = [] {
-  std::array<std::uint8_t, 256> t{};
-  for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<std::uint8_t>((i & 1) + t[i / 2]);
-  return t;
-}();
-
-std::uint64_t popcount(std::uint32_t m) { return kBits[m & 0xFF]; }
-
-}  // namespace
 
 L2Cache::L2Cache(const L2Spec& spec, std::unique_ptr<Replacement> policy, MemoryLevel& below, SetIndex index)
     : sets_(0), ways_(spec.ways), sectors_(0), sector_bytes_(spec.sector_bytes), index_(index), policy_(std::move(policy)), below_(&below) {
@@ -74,7 +60,7 @@ void L2Cache::write_back(std::uint64_t set, std::uint32_t way) {
   const std::uint32_t dirty = dirty_of(masks);
   if (dirty != 0) {
     below_->write(line_of(set, w[way]), dirty);
-    counters_.written_back_sectors += popcount(dirty);
+    counters_.written_back_sectors += sector_count(dirty);
     masks = valid_of(masks);
   }
 }
@@ -106,14 +92,14 @@ std::uint32_t L2Cache::way_for(const Place& at) {
 }
 
 void L2Cache::read(std::uint64_t line, std::uint32_t mask) {
-  counters_.read_sectors += popcount(mask);
+  counters_.read_sectors += sector_count(mask);
   const Place at = place(line);
   const std::uint32_t way = way_for(at);
   std::uint32_t& masks = set_words(at.set)[2 * ways_ + way];
   const std::uint32_t missing = mask & ~valid_of(masks);
-  counters_.read_hit_sectors += popcount(mask & valid_of(masks));
+  counters_.read_hit_sectors += sector_count(mask & valid_of(masks));
   if (missing != 0) {
-    counters_.read_miss_sectors += popcount(missing);
+    counters_.read_miss_sectors += sector_count(missing);
     below_->read(line, missing);
     masks |= missing;
   }
@@ -128,20 +114,20 @@ void L2Cache::prefetch(std::uint64_t line) {
 }
 
 void L2Cache::write(std::uint64_t line, std::uint32_t mask) {
-  counters_.write_sectors += popcount(mask);
+  counters_.write_sectors += sector_count(mask);
   const Place at = place(line);
   const std::uint32_t way = way_for(at);
   set_words(at.set)[2 * ways_ + way] |= mask | (mask << 8);
 }
 
 void L2Cache::reduce(std::uint64_t line, std::uint32_t mask) {
-  counters_.reduce_sectors += popcount(mask);
+  counters_.reduce_sectors += sector_count(mask);
   const Place at = place(line);
   const std::uint32_t way = way_for(at);
   std::uint32_t& masks = set_words(at.set)[2 * ways_ + way];
   const std::uint32_t missing = mask & ~valid_of(masks);
   if (missing != 0) {
-    counters_.read_miss_sectors += popcount(missing);
+    counters_.read_miss_sectors += sector_count(missing);
     below_->read(line, missing);
   }
   masks |= mask | (mask << 8);
@@ -159,7 +145,7 @@ Bytes L2Cache::dirty_bytes() const {
   std::uint64_t sectors = 0;
   for (std::uint64_t set = 0; set < sets_; ++set) {
     const std::uint32_t* w = set_words(set);
-    for (std::uint32_t way = 0; way < ways_; ++way) sectors += popcount(dirty_of(w[2 * ways_ + way]));
+    for (std::uint32_t way = 0; way < ways_; ++way) sectors += sector_count(dirty_of(w[2 * ways_ + way]));
   }
   return Bytes(sectors * sector_bytes_);
 }

@@ -1,6 +1,5 @@
 #include "sim/memory/partitioned_l2.h"
 
-#include <bit>
 #include <stdexcept>
 
 namespace iosim {
@@ -44,7 +43,7 @@ void PartitionedL2::Below::reduce(std::uint64_t, std::uint32_t) {
 }
 
 void PartitionedL2::read(std::uint64_t line, std::uint32_t mask) {
-  counters_.read_sectors += static_cast<std::uint64_t>(std::popcount(mask));
+  counters_.read_sectors += sector_count(mask);
   L2Cache& near = *part_[requester_];
   const std::uint64_t misses = near.counters().read_miss_sectors;
   near.read(line, mask);
@@ -52,20 +51,22 @@ void PartitionedL2::read(std::uint64_t line, std::uint32_t mask) {
 }
 
 void PartitionedL2::prefetch(std::uint64_t line) {
-  // A load looks in the requester's partition, a store in both (the home, and the copy it drops).
-  part_[0]->prefetch(line);
-  part_[1]->prefetch(line);
+  // Loads look in the requester's partition first, and in the line's home when they miss there;
+  // stores look in both (the home, and the copy they drop).
+  part_[requester_]->prefetch(line);
+  const std::uint32_t h = home(line);
+  if (h != requester_) part_[h]->prefetch(line);
 }
 
 void PartitionedL2::write(std::uint64_t line, std::uint32_t mask) {
-  counters_.write_sectors += static_cast<std::uint64_t>(std::popcount(mask));
+  counters_.write_sectors += sector_count(mask);
   const std::uint32_t h = home(line);
   part_[1 - h]->drop(line);
   part_[h]->write(line, mask);
 }
 
 void PartitionedL2::reduce(std::uint64_t line, std::uint32_t mask) {
-  counters_.reduce_sectors += static_cast<std::uint64_t>(std::popcount(mask));
+  counters_.reduce_sectors += sector_count(mask);
   const std::uint32_t h = home(line);
   part_[1 - h]->drop(line);
   part_[h]->reduce(line, mask);

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -67,7 +66,7 @@ class PartitionedL2 final : public MemoryLevel {
   /// Counts fabric reads (a pass-through with counters).
   class Fabric final : public MemoryLevel {
    public:
-    void read(std::uint64_t, std::uint32_t mask) override { counters_.read_sectors += static_cast<std::uint64_t>(std::popcount(mask)); }
+    void read(std::uint64_t, std::uint32_t mask) override { counters_.read_sectors += sector_count(mask); }
     void write(std::uint64_t, std::uint32_t) override {}
     void reduce(std::uint64_t, std::uint32_t) override {}
     void flush() override {}
