@@ -67,6 +67,9 @@ TEST_CASE("bad input to the GPU model and the GPU commands") {
       {{"calibrate", "-c", "nope"}, "config 'nope' not found"},
       {{"validate", "-c", "h200", "-s", "flash3"}, "--schedule must be naive, flash1 or flash2, not flash3"},
       {{"validate", "-c", "h200", "--pass", "both"}, "--pass must be fwd or bwd, not both"},
+      {{"validate", "-c", "h200", "--tile", "64"}, "--tile must be B_rxB_c, like 64x128, not 64"},
+      {{"validate", "-c", "h200", "--tile", "0x64"}, "--tile must be B_rxB_c, like 64x128, not 0x64"},
+      {{"validate", "-c", "h200", "--tile", "64xab"}, "--tile must be B_rxB_c, like 64x128, not 64xab"},
   };
   for (const Case& c : cases) {
     const CliResult r = cli(c.args);

@@ -67,6 +67,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   validate->add_option("--pass", validate_flags.passes, "only these passes (fwd, bwd)");
   validate->add_option("--d", validate_flags.ds, "only these head dims of the grid (64, 128)");
   validate->add_option("--n", validate_flags.ns, "only these sequence lengths of the grid (1024, 4096, 3000)");
+  validate->add_option("--tile", validate_flags.tiles, "only these tiles of the grid, as B_rxB_c (64x128)");
   measure_options(*validate, validate_flags.measure);
 
   std::string calibrate_config;

@@ -40,6 +40,29 @@ std::uint64_t heads_for(const std::string& schedule, std::uint64_t n, const gpu:
   return std::max<std::uint64_t>(8, 4 * sms * 128 / (2 * n));  // ≈ 4 waves of 2 blocks per SM at B_r = 128
 }
 
+/// "64x128" (or "64×128") as (B_r, B_c); anything else is an InputError naming it.
+std::pair<std::uint64_t, std::uint64_t> parse_tile(const std::string& text) {
+  std::string t = text;
+  if (const std::size_t times = t.find("×"); times != std::string::npos) t.replace(times, std::string("×").size(), "x");
+  const std::size_t x = t.find('x');
+  const auto number = [&](const std::string& part) -> std::uint64_t {
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) {
+      throw InputError("validate: --tile must be B_rxB_c, like 64x128, not " + text);
+    }
+    return std::stoull(part);
+  };
+  if (x == std::string::npos) number("");
+  const std::uint64_t br = number(t.substr(0, x)), bc = number(t.substr(x + 1));
+  if (br == 0 || bc == 0) throw InputError("validate: --tile must be B_rxB_c, like 64x128, not " + text);
+  return {br, bc};
+}
+
+std::vector<std::string> tiles_text(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& tiles) {
+  std::vector<std::string> out;
+  for (const auto& [br, bc] : tiles) out.push_back(fmt::format("{}x{}", br, bc));
+  return out;
+}
+
 std::vector<Point> grid(bool quick, const gpu::DeviceInfo& dev, const std::vector<std::string>& schedules) {
   std::vector<Point> out;
   for (const std::string& schedule : schedules) {
@@ -150,6 +173,8 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   for (const std::string& p : v.passes) {
     if (p != "fwd" && p != "bwd") throw InputError("validate: --pass must be fwd or bwd, not " + p);
   }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> tiles;
+  for (const std::string& t : v.tiles) tiles.push_back(parse_tile(t));
   require_gpu("validate");
   const std::string config_file = config::find_file(v.config, config::config_dir(), "config");
   const HardwareSpec hw = config::load_hardware(config_file);
@@ -161,9 +186,10 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
     return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
   };
   std::erase_if(points, [&](const Point& p) {
-    return !keep(v.passes, std::string(name(p.pass))) || !keep(v.ds, p.problem.d) || !keep(v.ns, p.problem.n);
+    return !keep(v.passes, std::string(name(p.pass))) || !keep(v.ds, p.problem.d) || !keep(v.ns, p.problem.n) ||
+           !keep(tiles, std::pair{p.tiles.br.value_or(0), p.tiles.bc.value_or(0)});
   });
-  if (points.empty()) throw InputError("validate: no kernel of the grid matches --pass, --d and --n");
+  if (points.empty()) throw InputError("validate: no kernel of the grid matches --pass, --d, --n and --tile");
   std::vector<report::Comparison> results;
   const std::string date = today();
   std::filesystem::create_directories(v.out_dir);
@@ -172,6 +198,7 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   if (!v.passes.empty()) base += "-" + fmt::format("{}", fmt::join(v.passes, "-"));
   if (!v.ds.empty()) base += "-d" + fmt::format("{}", fmt::join(v.ds, "-"));
   if (!v.ns.empty()) base += "-n" + fmt::format("{}", fmt::join(v.ns, "-"));
+  if (!v.tiles.empty()) base += "-tile" + fmt::format("{}", fmt::join(tiles_text(tiles), "-"));
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     const auto t0 = std::chrono::steady_clock::now();

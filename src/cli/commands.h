@@ -33,6 +33,7 @@ struct ValidateFlags {
   std::vector<std::string> schedules;  ///< in this order; empty: naive, flash1, flash2
   std::vector<std::string> passes;     ///< a slice of the grid; empty: all
   std::vector<std::uint64_t> ds, ns;
+  std::vector<std::string> tiles;      ///< "BRxBC" tiles of the grid to keep; empty: all
   MeasureFlags measure;
 };
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress);
