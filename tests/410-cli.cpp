@@ -1,6 +1,7 @@
 // The command line end to end, in-process: outputs, exit codes, and one-line errors for bad input.
 #include <doctest/doctest.h>
 
+#include "support/bad_input.h"
 #include "support/cli_run.h"
 #include "support/toy_config.h"
 
@@ -110,11 +111,7 @@ TEST_CASE("--br/--bc apply to the tiled schedules") {
 }
 
 TEST_CASE("bad input: one line on stderr and exit code 2") {
-  struct Case {
-    std::initializer_list<std::string> args;
-    const char* says;
-  };
-  const Case cases[] = {
+  const BadInput cases[] = {
       {{"--config", "a10.yaml", "--n", "64", "--d", "64"}, "config 'a10.yaml' not found"},
       {{"--n", "64", "--d", "64"}, "no hardware config"},
       {{"-c", "a100", "--d", "64"}, "sequence length is missing"},
@@ -135,14 +132,7 @@ TEST_CASE("bad input: one line on stderr and exit code 2") {
       {{"-c", "a100", "--n", "64", "--d", "64", "--schedule", "dtiled", "--pass", "bwd"}, "dtiled has no backward pass"},
       {{"-c", "a100", "--n", "64", "--d", "64", "--splits", "0"}, "--splits must be a positive integer"},
   };
-  for (const Case& c : cases) {
-    const CliResult r = cli(c.args);
-    CAPTURE(r.err);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(lines(r.err) == 1);
-    CHECK(r.err.find(c.says) != std::string::npos);
-  }
+  check_bad_inputs(cases);
 }
 
 TEST_CASE("iosim bounds: the slopes, exit 0 when within tolerance") {

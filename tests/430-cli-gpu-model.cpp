@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "cuda/backend.h"
+#include "support/bad_input.h"
 #include "support/cli_run.h"
 
 using namespace iosim::test;
@@ -52,11 +53,7 @@ TEST_CASE("iosim tiles ranks, rejects with reasons, and lists all in CSV") {
 }
 
 TEST_CASE("bad input to the GPU model and the GPU commands") {
-  struct Case {
-    std::initializer_list<std::string> args;
-    const char* says;
-  };
-  const Case cases[] = {
+  const BadInput cases[] = {
       {{"-c", "h200", "--n", "64", "--d", "64", "-p", "--launch-order", "random"}, "--launch-order must be x or heads"},
       {{"-c", "h200", "--n", "64", "--d", "64", "-p", "--l2-policy", "plru"}, "--l2-policy must be lru, fifo or random"},
       {{"-c", "h200", "--n", "64", "--d", "64", "--warps", "64"}, "--warps must be at most 32"},
@@ -71,13 +68,7 @@ TEST_CASE("bad input to the GPU model and the GPU commands") {
       {{"validate", "-c", "h200", "--tile", "0x64"}, "--tile must be B_rxB_c, like 64x128, not 0x64"},
       {{"validate", "-c", "h200", "--tile", "64xab"}, "--tile must be B_rxB_c, like 64x128, not 64xab"},
   };
-  for (const Case& c : cases) {
-    const CliResult r = cli(c.args);
-    CAPTURE(r.err);
-    CHECK(r.code == 2);
-    CHECK(lines(r.err) == 1);
-    CHECK(r.err.find(c.says) != std::string::npos);
-  }
+  check_bad_inputs(cases);
 }
 
 TEST_CASE("measure, validate and calibrate without a GPU exit 2 and say why") {

@@ -2,6 +2,7 @@
 // table lines, the JSON "execution" object (docs/json-schema.md), and one-line errors for bad use.
 #include <doctest/doctest.h>
 
+#include "support/bad_input.h"
 #include "support/cli_run.h"
 
 using namespace iosim::test;
@@ -98,11 +99,7 @@ TEST_CASE("--seed draws other inputs") {
 }
 
 TEST_CASE("bad use of --execute: one line on stderr and exit code 2") {
-  struct Case {
-    std::initializer_list<std::string> args;
-    const char* says;
-  };
-  const Case cases[] = {
+  const BadInput cases[] = {
       {{"-c", "a100", "--n", "8192", "--d", "64", "--execute", "fp32"}, "n and n_kv of at most 4096"},
       {{"-c", "a100", "--n", "64", "--n-kv", "5000", "--d", "64", "--execute", "fp32"}, "at most 4096"},
       {{"-c", "a100", "--n", "64", "--d", "64", "--execute", "fp16"}, "--execute must be fp32 or fp64 (got 'fp16')"},
@@ -122,12 +119,5 @@ TEST_CASE("bad use of --execute: one line on stderr and exit code 2") {
       {{"-c", "a100", "--n", "64", "--d", "64", "--execute", "fp32", "--input-scale", "abc"}, "--input-scale"},
       {{"-c", "a100", "--n", "64", "--d", "64", "--execute"}, "--execute"},
   };
-  for (const Case& c : cases) {
-    const CliResult r = cli(c.args);
-    CAPTURE(r.err);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(lines(r.err) == 1);
-    CHECK(r.err.find(c.says) != std::string::npos);
-  }
+  check_bad_inputs(cases);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/trace/trace_sink.h"
+#include "support/bad_input.h"
 #include "support/cli_run.h"
 #include "support/fixtures.h"
 
@@ -326,11 +327,7 @@ TEST_CASE("iosim trace -f svg: valid XML, a tile per cell, flash1 by columns bes
 }
 
 TEST_CASE("iosim trace, bad input: one line on stderr and exit code 2") {
-  struct Case {
-    std::initializer_list<std::string> args;
-    const char* says;
-  };
-  const Case cases[] = {
+  const BadInput cases[] = {
       {{"trace", "-c", "teaching", "--n", "256", "--d", "16", "-f", "png"}, "--format"},
       {{"trace", "-c", "teaching", "--n", "8192", "--d", "16"}, "n = 8192 is above the limit of 4096"},
       {{"trace", "-c", "teaching", "--n", "4096", "--d", "16", "--br", "16", "--bc", "16", "--schedule", "flash2"},
@@ -347,12 +344,5 @@ TEST_CASE("iosim trace, bad input: one line on stderr and exit code 2") {
       {{"trace", "-c", "teaching", "--n", "256", "--d", "16", "-f", "svg", "--out", "/nonexistent/dir/x.svg"},
        "cannot write"},
   };
-  for (const Case& c : cases) {
-    const CliResult r = run_cli(c.args);
-    CAPTURE(r.err);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(lines(r.err) == 1);
-    CHECK(r.err.find(c.says) != std::string::npos);
-  }
+  check_bad_inputs(cases);
 }
