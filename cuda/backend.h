@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,16 @@ struct DeviceInfo {
 
 enum class Algo : std::uint8_t { naive, flash1, flash2 };
 enum class Direction : std::uint8_t { fwd, bwd };
+
+/// The schedule's name, as the CLI spells it.
+[[nodiscard]] constexpr std::string_view name(Algo a) {
+  switch (a) {
+    case Algo::naive: return "naive";
+    case Algo::flash1: return "flash1";
+    case Algo::flash2: return "flash2";
+  }
+  return "?";
+}
 
 /// One kernel configuration: a schedule, a pass, a problem and the schedule's tile.
 struct KernelSpec {

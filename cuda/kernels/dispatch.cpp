@@ -23,17 +23,8 @@ namespace {
 constexpr int kMinCcMajor = 8;            // mma.sync bf16, ldmatrix, cp.async
 constexpr std::int64_t kMaxGridY = 65535;  // flash2 grids put batch · heads in y
 
-std::string algo_name(Algo a) {
-  switch (a) {
-    case Algo::naive: return "naive";
-    case Algo::flash1: return "flash1";
-    case Algo::flash2: return "flash2";
-  }
-  return "?";
-}
-
 std::string spec_text(const KernelSpec& s) {
-  return algo_name(s.algo) + (s.pass == Direction::fwd ? " fwd" : " bwd") + " d=" + std::to_string(s.d) + " " +
+  return std::string(name(s.algo)) + (s.pass == Direction::fwd ? " fwd" : " bwd") + " d=" + std::to_string(s.d) + " " +
          std::string(name(s.dtype));
 }
 

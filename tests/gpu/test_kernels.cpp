@@ -44,17 +44,8 @@ const std::vector<Shape> kShapes = {{1, 2, 200, 333}, {3, 1, 257, 257}, {1, 2, 5
 
 constexpr std::uint64_t kSeed = 20240611;
 
-std::string algo_name(Algo a) {
-  switch (a) {
-    case Algo::naive: return "naive";
-    case Algo::flash1: return "flash1";
-    case Algo::flash2: return "flash2";
-  }
-  return "?";
-}
-
 std::string describe(const KernelSpec& s) {
-  std::string t = algo_name(s.algo) + (s.pass == Direction::fwd ? " fwd " : " bwd ") + std::string(iosim::name(s.dtype)) +
+  std::string t = std::string(iosim::gpu::name(s.algo)) + (s.pass == Direction::fwd ? " fwd " : " bwd ") + std::string(iosim::name(s.dtype)) +
                   " d=" + std::to_string(s.d) + " B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) +
                   " n=" + std::to_string(s.n) + " n_kv=" + std::to_string(s.n_kv);
   if (s.algo != Algo::naive) t += " tile " + std::to_string(s.br) + "x" + std::to_string(s.bc);
