@@ -44,23 +44,16 @@ std::uint64_t heads_for(const std::string& schedule, std::uint64_t n, const gpu:
 std::pair<std::uint64_t, std::uint64_t> parse_tile(const std::string& text) {
   std::string t = text;
   if (const std::size_t times = t.find("×"); times != std::string::npos) t.replace(times, std::string("×").size(), "x");
-  const std::size_t x = t.find('x');
-  const auto number = [&](const std::string& part) -> std::uint64_t {
-    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) {
-      throw InputError("validate: --tile must be B_rxB_c, like 64x128, not " + text);
-    }
+  // A positive number of at most six digits, else 0.
+  const auto number = [](const std::string& part) -> std::uint64_t {
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) return 0;
     return std::stoull(part);
   };
-  if (x == std::string::npos) number("");
-  const std::uint64_t br = number(t.substr(0, x)), bc = number(t.substr(x + 1));
+  const std::size_t x = t.find('x');
+  const std::uint64_t br = x == std::string::npos ? 0 : number(t.substr(0, x));
+  const std::uint64_t bc = x == std::string::npos ? 0 : number(t.substr(x + 1));
   if (br == 0 || bc == 0) throw InputError("validate: --tile must be B_rxB_c, like 64x128, not " + text);
   return {br, bc};
-}
-
-std::vector<std::string> tiles_text(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& tiles) {
-  std::vector<std::string> out;
-  for (const auto& [br, bc] : tiles) out.push_back(fmt::format("{}x{}", br, bc));
-  return out;
 }
 
 std::vector<Point> grid(bool quick, const gpu::DeviceInfo& dev, const std::vector<std::string>& schedules) {
@@ -198,7 +191,7 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   if (!v.passes.empty()) base += "-" + fmt::format("{}", fmt::join(v.passes, "-"));
   if (!v.ds.empty()) base += "-d" + fmt::format("{}", fmt::join(v.ds, "-"));
   if (!v.ns.empty()) base += "-n" + fmt::format("{}", fmt::join(v.ns, "-"));
-  if (!v.tiles.empty()) base += "-tile" + fmt::format("{}", fmt::join(tiles_text(tiles), "-"));
+  for (std::size_t i = 0; i < tiles.size(); ++i) base += fmt::format("{}{}x{}", i == 0 ? "-tile" : "-", tiles[i].first, tiles[i].second);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     const auto t0 = std::chrono::steady_clock::now();
