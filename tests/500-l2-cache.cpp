@@ -3,6 +3,7 @@
 
 #include "sim/memory/dram.h"
 #include "sim/memory/l2_cache.h"
+#include "sim/memory/set_scan.h"
 
 using namespace iosim;
 
@@ -139,16 +140,90 @@ TEST_CASE("bad L2 shapes are refused") {
   CHECK_THROWS(L2Cache(tiny(), nullptr, dram));
 }
 
-TEST_CASE("the LRU clock renumbers before it wraps, keeping the order") {
-  LruReplacement lru;
-  std::uint32_t w[4] = {0, 0, 0, 0};
-  lru.reset();
-  lru.filled(w, 4, 2);
-  lru.filled(w, 4, 0);
-  lru.touched(w, 4, 2);
-  CHECK(lru.victim(w, 4) == 1);  // never filled
-  lru.renumber(w, 4);
-  CHECK(w[0] == 1);
-  CHECK(w[2] == 2);
-  CHECK(w[1] == 0);
+TEST_CASE("a set's clock renumbers its ages before they reach the limit, keeping their order") {
+  const LruReplacement lru;
+  std::uint16_t ages[4] = {};
+  std::uint16_t clock = 0;
+  stamp(ages, 4, 2, clock);
+  stamp(ages, 4, 0, clock);
+  stamp(ages, 4, 2, clock);  // a hit under LRU
+  CHECK(ages[0] == 2);
+  CHECK(ages[2] == 3);
+  CHECK(lru.victim(ages, 4) == 1);  // never filled
+  stamp(ages, 4, 1, clock);
+  CHECK(lru.victim(ages, 4) == 3);
+  stamp(ages, 4, 3, clock);
+  CHECK(lru.victim(ages, 4) == 0);  // the least recently used of a full set
+  SUBCASE("at the limit") {
+    const std::uint16_t top = set_scan::kAgeLimit;
+    ages[0] = top - 2;
+    ages[1] = top;
+    ages[2] = 7;
+    ages[3] = top - 1;
+    clock = top;
+    stamp(ages, 4, 2, clock);  // 2 becomes the newest: 1, 2, 3, 4 renumbered, then 5
+    CHECK(ages[2] == 5);
+    CHECK(ages[0] == 2);
+    CHECK(ages[3] == 3);
+    CHECK(ages[1] == 4);
+    CHECK(clock == 5);
+    CHECK(lru.victim(ages, 4) == 0);
+  }
+  SUBCASE("a dropped way (age 0) comes first, and stays 0 through a renumbering") {
+    ages[1] = 0;
+    CHECK(lru.victim(ages, 4) == 1);
+    clock = set_scan::kAgeLimit;
+    stamp(ages, 4, 0, clock);
+    CHECK(ages[1] == 0);
+    CHECK(ages[0] == 4);
+    CHECK(lru.victim(ages, 4) == 1);
+  }
+  CHECK_FALSE(FifoReplacement{}.ages_on_hit());
+  CHECK(lru.ages_on_hit());
+}
+
+TEST_CASE("the 16-way scans agree with the plain loops") {
+  // Random sets of 16 tags and ages, with repeats and zeros, so that ties and misses both occur.
+  std::uint64_t x = 12345;
+  const auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::uint32_t tags[16];
+    std::uint16_t ages[16];
+    const std::uint64_t range = trial % 3 == 0 ? 4 : set_scan::kAgeLimit + 1;
+    for (int w = 0; w < 16; ++w) {
+      tags[w] = static_cast<std::uint32_t>(next() % 40);
+      ages[w] = static_cast<std::uint16_t>(next() % range);
+    }
+    const auto tag = static_cast<std::uint32_t>(next() % 40);
+    CHECK(set_scan::find(tags, tag, 16) == set_scan::find_plain(tags, tag, 16));
+    CHECK(set_scan::oldest(ages, 16) == set_scan::oldest_plain(ages, 16));
+    CHECK(set_scan::find(tags, tag, 12) == set_scan::find_plain(tags, tag, 12));
+  }
+  const std::uint32_t none[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  CHECK(set_scan::find(none, 0xFFFFFFFFu, 16) == 16);
+  CHECK(set_scan::find(none, 16, 16) == 15);
+  std::uint16_t old[16];
+  for (int w = 0; w < 16; ++w) old[w] = static_cast<std::uint16_t>(set_scan::kAgeLimit - w);
+  CHECK(set_scan::oldest(old, 16) == 15);
+}
+
+TEST_CASE("a set's clock is its own: another set's traffic does not age it") {
+  // Set 0 holds lines 0 and 2; a long stream through set 1 between their uses changes nothing there.
+  Dram dram(32);
+  L2Cache l2(tiny(), make_replacement("lru"), dram, SetIndex::modulo);
+  l2.read(0, kAll);
+  l2.read(2, kAll);
+  for (std::uint64_t k = 0; k < 70000; ++k) l2.read(1 + 2 * (k % 3), 0x1);  // three lines cycling in set 1
+  l2.read(0, kAll);  // hit: line 2 is now the oldest of set 0
+  l2.read(4, kAll);  // evicts line 2
+  l2.read(0, 0x1);   // still a hit
+  const std::uint64_t before = dram.read_bytes().value;
+  l2.read(2, 0x1);  // a miss
+  CHECK(dram.read_bytes().value == before + 32);
+  CHECK(l2.counters().evicted_lines == 70000 - 2 + 1 + 1);
 }

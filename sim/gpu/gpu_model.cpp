@@ -118,6 +118,7 @@ class KernelRun {
         }
       }
     }
+    drain();
     for (const SmLoad& l : load) {
       out.busiest.matmul_flops = std::max(out.busiest.matmul_flops, l.matmul_flops);
       out.busiest.vector_flops = std::max(out.busiest.vector_flops, l.vector_flops);
@@ -131,27 +132,58 @@ class KernelRun {
   /// Runs `s` up to its next step marker; false once the block has no events left.
   bool step(Slot& s) {
     auto& ev = s.rec.events;
-    if (partitioned_ != nullptr) partitioned_->set_requester(s.partition);
     while (s.next < ev.size()) {
       const auto& e = ev[s.next++];
       if (e.step) return true;
       lines_.clear();
       amap_.lines(e.tile, s.head, k_.head_map(e.tile.tensor), lines_);
-      // Hint the L2 model a few lines ahead: its lookups miss the host's caches on big problems.
-      constexpr std::size_t kAhead = 8;
-      for (std::size_t i = 0; i < std::min(kAhead, lines_.size()); ++i) l2_.prefetch(lines_[i].line);
-      for (std::size_t i = 0; i < lines_.size(); ++i) {
-        if (i + kAhead < lines_.size()) l2_.prefetch(lines_[i + kAhead].line);
-        const LineAccess& a = lines_[i];
-        switch (e.dir) {
-          case Direction::hbm_to_sram: l2_.read(a.line, a.mask); break;
-          case Direction::sram_to_hbm: l2_.write(a.line, a.mask); break;
-          case Direction::reduce: l2_.reduce(a.line, a.mask); break;
-        }
-      }
+      const Request r = request_of(e.dir);
+      for (const LineAccess& a : lines_) pending_.push_back({a.line, a.mask, s.partition, r});
+      if (pending_.size() >= kBatch) drain();
     }
     return false;
   }
+
+  static Request request_of(Direction d) {
+    switch (d) {
+      case Direction::hbm_to_sram: return Request::read;
+      case Direction::sram_to_hbm: return Request::write;
+      case Direction::reduce: return Request::reduce;
+    }
+    return Request::read;
+  }
+
+  /// Sends the pending requests to the L2 in order, hinting it kAhead requests ahead: its lookups miss
+  /// the host's caches on big problems. The L2 never changes what the blocks ask for, so batching
+  /// requests across blocks and steps changes no count.
+  void drain() {
+    constexpr std::size_t kAhead = 8;
+    const auto hint = [&](const Pending& p) {
+      if (partitioned_ != nullptr) {
+        partitioned_->prefetch_for(p.partition, p.line, p.request);
+      } else {
+        l2_.prefetch(p.line, p.request);
+      }
+    };
+    const std::size_t n = pending_.size();
+    for (std::size_t i = 0; i < std::min(kAhead, n); ++i) hint(pending_[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + kAhead < n) hint(pending_[i + kAhead]);
+      const Pending& p = pending_[i];
+      if (partitioned_ != nullptr) partitioned_->set_requester(p.partition);
+      l2_.request(p.request, p.line, p.mask);
+    }
+    pending_.clear();
+  }
+
+  /// A request of a block to the L2, waiting in the batch.
+  struct Pending {
+    std::uint64_t line;
+    std::uint32_t mask;
+    std::uint32_t partition;  ///< the requesting SM's
+    Request request;
+  };
+  static constexpr std::size_t kBatch = 4096;
 
   const Kernel& k_;
   const ScheduleContext& ctx_;
@@ -160,6 +192,7 @@ class KernelRun {
   PartitionedL2* partitioned_;
   const AddressMap& amap_;
   std::vector<LineAccess> lines_;
+  std::vector<Pending> pending_;
 };
 
 }  // namespace

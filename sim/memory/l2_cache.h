@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/core/aligned_vector.h"
 #include "sim/core/hardware.h"
 #include "sim/memory/memory_level.h"
 #include "sim/memory/replacement.h"
@@ -30,7 +31,7 @@ class L2Cache final : public MemoryLevel {
           SetIndex index = SetIndex::hashed);
 
   void read(std::uint64_t line, std::uint32_t mask) override;
-  void prefetch(std::uint64_t line) override;
+  void prefetch(std::uint64_t line, Request r) override;
   void write(std::uint64_t line, std::uint32_t mask) override;
   void reduce(std::uint64_t line, std::uint32_t mask) override;
   void flush() override;
@@ -43,6 +44,14 @@ class L2Cache final : public MemoryLevel {
   /// Removes `line` if present (its dirty sectors written below first): a copy made stale by a write
   /// elsewhere. Its way is the first to be filled next. Counts nothing.
   void drop(std::uint64_t line);
+
+  /// The set that holds `line`, and a hint to bring that set's state into the host's cache (what
+  /// prefetch() does, split so that caches of one shape can share the first half).
+  [[nodiscard]] std::uint64_t set_of(std::uint64_t line) const { return place(line).set; }
+  void prefetch_set(std::uint64_t set) const {
+    __builtin_prefetch(tags(set));
+    __builtin_prefetch(&meta_[set * 2 * ways_]);
+  }
 
   [[nodiscard]] std::uint64_t sets() const { return sets_; }
   [[nodiscard]] std::uint32_t ways() const { return ways_; }
@@ -58,14 +67,18 @@ class L2Cache final : public MemoryLevel {
   };
   [[nodiscard]] Place place(std::uint64_t line) const;
   [[nodiscard]] std::uint64_t line_of(std::uint64_t set, std::uint32_t tag) const;
-  /// One set's state, contiguous: ways_ tags, ways_ policy words, then the valid and dirty sector
-  /// masks of each way packed in one word (valid in the low byte, dirty in the next).
-  [[nodiscard]] std::uint32_t* set_words(std::uint64_t set) { return &words_[set * stride_]; }
-  [[nodiscard]] const std::uint32_t* set_words(std::uint64_t set) const { return &words_[set * stride_]; }
+  /// One set's state is its tags (kEmpty where free), its ways' ages then their sector masks (valid
+  /// in the low byte, dirty in the high one), and its clock. With 16 ways the tags are one host cache
+  /// line and the ages and masks another, so a lookup misses the host's caches at most twice (the
+  /// clocks, 2 bytes a set, stay cached).
+  [[nodiscard]] std::uint32_t* tags(std::uint64_t set) { return &tags_[set * ways_]; }
+  [[nodiscard]] const std::uint32_t* tags(std::uint64_t set) const { return &tags_[set * ways_]; }
+  [[nodiscard]] std::uint16_t* ages(std::uint64_t set) { return &meta_[set * 2 * ways_]; }
+  [[nodiscard]] std::uint16_t* masks(std::uint64_t set) { return ages(set) + ways_; }
+  [[nodiscard]] const std::uint16_t* masks(std::uint64_t set) const { return &meta_[set * 2 * ways_ + ways_]; }
   /// The way of the line at `at`, filled (after evicting) if absent, touched if present.
   std::uint32_t way_for(const Place& at);
   void write_back(std::uint64_t set, std::uint32_t way);
-  void renumber_all();
 
   /// n ÷ sets_ and n mod sets_ without a hardware division (the model's hot path): a multiply by the
   /// reciprocal, then one correction.
@@ -96,8 +109,9 @@ class L2Cache final : public MemoryLevel {
   SetIndex index_;
   std::unique_ptr<Replacement> policy_;
   MemoryLevel* below_;
-  std::uint64_t stride_;             ///< words per set: 3 × ways
-  std::vector<std::uint32_t> words_;  ///< tags (line ÷ sets, kEmpty when free), policy words, masks
+  AlignedVector<std::uint32_t> tags_;  ///< line ÷ sets, kEmpty when free; ways_ per set
+  AlignedVector<std::uint16_t> meta_;  ///< 2 × ways_ per set: ages, then sector masks
+  std::vector<std::uint16_t> clocks_;  ///< per set: the newest age it stamped
   LevelCounters counters_;
 };
 

@@ -31,6 +31,9 @@ struct LevelCounters {
   std::uint64_t written_back_sectors = 0;  ///< dirty sectors written below on eviction or flush
 };
 
+/// What a request to a level does.
+enum class Request : std::uint8_t { read, write, reduce };
+
 class MemoryLevel {
  public:
   MemoryLevel() = default;
@@ -44,9 +47,17 @@ class MemoryLevel {
   virtual void write(std::uint64_t line, std::uint32_t mask) = 0;
   /// Atomic reductions: the sectors are read (from below if absent), added to and left dirty.
   virtual void reduce(std::uint64_t line, std::uint32_t mask) = 0;
-  /// A hint that `line` is about to be requested: a model may bring the state it will look up into the
-  /// host CPU's cache. It changes no count; it only hides the simulator's own memory latency.
-  virtual void prefetch(std::uint64_t /*line*/) {}
+  /// read(), write() or reduce(), as `r` says.
+  void request(Request r, std::uint64_t line, std::uint32_t mask) {
+    switch (r) {
+      case Request::read: read(line, mask); break;
+      case Request::write: write(line, mask); break;
+      case Request::reduce: reduce(line, mask); break;
+    }
+  }
+  /// A hint that `line` is about to get request `r`: a model may bring the state it will look up into
+  /// the host CPU's cache. It changes no count; it only hides the simulator's own memory latency.
+  virtual void prefetch(std::uint64_t /*line*/, Request /*r*/) {}
   /// Writes every dirty sector below, leaving the contents clean and resident.
   virtual void flush() = 0;
   /// Bytes this level holds dirty (not yet written below).

@@ -50,12 +50,13 @@ void PartitionedL2::read(std::uint64_t line, std::uint32_t mask) {
   counters_.read_miss_sectors += near.counters().read_miss_sectors - misses;
 }
 
-void PartitionedL2::prefetch(std::uint64_t line) {
-  // Loads look in the requester's partition first, and in the line's home when they miss there;
-  // stores look in both (the home, and the copy they drop).
-  part_[requester_]->prefetch(line);
-  const std::uint32_t h = home(line);
-  if (h != requester_) part_[h]->prefetch(line);
+void PartitionedL2::prefetch_for(std::uint32_t requester, std::uint64_t line, Request r) {
+  // Loads look in the requester's partition first, and in the line's home when that is the other one;
+  // stores and reductions look in both (the home, and the copy they drop).
+  const std::uint32_t near = requester & 1u;
+  const std::uint64_t set = part_[0]->set_of(line);  // the same in both: they have the same shape
+  part_[near]->prefetch_set(set);
+  if (r != Request::read || home(line) != near) part_[1 - near]->prefetch_set(set);
 }
 
 void PartitionedL2::write(std::uint64_t line, std::uint32_t mask) {

@@ -33,7 +33,9 @@ class PartitionedL2 final : public MemoryLevel {
   [[nodiscard]] static std::uint32_t home(std::uint64_t line);
 
   void read(std::uint64_t line, std::uint32_t mask) override;
-  void prefetch(std::uint64_t line) override;
+  void prefetch(std::uint64_t line, Request r) override { prefetch_for(requester_, line, r); }
+  /// prefetch() of a request that the SMs of partition `requester` will make.
+  void prefetch_for(std::uint32_t requester, std::uint64_t line, Request r);
   void write(std::uint64_t line, std::uint32_t mask) override;
   void reduce(std::uint64_t line, std::uint32_t mask) override;
   void flush() override;

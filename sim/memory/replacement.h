@@ -1,8 +1,10 @@
 // Which line of a full set an L2 evicts. LRU is the model's default; FIFO and random are here to
 // compare with, and to keep the policy a plug-in rather than a hard-wired loop.
 //
-// A policy keeps one 32-bit word per way, which the cache stores beside the set's tags (one set's
-// state is contiguous in memory: the model's speed is bound by memory latency, not arithmetic).
+// Each way of a set has an age, stamped from the set's own clock when a line is filled and, under
+// LRU, when it is used; 0 means "never filled". A policy ranks a set's ways by their ages and keeps no
+// state of its own: the order lives in the set, beside its tags, so that a lookup touches little else
+// (host memory latency is what bounds the model's speed).
 #pragma once
 
 #include <cstdint>
@@ -11,64 +13,54 @@
 
 namespace iosim {
 
+/// Ages are 16-bit, so a set's ways must leave room for renumbering: far more than any L2 has.
+inline constexpr std::uint32_t kMaxWays = 256;
+
+/// Gives `way` of a set whose ages are `ages` the set's next age from `clock`, the newest age the set
+/// has stamped. Only the order of a set's ages matters, so when the clock reaches its limit the ages
+/// are first renumbered 1, 2, … in the same order (0 stays 0) and the clock restarts from the newest.
+void stamp(std::uint16_t* ages, std::uint32_t ways, std::uint32_t way, std::uint16_t& clock);
+
+/// A policy says whether a hit renews a way's age (a fill always does) and which way to fill next.
 class Replacement {
  public:
-  Replacement() = default;
+  explicit Replacement(bool ages_on_hit) : ages_on_hit_(ages_on_hit) {}
   Replacement(const Replacement&) = delete;
   Replacement& operator=(const Replacement&) = delete;
   virtual ~Replacement() = default;
 
-  /// A new run: the word of every way of every set is 0, which means "never filled".
-  virtual void reset() = 0;
-  /// `way` of the set whose words are `w` was filled with a new line.
-  virtual void filled(std::uint32_t* w, std::uint32_t ways, std::uint32_t way) = 0;
-  /// `way` was used (a hit). May not change which lines are in the set.
-  virtual void touched(std::uint32_t* w, std::uint32_t ways, std::uint32_t way) = 0;
-  /// The way to fill next: one never filled when there is one, else the one to evict. Pure.
-  [[nodiscard]] virtual std::uint32_t victim(const std::uint32_t* w, std::uint32_t ways) const = 0;
-  /// The clock would wrap: renumber `w` keeping its order (called by the cache for every set).
-  virtual void renumber(std::uint32_t* w, std::uint32_t ways) const = 0;
-  /// True when the clock needs renumber() on every set before the next fill or touch.
-  [[nodiscard]] virtual bool wrapping() const = 0;
-  virtual void renumbered(std::uint32_t ways) = 0;
+  /// True when a hit stamps the way with the set's clock, as a fill does.
+  [[nodiscard]] bool ages_on_hit() const { return ages_on_hit_; }
+  /// The way to fill next: one never filled (age 0) when there is one, else the one to evict. Pure.
+  [[nodiscard]] virtual std::uint32_t victim(const std::uint16_t* ages, std::uint32_t ways) const = 0;
+
+ private:
+  bool ages_on_hit_;
 };
 
-/// The policies here all keep, per way, the value of one clock that ticks at every fill (and, for LRU,
-/// at every hit); they differ in when they tick it and which way they evict.
-class ClockedReplacement : public Replacement {
+/// Least recently used: a way's age is the set's clock when it was last filled or used; the oldest goes.
+class LruReplacement final : public Replacement {
  public:
-  void reset() override { clock_ = 0; }
-  void filled(std::uint32_t* w, std::uint32_t, std::uint32_t way) override { w[way] = ++clock_; }
-  void touched(std::uint32_t*, std::uint32_t, std::uint32_t) override {}
-  void renumber(std::uint32_t* w, std::uint32_t ways) const override;
-  bool wrapping() const override { return clock_ == ~std::uint32_t{0}; }
-  void renumbered(std::uint32_t ways) override { clock_ = ways; }
-
- protected:
-  std::uint32_t clock_ = 0;
+  LruReplacement() : Replacement(true) {}
+  std::uint32_t victim(const std::uint16_t* ages, std::uint32_t ways) const override;
 };
 
-/// Least recently used: each way's word is the clock when it was last filled or used; the oldest goes.
-class LruReplacement final : public ClockedReplacement {
+/// First in, first out: the age is the set's clock when the way was filled; hits change nothing.
+class FifoReplacement final : public Replacement {
  public:
-  void touched(std::uint32_t* w, std::uint32_t, std::uint32_t way) override { w[way] = ++clock_; }
-  std::uint32_t victim(const std::uint32_t* w, std::uint32_t ways) const override;
+  FifoReplacement() : Replacement(false) {}
+  std::uint32_t victim(const std::uint16_t* ages, std::uint32_t ways) const override;
 };
 
-/// First in, first out: the word is the clock when the way was filled; hits change nothing.
-class FifoReplacement final : public ClockedReplacement {
- public:
-  std::uint32_t victim(const std::uint32_t* w, std::uint32_t ways) const override;
-};
-
-/// Random: a way chosen by a hash of the set's fill clocks (deterministic, so runs repeat; with no
+/// Random: a way chosen by a hash of the set's fill ages (deterministic, so runs repeat; with no
 /// relation to the access pattern). Hits change nothing. Unlike LRU and FIFO, a cyclic working set a
 /// little larger than the cache keeps part of its lines instead of missing on every access: real L2s
 /// degrade gracefully near their capacity (docs/validation.md), and this is the simplest policy that
 /// does.
-class RandomReplacement final : public ClockedReplacement {
+class RandomReplacement final : public Replacement {
  public:
-  std::uint32_t victim(const std::uint32_t* w, std::uint32_t ways) const override;
+  RandomReplacement() : Replacement(false) {}
+  std::uint32_t victim(const std::uint16_t* ages, std::uint32_t ways) const override;
 };
 
 /// "lru", "fifo" or "random"; nullptr for another name.

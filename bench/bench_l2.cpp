@@ -1,0 +1,71 @@
+// Benchmarks of the L2 model alone, without schedules or thread blocks: sector accesses handled per
+// second on one core, on the H200's L2 (configs/h200.yaml: 60 MiB, 16 ways, LRU), with the prefetch
+// hints the GPU model gives it.
+//   stream     256 MiB of lines written, then read back, by SMs of alternating partitions: every
+//              request misses, and every fill evicts a line (dirty ones are written back)
+//   resident   16 MiB of lines read 16 times over: all but the first pass hit
+//   unified    `stream` through one unpartitioned L2 of the same size
+// Run: build/bench/bench_l2 --benchmark_min_time=1
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+
+#include "sim/memory/dram.h"
+#include "sim/memory/l2_cache.h"
+#include "sim/memory/partitioned_l2.h"
+#include "src/config/hardware_config.h"
+
+namespace {
+
+using namespace iosim;
+
+const L2Spec& h200_l2() {
+  static const L2Spec spec = config::load_hardware(std::string(IOSIM_CONFIG_DIR) + "/h200.yaml").l2;
+  return spec;
+}
+
+constexpr std::uint32_t kAllSectors = 0xF;
+constexpr std::uint64_t kAhead = 8;         // as the GPU model hints
+constexpr std::uint64_t kBlockLines = 256;  // lines one SM asks for before the next SM's turn
+
+/// Request `r` of lines [0, count) in order, by SMs of alternating partitions (when there are two).
+void sweep(MemoryLevel& l2, PartitionedL2* partitioned, Request r, std::uint64_t count) {
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (partitioned != nullptr && i % kBlockLines == 0) partitioned->set_requester(static_cast<std::uint32_t>(i / kBlockLines % 2));
+    if (i + kAhead < count) l2.prefetch(i + kAhead, r);
+    l2.request(r, i, kAllSectors);
+  }
+}
+
+void run(benchmark::State& state, bool partitioned, std::uint64_t bytes, int reads, bool write_first) {
+  const std::uint64_t lines = bytes / h200_l2().line_bytes;
+  double sectors = 0;
+  for (auto _ : state) {
+    Dram dram(h200_l2().sector_bytes);
+    std::unique_ptr<MemoryLevel> l2;
+    PartitionedL2* two = nullptr;
+    if (partitioned) {
+      auto p = std::make_unique<PartitionedL2>(h200_l2(), [] { return make_replacement("lru"); }, dram);
+      two = p.get();
+      l2 = std::move(p);
+    } else {
+      l2 = std::make_unique<L2Cache>(h200_l2(), make_replacement("lru"), dram);
+    }
+    if (write_first) sweep(*l2, two, Request::write, lines);
+    for (int k = 0; k < reads; ++k) sweep(*l2, two, Request::read, lines);
+    sectors += static_cast<double>(l2->counters().read_sectors + l2->counters().write_sectors);
+    benchmark::DoNotOptimize(dram.read_bytes().value);
+  }
+  state.counters["sectors/s"] = benchmark::Counter(sectors, benchmark::Counter::kIsRate);
+}
+
+void stream(benchmark::State& state) { run(state, true, std::uint64_t{256} << 20, 1, true); }
+void resident(benchmark::State& state) { run(state, true, std::uint64_t{16} << 20, 16, false); }
+void unified(benchmark::State& state) { run(state, false, std::uint64_t{256} << 20, 1, true); }
+BENCHMARK(stream)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(resident)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(unified)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
