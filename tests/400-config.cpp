@@ -103,6 +103,18 @@ TEST_CASE("bad configs: one line naming the file, the line and the key") {
     const std::string e = error_of(dir.write("m.yaml", replaced("  ways: 16\n", "")));
     CHECK(e.find("l2.ways: missing") != std::string::npos);
   }
+  SUBCASE("more ways than the model keeps") {
+    const std::string e = error_of(dir.write("w.yaml", replaced("  ways: 16\n", "  ways: 512\n")));
+    CHECK(e.find("l2.ways must be at most 256") != std::string::npos);
+  }
+  SUBCASE("a line that is not a power of two") {
+    const std::string e = error_of(dir.write("p.yaml", replaced("line_bytes: 128", "line_bytes: 96")));
+    CHECK(e.find("l2.line_bytes and l2.sector_bytes must be powers of two") != std::string::npos);
+  }
+  SUBCASE("more sectors a line than the model keeps") {
+    const std::string e = error_of(dir.write("s.yaml", replaced("sector_bytes: 32", "sector_bytes: 8")));
+    CHECK(e.find("l2.line_bytes must be at most 8 sectors") != std::string::npos);
+  }
   SUBCASE("inconsistent figures") {
     const std::string e = error_of(dir.write("i.yaml", replaced("sram_per_block_bytes: 1024", "sram_per_block_bytes: 4096")));
     CHECK(e.find("exceeds") != std::string::npos);

@@ -1,11 +1,19 @@
 #include "sim/gpu/address_map.h"
 
+#include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace iosim {
 
 AddressMap::AddressMap(const Problem& p, std::uint32_t line_bytes, std::uint32_t sector_bytes)
-    : p_(p), line_bytes_(line_bytes), sector_bytes_(sector_bytes) {
+    : p_(p),
+      line_bytes_(line_bytes),
+      line_shift_(static_cast<std::uint32_t>(std::countr_zero(line_bytes))),
+      sector_shift_(static_cast<std::uint32_t>(std::countr_zero(sector_bytes))) {
+  if (!std::has_single_bit(line_bytes) || !std::has_single_bit(sector_bytes) || sector_bytes > line_bytes) {
+    throw std::invalid_argument("AddressMap: lines and sectors must be powers of two, a line at least a sector");
+  }
   const std::uint64_t bh = p.batch_heads(), bkv = p.batch * p.kv_head_count();
   std::uint64_t next = kAlignment;  // leave the first 2 MiB unused, as a null page
   for (Tensor t : kAllTensors) {
@@ -40,17 +48,19 @@ AddressMap::AddressMap(const Problem& p, std::uint32_t line_bytes, std::uint32_t
 void AddressMap::add_range(std::uint64_t begin, std::uint64_t bytes, std::vector<LineAccess>& out) const {
   if (bytes == 0) return;
   const std::uint64_t end = begin + bytes;
-  const std::uint64_t first_line = begin / line_bytes_, last_line = (end - 1) / line_bytes_;
-  if (begin % line_bytes_ == 0 && end % line_bytes_ == 0 && (out.empty() || out.back().line != first_line)) {
+  const std::uint64_t first_line = begin >> line_shift_, last_line = (end - 1) >> line_shift_;
+  const std::uint64_t within = line_bytes_ - 1;
+  if ((begin & within) == 0 && (end & within) == 0 && (out.empty() || out.back().line != first_line)) {
     // Whole lines: every sector of each.
-    const auto all = static_cast<std::uint32_t>((std::uint64_t{1} << (line_bytes_ / sector_bytes_)) - 1);
+    const auto all = static_cast<std::uint32_t>((std::uint64_t{1} << (std::uint64_t{1} << (line_shift_ - sector_shift_))) - 1);
     for (std::uint64_t line = first_line; line <= last_line; ++line) out.push_back({line, all});
     return;
   }
   for (std::uint64_t line = first_line; line <= last_line; ++line) {
-    const std::uint64_t lo = std::max(begin, line * line_bytes_) - line * line_bytes_;
-    const std::uint64_t hi = std::min(end, (line + 1) * line_bytes_) - line * line_bytes_;
-    const std::uint64_t first = lo / sector_bytes_, last = (hi - 1) / sector_bytes_;
+    const std::uint64_t at = line << line_shift_;
+    const std::uint64_t lo = std::max(begin, at) - at;
+    const std::uint64_t hi = std::min(end, at + line_bytes_) - at;
+    const std::uint64_t first = lo >> sector_shift_, last = (hi - 1) >> sector_shift_;
     const auto mask = static_cast<std::uint32_t>(((std::uint64_t{1} << (last + 1)) - 1) & ~((std::uint64_t{1} << first) - 1));
     if (!out.empty() && out.back().line == line) {
       out.back().mask |= mask;

@@ -28,6 +28,8 @@ class AddressMap {
   static constexpr std::uint64_t kAlignment = std::uint64_t{2} << 20;
   static constexpr std::uint64_t kMaxSlices = 128;  ///< split-KV partial copies laid out
 
+  /// `line_bytes` and `sector_bytes` are powers of two (as on every GPU), so that addresses split into
+  /// lines and sectors by shifts on the model's hot path.
   AddressMap(const Problem& p, std::uint32_t line_bytes, std::uint32_t sector_bytes);
 
   /// Appends to `out` the line accesses of `tile`, read by a block of grid head `head` of a kernel
@@ -51,7 +53,8 @@ class AddressMap {
 
   Problem p_;
   std::uint64_t line_bytes_;
-  std::uint64_t sector_bytes_;
+  std::uint32_t line_shift_;    ///< log2 line_bytes_
+  std::uint32_t sector_shift_;  ///< log2 of the sector's bytes
   std::array<Layout, kTensorCount> layout_{};
 };
 

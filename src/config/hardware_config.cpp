@@ -1,5 +1,8 @@
 #include "src/config/hardware_config.h"
 
+#include <bit>
+
+#include "sim/memory/replacement.h"
 #include "src/config/yaml_map.h"
 
 namespace iosim::config {
@@ -91,11 +94,18 @@ HardwareSpec load_hardware(const std::string& path) {
     hw.measured = read_measured(*m);
   }
   if (hw.l2.partitions > 2) throw ConfigError(path + ": l2.partitions must be 1 or 2");
+  if (hw.l2.ways > kMaxWays) throw ConfigError(path + ": l2.ways must be at most 256");
   if (hw.sm.sram_per_block > hw.sm.sram_per_sm) {
     throw ConfigError(path + ": sm.sram_per_block_bytes exceeds sm.sram_per_sm_bytes");
   }
+  if (!std::has_single_bit(hw.l2.line_bytes) || !std::has_single_bit(hw.l2.sector_bytes)) {
+    throw ConfigError(path + ": l2.line_bytes and l2.sector_bytes must be powers of two");
+  }
   if (hw.l2.line_bytes % hw.l2.sector_bytes != 0) {
     throw ConfigError(path + ": l2.line_bytes must be a multiple of l2.sector_bytes");
+  }
+  if (hw.l2.line_bytes / hw.l2.sector_bytes > 8) {
+    throw ConfigError(path + ": l2.line_bytes must be at most 8 sectors (l2.sector_bytes)");
   }
   if (hw.l2.capacity.value % (std::uint64_t{hw.l2.line_bytes} * hw.l2.ways) != 0) {
     throw ConfigError(path + ": l2.size_bytes must be a whole number of sets (line_bytes × ways)");
