@@ -5,6 +5,9 @@
 //              request misses, and every fill evicts a line (dirty ones are written back)
 //   resident   16 MiB of lines read 16 times over: all but the first pass hit
 //   unified    `stream` through one unpartitioned L2 of the same size
+//   strided    `stream` in the order of a tile's rows: 128 lines apart (a row of 8192 fp16 scores), so
+//              that consecutive requests land in distant sets and only the prefetch hints hide the
+//              host's memory latency
 // Run: build/bench/bench_l2 --benchmark_min_time=1
 #include <benchmark/benchmark.h>
 
@@ -28,16 +31,26 @@ constexpr std::uint32_t kAllSectors = 0xF;
 constexpr std::uint64_t kAhead = 8;         // as the GPU model hints
 constexpr std::uint64_t kBlockLines = 256;  // lines one SM asks for before the next SM's turn
 
-/// Request `r` of lines [0, count) in order, by SMs of alternating partitions (when there are two).
-void sweep(MemoryLevel& l2, PartitionedL2* partitioned, Request r, std::uint64_t count) {
+/// The i-th line of a sweep over `count` lines: in order, or by rows of kRowLines lines (count is a
+/// multiple of kRowLines).
+constexpr std::uint64_t kRowLines = 128;
+std::uint64_t nth(std::uint64_t i, std::uint64_t count, bool strided) {
+  if (!strided) return i;
+  const std::uint64_t rows = count / kRowLines;
+  return (i % rows) * kRowLines + i / rows;
+}
+
+/// Request `r` of lines [0, count), by SMs of alternating partitions (when there are two).
+void sweep(MemoryLevel& l2, PartitionedL2* partitioned, Request r, std::uint64_t count, bool strided) {
   for (std::uint64_t i = 0; i < count; ++i) {
     if (partitioned != nullptr && i % kBlockLines == 0) partitioned->set_requester(static_cast<std::uint32_t>(i / kBlockLines % 2));
-    if (i + kAhead < count) l2.prefetch(i + kAhead, r);
-    l2.request(r, i, kAllSectors);
+    if (i + kAhead < count) l2.prefetch(nth(i + kAhead, count, strided), r);
+    l2.request(r, nth(i, count, strided), kAllSectors);
   }
 }
 
-void run(benchmark::State& state, bool partitioned, std::uint64_t bytes, int reads, bool write_first) {
+void run(benchmark::State& state, bool partitioned, std::uint64_t bytes, int reads, bool write_first,
+         bool strided = false) {
   const std::uint64_t lines = bytes / h200_l2().line_bytes;
   double sectors = 0;
   for (auto _ : state) {
@@ -51,8 +64,8 @@ void run(benchmark::State& state, bool partitioned, std::uint64_t bytes, int rea
     } else {
       l2 = std::make_unique<L2Cache>(h200_l2(), make_replacement("lru"), dram);
     }
-    if (write_first) sweep(*l2, two, Request::write, lines);
-    for (int k = 0; k < reads; ++k) sweep(*l2, two, Request::read, lines);
+    if (write_first) sweep(*l2, two, Request::write, lines, strided);
+    for (int k = 0; k < reads; ++k) sweep(*l2, two, Request::read, lines, strided);
     sectors += static_cast<double>(l2->counters().read_sectors + l2->counters().write_sectors);
     benchmark::DoNotOptimize(dram.read_bytes().value);
   }
@@ -62,9 +75,11 @@ void run(benchmark::State& state, bool partitioned, std::uint64_t bytes, int rea
 void stream(benchmark::State& state) { run(state, true, std::uint64_t{256} << 20, 1, true); }
 void resident(benchmark::State& state) { run(state, true, std::uint64_t{16} << 20, 16, false); }
 void unified(benchmark::State& state) { run(state, false, std::uint64_t{256} << 20, 1, true); }
+void strided(benchmark::State& state) { run(state, true, std::uint64_t{256} << 20, 1, true, true); }
 BENCHMARK(stream)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(resident)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(unified)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(strided)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
