@@ -155,7 +155,7 @@ TEST_CASE("a set's clock renumbers its ages before they reach the limit, keeping
   stamp(ages, 4, 3, clock);
   CHECK(lru.victim(ages, 4) == 0);  // the least recently used of a full set
   SUBCASE("at the limit") {
-    const std::uint16_t top = set_scan::kAgeLimit;
+    const std::uint16_t top = kAgeLimit;
     ages[0] = top - 2;
     ages[1] = top;
     ages[2] = 7;
@@ -172,7 +172,7 @@ TEST_CASE("a set's clock renumbers its ages before they reach the limit, keeping
   SUBCASE("a dropped way (age 0) comes first, and stays 0 through a renumbering") {
     ages[1] = 0;
     CHECK(lru.victim(ages, 4) == 1);
-    clock = set_scan::kAgeLimit;
+    clock = kAgeLimit;
     stamp(ages, 4, 0, clock);
     CHECK(ages[1] == 0);
     CHECK(ages[0] == 4);
@@ -194,7 +194,7 @@ TEST_CASE("the 16-way scans agree with the plain loops") {
   for (int trial = 0; trial < 20000; ++trial) {
     std::uint32_t tags[16];
     std::uint16_t ages[16];
-    const std::uint64_t range = trial % 3 == 0 ? 4 : set_scan::kAgeLimit + 1;
+    const std::uint64_t range = trial % 3 == 0 ? 4 : kAgeLimit + 1;
     for (int w = 0; w < 16; ++w) {
       tags[w] = static_cast<std::uint32_t>(next() % 40);
       ages[w] = static_cast<std::uint16_t>(next() % range);
@@ -208,7 +208,7 @@ TEST_CASE("the 16-way scans agree with the plain loops") {
   CHECK(set_scan::find(none, 0xFFFFFFFFu, 16) == 16);
   CHECK(set_scan::find(none, 16, 16) == 15);
   std::uint16_t old[16];
-  for (int w = 0; w < 16; ++w) old[w] = static_cast<std::uint16_t>(set_scan::kAgeLimit - w);
+  for (int w = 0; w < 16; ++w) old[w] = static_cast<std::uint16_t>(kAgeLimit - w);
   CHECK(set_scan::oldest(old, 16) == 15);
 }
 

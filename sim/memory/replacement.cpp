@@ -8,10 +8,7 @@
 
 namespace iosim {
 
-namespace {
-
-/// Renumbers the ages 1, 2, … keeping their order (0 stays 0); returns the newest.
-std::uint16_t squeeze(std::uint16_t* ages, std::uint32_t ways) {
+std::uint16_t renumber(std::uint16_t* ages, std::uint32_t ways) {
   std::array<std::uint16_t, kMaxWays> order{};
   std::iota(order.begin(), order.begin() + ways, std::uint16_t{0});
   std::sort(order.begin(), order.begin() + ways, [&](std::uint16_t a, std::uint16_t b) { return ages[a] < ages[b]; });
@@ -21,13 +18,6 @@ std::uint16_t squeeze(std::uint16_t* ages, std::uint32_t ways) {
     age = age == 0 ? 0 : ++rank;
   }
   return rank;
-}
-
-}  // namespace
-
-void stamp(std::uint16_t* ages, std::uint32_t ways, std::uint32_t way, std::uint16_t& clock) {
-  if (clock >= set_scan::kAgeLimit) clock = squeeze(ages, ways);
-  ages[way] = ++clock;
 }
 
 std::uint32_t LruReplacement::victim(const std::uint16_t* ages, std::uint32_t ways) const {

@@ -15,11 +15,20 @@ namespace iosim {
 
 /// Ages are 16-bit, so a set's ways must leave room for renumbering: far more than any L2 has.
 inline constexpr std::uint32_t kMaxWays = 256;
+/// Ages stay below this, so that they compare the same as signed 16-bit numbers (SSE2, which scans
+/// them, has a signed 16-bit minimum and no unsigned one).
+inline constexpr std::uint16_t kAgeLimit = 0x7FFF;
+
+/// Renumbers a set's ages 1, 2, … in the same order (0 stays 0); returns the newest.
+std::uint16_t renumber(std::uint16_t* ages, std::uint32_t ways);
 
 /// Gives `way` of a set whose ages are `ages` the set's next age from `clock`, the newest age the set
 /// has stamped. Only the order of a set's ages matters, so when the clock reaches its limit the ages
-/// are first renumbered 1, 2, … in the same order (0 stays 0) and the clock restarts from the newest.
-void stamp(std::uint16_t* ages, std::uint32_t ways, std::uint32_t way, std::uint16_t& clock);
+/// are first renumbered and the clock restarts from the newest. (Inline: it runs on every lookup.)
+inline void stamp(std::uint16_t* ages, std::uint32_t ways, std::uint32_t way, std::uint16_t& clock) {
+  if (clock >= kAgeLimit) [[unlikely]] clock = renumber(ages, ways);
+  ages[way] = ++clock;
+}
 
 /// A policy says whether a hit renews a way's age (a fill always does) and which way to fill next.
 class Replacement {

@@ -13,10 +13,6 @@
 
 namespace iosim::set_scan {
 
-/// Ages are kept below this, so that they compare the same as signed 16-bit numbers (SSE2 has a
-/// signed 16-bit minimum and no unsigned one).
-inline constexpr std::uint16_t kAgeLimit = 0x7FFF;
-
 /// The way among `ways` whose tag is `tag`, or `ways` when none is.
 [[nodiscard]] inline std::uint32_t find_plain(const std::uint32_t* tags, std::uint32_t tag, std::uint32_t ways) {
   for (std::uint32_t way = 0; way < ways; ++way) {
@@ -46,8 +42,8 @@ inline constexpr std::uint16_t kAgeLimit = 0x7FFF;
   return static_cast<std::uint32_t>(std::countr_zero(hits | 0x10000u));
 }
 
-/// oldest_plain() of 16 ways whose ages are at most kAgeLimit: the minimum across two vectors of 8,
-/// folded in halves, then the first way that equals it.
+/// oldest_plain() of 16 ways whose ages are at most kAgeLimit (replacement.h): the minimum across two
+/// vectors of 8, folded in halves, then the first way that equals it.
 [[nodiscard]] inline std::uint32_t oldest16(const std::uint16_t* ages) {
   const auto* p = reinterpret_cast<const __m128i*>(ages);
   const __m128i a0 = _mm_loadu_si128(p), a1 = _mm_loadu_si128(p + 1);
