@@ -143,3 +143,36 @@ SCENARIO("random replacement keeps part of a cyclic working set larger than the 
   CHECK(misses("random") < all * 9 / 10);
   CHECK(misses("random") > 3 * 4);  // and not a cache of infinite size
 }
+
+TEST_CASE("prefetch hints change no count, whatever they name") {
+  // The same random stream of loads, stores and reductions from both partitions, on a 16-way L2 (the
+  // SSE2 scans) and a 2-way one, with hints (right, and for lines never requested) and without.
+  for (const L2Spec spec : {L2Spec{Bytes(2 * 8 * 16 * 128), 128, 32, 16, 64, 2}, small()}) {
+    Dram plain_dram(32), hinted_dram(32);
+    PartitionedL2 plain(spec, lru(), plain_dram), hinted(spec, lru(), hinted_dram);
+    std::uint64_t x = 99;
+    const auto next = [&] {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      return x >> 33;
+    };
+    for (int i = 0; i < 20000; ++i) {
+      const std::uint64_t line = next() % 700;
+      const auto mask = static_cast<std::uint32_t>(1 + next() % 15);
+      const auto requester = static_cast<std::uint32_t>(next() % 2);
+      const auto r = static_cast<Request>(next() % 3);
+      hinted.prefetch_for(requester, line, r);
+      hinted.prefetch_for(1 - requester, next() % 700, Request::write);
+      plain.set_requester(requester);
+      hinted.set_requester(requester);
+      plain.request(r, line, mask);
+      hinted.request(r, line, mask);
+    }
+    plain.flush();
+    hinted.flush();
+    CHECK(hinted_dram.read_bytes() == plain_dram.read_bytes());
+    CHECK(hinted_dram.write_bytes() == plain_dram.write_bytes());
+    CHECK(hinted.fabric_read_sectors() == plain.fabric_read_sectors());
+    CHECK(hinted.counters().read_miss_sectors == plain.counters().read_miss_sectors);
+    CHECK(plain.counters().read_miss_sectors > 0);
+  }
+}
