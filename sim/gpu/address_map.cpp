@@ -45,12 +45,13 @@ AddressMap::AddressMap(const Problem& p, std::uint32_t line_bytes, std::uint32_t
   }
 }
 
-void AddressMap::add_range(std::uint64_t begin, std::uint64_t bytes, std::vector<LineAccess>& out) const {
+void AddressMap::add_range(std::uint64_t begin, std::uint64_t bytes, std::size_t first, std::vector<LineAccess>& out) const {
   if (bytes == 0) return;
   const std::uint64_t end = begin + bytes;
   const std::uint64_t first_line = begin >> line_shift_, last_line = (end - 1) >> line_shift_;
   const std::uint64_t within = line_bytes_ - 1;
-  if ((begin & within) == 0 && (end & within) == 0 && (out.empty() || out.back().line != first_line)) {
+  const bool merge = out.size() > first && out.back().line == first_line;
+  if ((begin & within) == 0 && (end & within) == 0 && !merge) {
     // Whole lines: every sector of each.
     const auto all = static_cast<std::uint32_t>((std::uint64_t{1} << (std::uint64_t{1} << (line_shift_ - sector_shift_))) - 1);
     for (std::uint64_t line = first_line; line <= last_line; ++line) out.push_back({line, all});
@@ -60,9 +61,9 @@ void AddressMap::add_range(std::uint64_t begin, std::uint64_t bytes, std::vector
     const std::uint64_t at = line << line_shift_;
     const std::uint64_t lo = std::max(begin, at) - at;
     const std::uint64_t hi = std::min(end, at + line_bytes_) - at;
-    const std::uint64_t first = lo >> sector_shift_, last = (hi - 1) >> sector_shift_;
-    const auto mask = static_cast<std::uint32_t>(((std::uint64_t{1} << (last + 1)) - 1) & ~((std::uint64_t{1} << first) - 1));
-    if (!out.empty() && out.back().line == line) {
+    const std::uint64_t lo_sector = lo >> sector_shift_, hi_sector = (hi - 1) >> sector_shift_;
+    const auto mask = static_cast<std::uint32_t>(((std::uint64_t{1} << (hi_sector + 1)) - 1) & ~((std::uint64_t{1} << lo_sector) - 1));
+    if (out.size() > first && out.back().line == line) {
       out.back().mask |= mask;
     } else {
       out.push_back({line, mask});
@@ -91,10 +92,11 @@ void AddressMap::lines(const TileRef& tile, std::uint64_t head, HeadMap map, std
   const std::uint64_t row_bytes = l.cols * l.elem;
   const std::uint64_t start = l.base + tile.slice * l.slice_bytes + (stored_head * l.rows + first_row) * row_bytes;
   if (tile.col == 0 && tile.cols == l.cols) {
-    add_range(start, tile.rows * row_bytes, out);
+    add_range(start, tile.rows * row_bytes, out.size(), out);
     return;
   }
-  for (std::uint64_t r = 0; r < tile.rows; ++r) add_range(start + r * row_bytes + tile.col * l.elem, tile.cols * l.elem, out);
+  const std::size_t first = out.size();
+  for (std::uint64_t r = 0; r < tile.rows; ++r) add_range(start + r * row_bytes + tile.col * l.elem, tile.cols * l.elem, first, out);
 }
 
 }  // namespace iosim

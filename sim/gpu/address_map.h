@@ -34,6 +34,7 @@ class AddressMap {
 
   /// Appends to `out` the line accesses of `tile`, read by a block of grid head `head` of a kernel
   /// whose heads index the tensor as `map` says. Rows of a tile as wide as the tensor are one range.
+  /// What `out` already holds is left alone: a tile's accesses never merge into an earlier one.
   void lines(const TileRef& tile, std::uint64_t head, HeadMap map, std::vector<LineAccess>& out) const;
 
   /// First byte of tensor `t`.
@@ -49,7 +50,9 @@ class AddressMap {
     std::uint64_t slice_bytes = 0;
   };
 
-  void add_range(std::uint64_t begin, std::uint64_t bytes, std::vector<LineAccess>& out) const;
+  /// Appends the lines of [begin, begin + bytes) to `out`, merging into out.back() when it is the same
+  /// line and at index `first` or later (the current tile's).
+  void add_range(std::uint64_t begin, std::uint64_t bytes, std::size_t first, std::vector<LineAccess>& out) const;
 
   Problem p_;
   std::uint64_t line_bytes_;

@@ -135,11 +135,14 @@ class KernelRun {
     while (s.next < ev.size()) {
       const auto& e = ev[s.next++];
       if (e.step) return true;
-      lines_.clear();
-      amap_.lines(e.tile, s.head, k_.head_map(e.tile.tensor), lines_);
+      amap_.lines(e.tile, s.head, k_.head_map(e.tile.tensor), batch_);
       const Request r = request_of(e.dir);
-      for (const LineAccess& a : lines_) pending_.push_back({a.line, a.mask, s.partition, r});
-      if (pending_.size() >= kBatch) drain();
+      if (!runs_.empty() && runs_.back().partition == s.partition && runs_.back().request == r) {
+        runs_.back().end = batch_.size();
+      } else if (runs_.empty() || runs_.back().end < batch_.size()) {
+        runs_.push_back({batch_.size(), s.partition, r});
+      }
+      if (batch_.size() >= kBatch) drain();
     }
     return false;
   }
@@ -153,34 +156,39 @@ class KernelRun {
     return Request::read;
   }
 
-  /// Sends the pending requests to the L2 in order, hinting it kAhead requests ahead: its lookups miss
+  /// Sends the batched requests to the L2 in order, hinting it kAhead requests ahead: its lookups miss
   /// the host's caches on big problems. The L2 never changes what the blocks ask for, so batching
   /// requests across blocks and steps changes no count.
   void drain() {
     constexpr std::size_t kAhead = 8;
-    const auto hint = [&](const Pending& p) {
+    const std::size_t n = batch_.size();
+    std::size_t hinted_run = 0;
+    const auto hint = [&](std::size_t i) {
+      while (runs_[hinted_run].end <= i) ++hinted_run;
+      const Run& r = runs_[hinted_run];
       if (partitioned_ != nullptr) {
-        partitioned_->prefetch_for(p.partition, p.line, p.request);
+        partitioned_->prefetch_for(r.partition, batch_[i].line, r.request);
       } else {
-        l2_.prefetch(p.line, p.request);
+        l2_.prefetch(batch_[i].line, r.request);
       }
     };
-    const std::size_t n = pending_.size();
-    for (std::size_t i = 0; i < std::min(kAhead, n); ++i) hint(pending_[i]);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + kAhead < n) hint(pending_[i + kAhead]);
-      const Pending& p = pending_[i];
-      if (partitioned_ != nullptr) partitioned_->set_requester(p.partition);
-      l2_.request(p.request, p.line, p.mask);
+    for (std::size_t i = 0; i < std::min(kAhead, n); ++i) hint(i);
+    std::size_t i = 0;
+    for (const Run& r : runs_) {
+      if (partitioned_ != nullptr) partitioned_->set_requester(r.partition);
+      for (; i < r.end; ++i) {
+        if (i + kAhead < n) hint(i + kAhead);
+        l2_.request(r.request, batch_[i].line, batch_[i].mask);
+      }
     }
-    pending_.clear();
+    batch_.clear();
+    runs_.clear();
   }
 
-  /// A request of a block to the L2, waiting in the batch.
-  struct Pending {
-    std::uint64_t line;
-    std::uint32_t mask;
-    std::uint32_t partition;  ///< the requesting SM's
+  /// Requests of the batch: batch_[previous run's end, end) are `request`s of an SM of `partition`.
+  struct Run {
+    std::size_t end;
+    std::uint32_t partition;
     Request request;
   };
   static constexpr std::size_t kBatch = 4096;
@@ -191,8 +199,8 @@ class KernelRun {
   MemoryLevel& l2_;
   PartitionedL2* partitioned_;
   const AddressMap& amap_;
-  std::vector<LineAccess> lines_;
-  std::vector<Pending> pending_;
+  std::vector<LineAccess> batch_;  ///< the lines of the requests waiting, in order
+  std::vector<Run> runs_;
 };
 
 }  // namespace
