@@ -1,6 +1,8 @@
 // The L2 model on traces worked by hand: hits, misses, evictions, write-backs, and the DRAM they cause.
 #include <doctest/doctest.h>
 
+#include <random>
+
 #include "sim/memory/dram.h"
 #include "sim/memory/l2_cache.h"
 #include "sim/memory/set_scan.h"
@@ -184,13 +186,7 @@ TEST_CASE("a set's clock renumbers its ages before they reach the limit, keeping
 
 TEST_CASE("the 16-way scans agree with the plain loops") {
   // Random sets of 16 tags and ages, with repeats and zeros, so that ties and misses both occur.
-  std::uint64_t x = 12345;
-  const auto next = [&] {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  std::mt19937_64 next(12345);
   for (int trial = 0; trial < 20000; ++trial) {
     std::uint32_t tags[16];
     std::uint16_t ages[16];

@@ -3,6 +3,7 @@
 // and random replacement, which keeps part of a cyclic working set larger than the cache.
 #include <doctest/doctest.h>
 
+#include <random>
 #include <vector>
 
 #include "sim/memory/dram.h"
@@ -150,11 +151,7 @@ TEST_CASE("prefetch hints change no count, whatever they name") {
   for (const L2Spec spec : {L2Spec{Bytes(2 * 8 * 16 * 128), 128, 32, 16, 64, 2}, small()}) {
     Dram plain_dram(32), hinted_dram(32);
     PartitionedL2 plain(spec, lru(), plain_dram), hinted(spec, lru(), hinted_dram);
-    std::uint64_t x = 99;
-    const auto next = [&] {
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      return x >> 33;
-    };
+    std::mt19937_64 next(99);
     for (int i = 0; i < 20000; ++i) {
       const std::uint64_t line = next() % 700;
       const auto mask = static_cast<std::uint32_t>(1 + next() % 15);

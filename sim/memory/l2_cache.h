@@ -50,7 +50,7 @@ class L2Cache final : public MemoryLevel {
   [[nodiscard]] std::uint64_t set_of(std::uint64_t line) const { return place(line).set; }
   void prefetch_set(std::uint64_t set) const {
     __builtin_prefetch(tags(set));
-    __builtin_prefetch(&meta_[set * 2 * ways_]);
+    __builtin_prefetch(ages(set));
   }
 
   [[nodiscard]] std::uint64_t sets() const { return sets_; }
@@ -74,8 +74,9 @@ class L2Cache final : public MemoryLevel {
   [[nodiscard]] std::uint32_t* tags(std::uint64_t set) { return &tags_[set * ways_]; }
   [[nodiscard]] const std::uint32_t* tags(std::uint64_t set) const { return &tags_[set * ways_]; }
   [[nodiscard]] std::uint16_t* ages(std::uint64_t set) { return &meta_[set * 2 * ways_]; }
+  [[nodiscard]] const std::uint16_t* ages(std::uint64_t set) const { return &meta_[set * 2 * ways_]; }
   [[nodiscard]] std::uint16_t* masks(std::uint64_t set) { return ages(set) + ways_; }
-  [[nodiscard]] const std::uint16_t* masks(std::uint64_t set) const { return &meta_[set * 2 * ways_ + ways_]; }
+  [[nodiscard]] const std::uint16_t* masks(std::uint64_t set) const { return ages(set) + ways_; }
   /// The way of the line at `at`, filled (after evicting) if absent, touched if present.
   std::uint32_t way_for(const Place& at);
   void write_back(std::uint64_t set, std::uint32_t way);
