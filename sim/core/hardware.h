@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/core/dtype.h"
 #include "sim/core/units.h"
@@ -49,6 +50,47 @@ struct PeakSpec {
   double fp32_tflops = 0;                   ///< non-tensor fp32
 };
 
+/// Latencies and issue figures of one SM's pipes, the inputs of the time model's SM model
+/// (sim/timing). Cycles are SM clock cycles at `clock_mhz`. 0 = not known.
+struct PipelineSpec {
+  double clock_mhz = 0;          ///< SM clock while a kernel runs (measured: clock64() over event time)
+  double mma_latency = 0;        ///< mma.sync m16n8k16 (fp16 in, fp32 acc): issue to dependent issue
+  double ldmatrix_latency = 0;   ///< ldmatrix.sync.x4 of conflict-free rows: issue to first use
+  double lds_latency = 0;        ///< ld.shared.b32: issue to use
+  double cp_async_latency = 0;   ///< cp.async.cg 16 B of L2-resident data: issue to cp.async.wait_group 0 done
+  double ex2_latency = 0;        ///< ex2.approx.ftz.f32 (MUFU.EX2): issue to dependent issue
+  double fma_latency = 0;        ///< fma.rn.f32 dependent chain
+  double shfl_latency = 0;       ///< shfl.sync.bfly.b32: issue to dependent issue
+  double shfl_interval = 0;      ///< cycles between independent warp shuffles of one SM sub-partition
+  double bar_latency = 0;        ///< bar.sync of a 128-thread block whose warps arrive together
+  double l2_hit_latency = 0;     ///< ld.global.cg pointer chase within a buffer far below the L2's size
+  double dram_latency = 0;       ///< the same pointer chase over a buffer 4× the L2
+  double launch_us = 0;          ///< microseconds per kernel of back-to-back empty launches in one stream
+};
+
+/// One figure of PipelineSpec: its YAML key (in `pipeline:` and `measured:`) and its member.
+struct PipelineField {
+  const char* key;
+  double PipelineSpec::*field;
+};
+
+/// Every figure of PipelineSpec, in the order of the struct (and of the configs).
+inline constexpr PipelineField kPipelineFields[] = {
+    {"clock_mhz", &PipelineSpec::clock_mhz},
+    {"mma_latency", &PipelineSpec::mma_latency},
+    {"ldmatrix_latency", &PipelineSpec::ldmatrix_latency},
+    {"lds_latency", &PipelineSpec::lds_latency},
+    {"cp_async_latency", &PipelineSpec::cp_async_latency},
+    {"ex2_latency", &PipelineSpec::ex2_latency},
+    {"fma_latency", &PipelineSpec::fma_latency},
+    {"shfl_latency", &PipelineSpec::shfl_latency},
+    {"shfl_interval", &PipelineSpec::shfl_interval},
+    {"bar_latency", &PipelineSpec::bar_latency},
+    {"l2_hit_latency", &PipelineSpec::l2_hit_latency},
+    {"dram_latency", &PipelineSpec::dram_latency},
+    {"launch_us", &PipelineSpec::launch_us},
+};
+
 /// Ceilings measured on a real GPU of this kind (`iosim calibrate`); 0 where not measured. The time
 /// model uses them in place of the datasheet's peaks when present.
 struct MeasuredSpec {
@@ -58,6 +100,8 @@ struct MeasuredSpec {
   double tensor_fp16_tflops = 0;  ///< mma.sync m16n8k16, fp32 accumulate
   double tensor_bf16_tflops = 0;
   double exp2_g_per_s = 0;        ///< ex2.approx.f32 results per second, whole chip
+  PipelineSpec pipeline;          ///< latencies `iosim calibrate` measured (same keys as `pipeline:`); 0 = not
+  std::string date;               ///< when they were measured (YYYY-MM-DD); empty when not said
 };
 
 struct HardwareSpec {
@@ -69,8 +113,14 @@ struct HardwareSpec {
   ClockSpec clock;
   PeakSpec peak;
   double launch_overhead_us = 0;            ///< fixed cost of one kernel launch
+  PipelineSpec pipeline;                    ///< documented defaults of the SM model's figures (cited)
   MeasuredSpec measured;
 };
+
+/// The figure the time model uses: measured where the config has it, else the `pipeline:` default.
+[[nodiscard]] double pipeline_figure(const HardwareSpec& hw, double PipelineSpec::*field);
+/// Names (as the YAML keys) of pipeline figures that come from defaults, not from `measured:`.
+[[nodiscard]] std::vector<std::string> unmeasured_pipeline_figures(const HardwareSpec& hw);
 
 /// M of the FlashAttention paper: the SRAM one thread block may use, in elements of `t`.
 [[nodiscard]] inline std::uint64_t sram_elements(const HardwareSpec& hw, DType t) {

@@ -1,6 +1,9 @@
 #include "src/config/hardware_config.h"
 
 #include <bit>
+#include <cctype>
+#include <string>
+#include <vector>
 
 #include "sim/memory/replacement.h"
 #include "src/config/yaml_map.h"
@@ -58,6 +61,38 @@ PeakSpec read_peak(YamlMap m) {
   return p;
 }
 
+/// The keys of PipelineSpec, as in `pipeline:`.
+std::vector<std::string> pipeline_keys() {
+  std::vector<std::string> keys;
+  for (const PipelineField& f : kPipelineFields) keys.emplace_back(f.key);
+  return keys;
+}
+
+/// `pipeline:`: every figure required, each a positive number.
+PipelineSpec read_pipeline(YamlMap m) {
+  PipelineSpec p;
+  for (const PipelineField& f : kPipelineFields) p.*(f.field) = m.positive_number(f.key);
+  return p;
+}
+
+/// A calendar date written YYYY-MM-DD (month 01-12, day 01-31).
+bool is_iso_date(const std::string& s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i != 4 && i != 7 && std::isdigit(static_cast<unsigned char>(s[i])) == 0) return false;
+  }
+  const int month = std::stoi(s.substr(5, 2));
+  const int day = std::stoi(s.substr(8, 2));
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+std::vector<std::string> measured_keys() {
+  std::vector<std::string> keys = {"hbm_gb_per_s", "l2_gb_per_s", "sram_gb_per_s", "tensor_fp16_tflops",
+                                   "tensor_bf16_tflops", "exp2_g_per_s", "date"};
+  for (const std::string& k : pipeline_keys()) keys.push_back(k);
+  return keys;
+}
+
 }  // namespace
 
 MeasuredSpec read_measured(YamlMap m) {
@@ -71,11 +106,13 @@ MeasuredSpec read_measured(YamlMap m) {
   opt("tensor_fp16_tflops", s.tensor_fp16_tflops);
   opt("tensor_bf16_tflops", s.tensor_bf16_tflops);
   opt("exp2_g_per_s", s.exp2_g_per_s);
+  for (const PipelineField& f : kPipelineFields) opt(f.key, s.pipeline.*(f.field));
+  if (std::optional<std::string> date = m.optional_string("date")) s.date = *date;
   return s;
 }
 
 HardwareSpec load_hardware(const std::string& path) {
-  YamlMap top(load_yaml_file(path), path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us", "measured"});
+  YamlMap top(load_yaml_file(path), path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us", "pipeline", "measured"});
   HardwareSpec hw;
   hw.name = top.string("name");
   hw.arch = top.string("arch");
@@ -88,10 +125,12 @@ HardwareSpec load_hardware(const std::string& path) {
   hw.peak = read_peak(
       top.map("peak", {"tensor_fp16_tflops", "tensor_bf16_tflops", "tensor_fp8_tflops", "fp32_tflops"}));
   hw.launch_overhead_us = top.positive_number("launch_overhead_us");
-  if (std::optional<YamlMap> m = top.optional_map("measured", {"hbm_gb_per_s", "l2_gb_per_s", "sram_gb_per_s",
-                                                              "tensor_fp16_tflops", "tensor_bf16_tflops",
-                                                              "exp2_g_per_s"})) {
+  hw.pipeline = read_pipeline(top.map("pipeline", pipeline_keys()));
+  if (std::optional<YamlMap> m = top.optional_map("measured", measured_keys())) {
     hw.measured = read_measured(*m);
+  }
+  if (!hw.measured.date.empty() && !is_iso_date(hw.measured.date)) {
+    throw ConfigError(path + ": measured.date: expected a date YYYY-MM-DD, got '" + hw.measured.date + "'");
   }
   if (hw.l2.partitions > 2) throw ConfigError(path + ": l2.partitions must be 1 or 2");
   if (hw.l2.ways > kMaxWays) throw ConfigError(path + ": l2.ways must be at most 256");

@@ -37,6 +37,20 @@ peak:
   tensor_fp8_tflops: 0
   fp32_tflops: 0.5
 launch_overhead_us: 4
+pipeline:
+  clock_mhz: 1000
+  mma_latency: 32
+  ldmatrix_latency: 30
+  lds_latency: 29
+  cp_async_latency: 300
+  ex2_latency: 20
+  fma_latency: 4
+  shfl_latency: 25
+  shfl_interval: 4
+  bar_latency: 20
+  l2_hit_latency: 260
+  dram_latency: 600
+  launch_us: 4
 )";
 
 }  // namespace iosim::test
