@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/core/dtype.h"
+#include "sim/core/hardware.h"
 
 namespace iosim::gpu {
 
@@ -148,9 +149,16 @@ struct Ceilings {
   double tensor_bf16_tflops = 0;     ///< the same in bf16
   double exp2_g_per_s = 0;           ///< ex2.approx.ftz.f32 results
   double gemm_fp16_tflops = 0;       ///< cuBLAS 8192³ fp16 GEMM, for reference (not a model rate)
+  PipelineSpec pipeline;             ///< latencies and issue figures, the `pipeline:` keys (measure_pipeline)
 };
 
-/// Runs the ceiling kernels (a few seconds). Throws std::runtime_error on a CUDA error.
+/// Runs the ceiling kernels and measure_pipeline() (a few seconds). Throws std::runtime_error on a CUDA
+/// error.
 [[nodiscard]] Ceilings measure_ceilings();
+
+/// The latency microbenchmarks alone (cuda/ceilings/latency_*.cu): every figure of PipelineSpec, each the
+/// median of several runs after a warm-up. Throws std::runtime_error on a CUDA error or when a figure
+/// comes out non-positive or not finite (a broken microbenchmark).
+[[nodiscard]] PipelineSpec measure_pipeline();
 
 }  // namespace iosim::gpu

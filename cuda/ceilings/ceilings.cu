@@ -12,6 +12,8 @@
 //
 // Each is timed with CUDA events, the median of kRuns launches after a warm-up, and each kernel runs
 // long enough (tens of ms) that the launch costs nothing. No counter is needed, so no profiling rights.
+// The latencies of the SM model (the config's `pipeline:` keys) come from measure_pipeline()
+// (pipeline.cpp, latency_*.cu, clock_launch.cu).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -268,6 +270,7 @@ Ceilings measure_ceilings() {
   IOSIM_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
   c.max_sm_mhz = clock_khz / 1000.0;
   c.sm_count = info.sm_count;
+  c.pipeline = measure_pipeline();
   return c;
 }
 

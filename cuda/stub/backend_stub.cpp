@@ -29,4 +29,6 @@ Measurement measure(const KernelSpec&, const MeasureOptions&) { throw std::runti
 
 Ceilings measure_ceilings() { throw std::runtime_error(kNoBackend); }
 
+PipelineSpec measure_pipeline() { throw std::runtime_error(kNoBackend); }
+
 }  // namespace iosim::gpu

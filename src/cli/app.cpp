@@ -74,6 +74,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CLI::App* calibrate =
       app.add_subcommand("calibrate", "measure the rate each resource of the time model reaches on this GPU");
   calibrate->add_option("--config,-c", calibrate_config, "hardware config whose datasheet figures to compare with");
+  std::string calibrate_write;
+  calibrate->add_option("--write", calibrate_write,
+                        "config file whose measured: section to replace with the one measured (the rest kept as is)");
 
   TraceFlags trace_flags;
   CLI::App* trace = app.add_subcommand("trace", "every tile transfer of a small problem in order: a table, JSON or an SVG");
@@ -98,7 +101,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     if (tiles->parsed()) return tiles_command(tiles_flags, tiles_format, tiles_top, out);
     if (measure->parsed()) return measure_command(measure_flags, measure_opts, measure_format, out);
     if (validate->parsed()) return validate_command(validate_flags, out, err);
-    if (calibrate->parsed()) return calibrate_command(calibrate_config, out, err);
+    if (calibrate->parsed()) return calibrate_command(calibrate_config, calibrate_write, out, err);
     if (trace->parsed()) return trace_command(trace_flags, out);
     return run_command(run_flags, run_format, out);
   } catch (const InputError& e) {

@@ -38,8 +38,11 @@ struct ValidateFlags {
 };
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress);
 
-/// `calibrate`: `config` may be empty (no datasheet column).
-int calibrate_command(const std::string& config, std::ostream& out, std::ostream& progress);
+/// `calibrate`: `config` may be empty (no datasheet column); `write_file`, when not empty, is a config
+/// whose `measured:` section is replaced by the one measured (and the comparison's config when
+/// `config` is empty).
+int calibrate_command(const std::string& config, const std::string& write_file, std::ostream& out,
+                      std::ostream& progress);
 
 /// `trace`: every tile transfer of small problems, as text, JSON or an SVG picture (cmd_trace.cpp).
 struct TraceFlags {

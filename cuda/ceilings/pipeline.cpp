@@ -1,0 +1,44 @@
+// measure_pipeline(): every figure of PipelineSpec from its microbenchmark (cuda/ceilings/latency.h),
+// each checked: a figure that is not a positive finite number means a broken microbenchmark, and
+// stops calibrate rather than reaching a config.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/backend.h"
+#include "cuda/ceilings/latency.h"
+
+namespace iosim::gpu {
+
+namespace {
+
+double checked(const char* key, double value) {
+  if (!std::isfinite(value) || value <= 0) {
+    throw std::runtime_error(std::string("calibrate: the ") + key + " microbenchmark gave " + std::to_string(value) +
+                             ", not a positive figure");
+  }
+  return value;
+}
+
+}  // namespace
+
+PipelineSpec measure_pipeline() {
+  const DeviceInfo info = device_info();
+  PipelineSpec p;
+  p.clock_mhz = checked("clock_mhz", latency::clock_mhz(info.sm_count));
+  p.mma_latency = checked("mma_latency", latency::mma_latency());
+  p.ldmatrix_latency = checked("ldmatrix_latency", latency::ldmatrix_latency());
+  p.lds_latency = checked("lds_latency", latency::lds_latency());
+  p.cp_async_latency = checked("cp_async_latency", latency::cp_async_latency());
+  p.ex2_latency = checked("ex2_latency", latency::ex2_latency());
+  p.fma_latency = checked("fma_latency", latency::fma_latency());
+  p.shfl_latency = checked("shfl_latency", latency::shfl_latency());
+  p.shfl_interval = checked("shfl_interval", latency::shfl_interval());
+  p.bar_latency = checked("bar_latency", latency::bar_latency());
+  p.l2_hit_latency = checked("l2_hit_latency", latency::l2_hit_latency(info.l2_bytes));
+  p.dram_latency = checked("dram_latency", latency::dram_latency(info.l2_bytes));
+  p.launch_us = checked("launch_us", latency::launch_us());
+  return p;
+}
+
+}  // namespace iosim::gpu

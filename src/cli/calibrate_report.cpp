@@ -1,0 +1,114 @@
+#include "src/cli/calibrate_report.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+#include <vector>
+
+#include "src/report/text_table.h"
+
+namespace iosim::cli {
+
+namespace {
+
+using A = report::TextTable::Align;
+
+struct RateRow {
+  const char* resource;
+  const char* key;
+  const char* unit;
+  double measured;
+  double datasheet;  ///< 0 when no config was given
+  const char* how;
+};
+
+std::vector<RateRow> rate_rows(const gpu::Ceilings& c, const HardwareSpec* hw) {
+  const auto ds = [&](auto f) { return hw != nullptr ? f(*hw) : 0.0; };
+  const auto per_clock = [](const HardwareSpec& h, double per_sm_clock) {
+    return per_sm_clock * h.sm.count * h.clock.sm_mhz * 1e6;
+  };
+  return {
+      {"HBM", "hbm_gb_per_s", "GB/s", c.hbm_gb_per_s, ds([](const HardwareSpec& h) { return h.hbm.bandwidth_gb_per_s; }),
+       "1 GiB copy, (read + written) / time"},
+      {"L2", "l2_gb_per_s", "GB/s", c.l2_gb_per_s,
+       ds([](const HardwareSpec& h) { return h.l2.bytes_per_clock * h.clock.sm_mhz * 1e6 / 1e9; }),
+       "ld.global.cg of L2/4, repeated"},
+      {"SRAM", "sram_gb_per_s", "GB/s", c.sram_gb_per_s,
+       ds([&](const HardwareSpec& h) { return per_clock(h, h.sm.sram_bytes_per_clock) / 1e9; }),
+       "ld.shared.v4, conflict-free"},
+      {"tensor fp16", "tensor_fp16_tflops", "TFLOP/s", c.tensor_fp16_tflops,
+       ds([](const HardwareSpec& h) { return h.peak.tensor_fp16_tflops; }), "mma.sync m16n8k16, fp32 accumulate"},
+      {"tensor bf16", "tensor_bf16_tflops", "TFLOP/s", c.tensor_bf16_tflops,
+       ds([](const HardwareSpec& h) { return h.peak.tensor_bf16_tflops; }), "mma.sync m16n8k16, fp32 accumulate"},
+      {"exp", "exp2_g_per_s", "G/s", c.exp2_g_per_s,
+       ds([&](const HardwareSpec& h) { return per_clock(h, h.sm.sfu_ops_per_clock) / 1e9; }), "ex2.approx.ftz.f32"},
+  };
+}
+
+/// Unit and microbenchmark of each pipeline figure, in the order of kPipelineFields.
+struct PipelineRow {
+  const char* unit;
+  const char* how;
+};
+constexpr PipelineRow kPipelineRows[] = {
+    {"MHz", "clock64() cycles / event time, mma.sync on every SM"},
+    {"cycles", "dependent mma.sync m16n8k16 chain, one warp"},
+    {"cycles", "ldmatrix.x4 whose result is its next address"},
+    {"cycles", "ld.shared.u32 pointer chase"},
+    {"cycles", "cp.async.cg 16 B + wait_group 0, L2-resident"},
+    {"cycles", "dependent ex2.approx.ftz.f32 chain"},
+    {"cycles", "dependent fma.rn.f32 chain"},
+    {"cycles", "dependent shfl.sync.bfly chain"},
+    {"cycles", "8 shfl chains x 4 warps per sub-partition"},
+    {"cycles", "bar.sync of 4 warps"},
+    {"cycles", "ld.global.cg chase over L2/16"},
+    {"cycles", "ld.global.cg chase over 4 x L2, L2 swept"},
+    {"us", "back-to-back empty kernels, one stream"},
+};
+static_assert(std::size(kPipelineRows) == std::size(kPipelineFields));
+
+std::string ratio(double measured, double reference) {
+  return reference > 0 && measured > 0 ? fmt::format("{:.2f}", measured / reference) : std::string("-");
+}
+
+std::string value(double v, const char* unit) { return v > 0 ? fmt::format("{:.4g} {}", v, unit) : std::string("-"); }
+
+}  // namespace
+
+std::string rate_table(const gpu::Ceilings& c, const HardwareSpec* hw) {
+  report::TextTable t({"resource", "measured", "datasheet", "measured / datasheet", "kernel"},
+                      {A::left, A::right, A::right, A::right, A::left});
+  for (const RateRow& r : rate_rows(c, hw)) {
+    t.add({r.resource, value(r.measured, r.unit), value(r.datasheet, r.unit),
+           r.datasheet > 0 && r.measured > 0 ? fmt::format("{:.0f}%", 100 * r.measured / r.datasheet) : std::string("-"),
+           r.how});
+  }
+  return t.render("  ");
+}
+
+std::string pipeline_table(const gpu::Ceilings& c, const HardwareSpec* hw) {
+  report::TextTable t({"figure", "measured", "config default", "measured / default", "microbenchmark"},
+                      {A::left, A::right, A::right, A::right, A::left});
+  for (std::size_t i = 0; i < std::size(kPipelineFields); ++i) {
+    const PipelineField& f = kPipelineFields[i];
+    const double measured = c.pipeline.*(f.field);
+    const double fallback = hw != nullptr ? hw->pipeline.*(f.field) : 0.0;
+    t.add({f.key, value(measured, kPipelineRows[i].unit), value(fallback, kPipelineRows[i].unit),
+           ratio(measured, fallback), kPipelineRows[i].how});
+  }
+  return t.render("  ");
+}
+
+std::string measured_section(const gpu::Ceilings& c, const std::string& date) {
+  std::string out = "measured:\n";
+  const auto line = [&](const char* key, double v) {
+    if (!(v > 0)) return;
+    out += fmt::format("  {:<30} # [H] iosim calibrate, {}, {}\n", fmt::format("{}: {:.4g}", key, v), c.device, date);
+  };
+  for (const RateRow& r : rate_rows(c, nullptr)) line(r.key, r.measured);
+  for (const PipelineField& f : kPipelineFields) line(f.key, c.pipeline.*(f.field));
+  out += "  date: " + date + "\n";
+  return out;
+}
+
+}  // namespace iosim::cli

@@ -1,0 +1,111 @@
+#include "src/config/measured_section.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+#include "src/config/hardware_config.h"
+#include "src/config/yaml_map.h"
+
+namespace iosim::config {
+
+namespace {
+
+constexpr std::string_view kKey = "measured:";
+
+/// The lines of `text`, each with its line terminator (the last may have none).
+std::vector<std::string_view> lines_of(const std::string& text) {
+  std::vector<std::string_view> lines;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t nl = text.find('\n', at);
+    const std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
+    lines.emplace_back(text.data() + at, end - at);
+    at = end;
+  }
+  return lines;
+}
+
+bool is_blank(std::string_view line) { return line.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+bool is_indented(std::string_view line) { return !line.empty() && (line[0] == ' ' || line[0] == '\t'); }
+bool is_comment(std::string_view line) { return !line.empty() && line[0] == '#'; }
+
+/// Whether `line` is the top-level key `measured:`; throws for `measured: <a value on the line>`.
+bool is_measured_key(std::string_view line, const std::string& file, std::size_t number) {
+  if (line.substr(0, kKey.size()) != kKey) return false;
+  std::string_view rest = line.substr(kKey.size());
+  const std::size_t first = rest.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && rest[first] != '#') {
+    throw ConfigError(file + ":" + std::to_string(number) +
+                      ": measured: is written in flow style; write it as a block (one key a line) to rewrite it");
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string replace_measured_section(const std::string& text, const std::string& section, const std::string& file) {
+  const std::vector<std::string_view> lines = lines_of(text);
+  std::size_t start = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!is_measured_key(lines[i], file, i + 1)) continue;
+    if (start != lines.size()) {
+      throw ConfigError(file + ":" + std::to_string(i + 1) + ": a second top-level measured: key");
+    }
+    start = i;
+  }
+  if (start == lines.size()) {
+    std::string out = text;
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    return out + section;
+  }
+  std::size_t end = start + 1;  // one past the section's last indented line
+  for (std::size_t i = start + 1; i < lines.size(); ++i) {
+    if (is_indented(lines[i]) && !is_blank(lines[i])) {
+      end = i + 1;
+    } else if (!is_blank(lines[i]) && !is_comment(lines[i])) {
+      break;
+    }
+  }
+  std::size_t head = 0;
+  for (std::size_t i = 0; i < start; ++i) head += lines[i].size();
+  std::size_t cut = head;
+  for (std::size_t i = start; i < end; ++i) cut += lines[i].size();
+  // A section that ended the file without a final newline: the replacement brings its own.
+  return text.substr(0, head) + section + text.substr(cut);
+}
+
+void write_measured_section(const std::string& file, const std::string& section) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ConfigError(file + ": cannot read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string updated = replace_measured_section(text.str(), section, file);
+  const std::string tmp = file + ".iosim-tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << updated;
+    out.close();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw ConfigError(tmp + ": cannot write");
+    }
+  }
+  try {
+    (void)load_hardware(tmp);
+  } catch (const ConfigError& e) {
+    std::remove(tmp.c_str());
+    throw ConfigError(std::string("the rewritten config would not load (") + e.what() + "); " + file + " left as it was");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw ConfigError(file + ": cannot replace: " + ec.message());
+  }
+}
+
+}  // namespace iosim::config

@@ -1,0 +1,75 @@
+// GPU tests of iosim calibrate's latency microbenchmarks (cuda/ceilings/latency_*.cu): each figure must
+// fall in the range published microbenchmarks of Ampere and Hopper put it in (docs/configs.md, the
+// configs' pipeline: sources), so that a broken microbenchmark (a chain the compiler cut, a chase that
+// hits the wrong level) fails loudly instead of reaching a config. Every figure is printed (MESSAGE).
+// Without a GPU the program says so and exits 77 (skipped; gpu_main.cpp).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <string>
+
+#include "cuda/backend.h"
+#include "sim/core/hardware.h"
+
+namespace {
+
+using iosim::PipelineSpec;
+
+struct Range {
+  const char* key;
+  double PipelineSpec::*field;
+  double low, high;
+  const char* unit;
+};
+
+// Wide enough for an A100, an H100 and an H200 (their configs' defaults and the published figures
+// behind them all fall inside), narrow enough that a chain measuring the wrong thing falls outside:
+// a cut chain gives ~0-2 cycles a link, a chase served by the L1 ~30-40, one served by the L2 where
+// DRAM was meant ~250-300.
+constexpr Range kRanges[] = {
+    {"clock_mhz", &PipelineSpec::clock_mhz, 900, 2100, "MHz"},
+    {"mma_latency", &PipelineSpec::mma_latency, 15, 40, "cycles"},
+    {"ldmatrix_latency", &PipelineSpec::ldmatrix_latency, 15, 50, "cycles"},
+    {"lds_latency", &PipelineSpec::lds_latency, 15, 45, "cycles"},
+    {"cp_async_latency", &PipelineSpec::cp_async_latency, 150, 900, "cycles"},
+    {"ex2_latency", &PipelineSpec::ex2_latency, 8, 45, "cycles"},
+    {"fma_latency", &PipelineSpec::fma_latency, 3, 8, "cycles"},
+    {"shfl_latency", &PipelineSpec::shfl_latency, 10, 45, "cycles"},
+    {"shfl_interval", &PipelineSpec::shfl_interval, 1, 16, "cycles"},
+    {"bar_latency", &PipelineSpec::bar_latency, 5, 80, "cycles"},
+    {"l2_hit_latency", &PipelineSpec::l2_hit_latency, 200, 400, "cycles"},
+    {"dram_latency", &PipelineSpec::dram_latency, 450, 1000, "cycles"},
+    {"launch_us", &PipelineSpec::launch_us, 1, 6, "us"},
+};
+
+}  // namespace
+
+TEST_CASE("every latency microbenchmark gives a figure in its plausible range") {
+  const PipelineSpec p = iosim::gpu::measure_pipeline();
+  const iosim::gpu::DeviceInfo info = iosim::gpu::device_info();
+  MESSAGE("device: " << info.name << ", " << info.sm_count << " SMs, L2 " << info.l2_bytes << " B");
+  for (const Range& r : kRanges) {
+    const double v = p.*(r.field);
+    MESSAGE(r.key << " = " << v << " " << r.unit << " (plausible " << r.low << " to " << r.high << ")");
+    CHECK_MESSAGE(v >= r.low, r.key);
+    CHECK_MESSAGE(v <= r.high, r.key);
+  }
+  static_assert(std::size(kRanges) == std::size(iosim::kPipelineFields), "a range for every figure");
+  // Orderings no GPU breaks: a DRAM access costs more than an L2 hit, which costs more than shared memory.
+  CHECK(p.dram_latency > p.l2_hit_latency);
+  CHECK(p.l2_hit_latency > 3 * p.lds_latency);
+  CHECK(p.cp_async_latency > p.lds_latency);
+  CHECK(p.fma_latency < p.mma_latency);
+}
+
+TEST_CASE("the latencies are repeatable: two calibrations agree within 15%") {
+  const PipelineSpec a = iosim::gpu::measure_pipeline();
+  const PipelineSpec b = iosim::gpu::measure_pipeline();
+  for (const iosim::PipelineField& f : iosim::kPipelineFields) {
+    const double x = a.*(f.field), y = b.*(f.field);
+    MESSAGE(f.key << ": " << x << " then " << y);
+    CHECK_MESSAGE(std::abs(x - y) <= 0.15 * std::max(x, y), f.key);
+  }
+}
