@@ -64,12 +64,13 @@ TEST_CASE("every latency microbenchmark gives a figure in its plausible range") 
   CHECK(p.fma_latency < p.mma_latency);
 }
 
-TEST_CASE("the latencies are repeatable: two calibrations agree within 15%") {
+TEST_CASE("the figures are repeatable: two calibrations agree within 15% (launches, timed by the host's pace: 50%)") {
   const PipelineSpec a = iosim::gpu::measure_pipeline();
   const PipelineSpec b = iosim::gpu::measure_pipeline();
   for (const iosim::PipelineField& f : iosim::kPipelineFields) {
     const double x = a.*(f.field), y = b.*(f.field);
+    const double tolerance = f.field == &PipelineSpec::launch_us ? 0.5 : 0.15;
     MESSAGE(f.key << ": " << x << " then " << y);
-    CHECK_MESSAGE(std::abs(x - y) <= 0.15 * std::max(x, y), f.key);
+    CHECK_MESSAGE(std::abs(x - y) <= tolerance * std::max(x, y), f.key);
   }
 }
