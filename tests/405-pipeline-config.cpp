@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -154,5 +155,33 @@ TEST_CASE("bad pipeline sections: one line naming the file, the line and the key
           dir.write("d.yaml", std::string(iosim::test::kToyConfig) + "measured:\n  date: " + bad + "\n"));
       CHECK(e.find("measured.date: expected a date YYYY-MM-DD, got '" + std::string(bad) + "'") != std::string::npos);
     }
+  }
+}
+
+TEST_CASE("every pipeline figure of a real chip's config cites a source its header defines") {
+  for (const char* name : {"a100.yaml", "a100-80gb.yaml", "h100.yaml", "h200.yaml"}) {
+    CAPTURE(name);
+    std::ifstream in(std::string(IOSIM_SOURCE_DIR) + "/configs/" + name);
+    std::vector<std::string> header_tags;  // "[XX]" of "#   [XX]  ..." lines
+    bool in_pipeline = false;
+    int figures = 0;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("#   [", 0) == 0) header_tags.push_back(line.substr(4, line.find(']') - 3));
+      if (line.rfind("pipeline:", 0) == 0) {
+        in_pipeline = true;
+        continue;
+      }
+      if (in_pipeline && !line.empty() && line[0] != ' ') in_pipeline = false;
+      if (!in_pipeline || line.empty()) continue;
+      CAPTURE(line);
+      ++figures;
+      const std::size_t hash = line.find('#');
+      REQUIRE(hash != std::string::npos);
+      const std::string comment = line.substr(hash);
+      const bool cites = std::any_of(header_tags.begin(), header_tags.end(),
+                                     [&](const std::string& tag) { return comment.find(tag) != std::string::npos; });
+      CHECK(cites);
+    }
+    CHECK(figures == static_cast<int>(std::size(kPipelineFields)));
   }
 }
