@@ -36,11 +36,11 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const Ru
     p.cold = predict(s, ctx, g);
     g.warm = true;
     p.warm = predict(s, ctx, g);
-    p.cold_time = predict_time(p.cold, ctx.hardware, ctx.problem.dtype);
-    p.warm_time = predict_time(p.warm, ctx.hardware, ctx.problem.dtype);
+    p.cold_time = predict_time(s, ctx, p.cold, ctx.hardware);
+    p.warm_time = predict_time(s, ctx, p.warm, ctx.hardware);
     HardwareSpec datasheet = ctx.hardware;
     datasheet.measured = {};
-    p.cold_bound = predict_time(p.cold, datasheet, ctx.problem.dtype);
+    p.cold_bound = predict_roofline(p.cold, datasheet, ctx.problem.dtype);
     r.predicted = std::move(p);
   }
   if (opt.execute) r.execution = execute(s, ctx.problem, *opt.execute);

@@ -26,7 +26,7 @@ class Emitter {
   /// (m × k) · (k × n): 2mnk tensor-core FLOPs, reading `sram_read` bytes of operands from shared memory.
   void matmul(std::uint64_t m, std::uint64_t n, std::uint64_t k, Bytes sram_read = Bytes(0)) const {
     sink_->on_compute(
-        {ComputeKind::matmul, Flops(checked_mul(2, checked_mul(m, checked_mul(n, k)))), times_, sram_read});
+        {ComputeKind::matmul, Flops(checked_mul(2, checked_mul(m, checked_mul(n, k)))), times_, sram_read, m, n, k});
   }
   void vector(std::uint64_t flops) const { sink_->on_compute({ComputeKind::vector, Flops(flops), times_, Bytes(0)}); }
   /// exp and log evaluations.

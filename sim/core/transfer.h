@@ -46,6 +46,9 @@ struct Compute {
   Flops flops;
   std::uint64_t times = 1;
   Bytes sram_read;
+  /// A matrix product's shape, (m × k) · (k × n); 0 for other kinds. The time model splits it over
+  /// warps and tensor-core instructions (sim/timing).
+  std::uint64_t m = 0, n = 0, k = 0;
 };
 
 }  // namespace iosim

@@ -253,6 +253,7 @@ Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModel
   }
   Prediction p;
   p.warm = opt.warm;
+  p.order = opt.order;
   p.sector_bytes = spec.sector_bytes;
   for (const Kernel* k : kernels) {
     l2->reset_counters();

@@ -61,6 +61,7 @@ struct KernelPrediction {
 
 struct Prediction {
   bool warm = false;
+  LaunchOrder order = LaunchOrder::x_major;  ///< how the blocks were launched (the time model follows it)
   std::uint32_t sector_bytes = 32;
   std::vector<KernelPrediction> kernels;
   Bytes dirty_at_end;  ///< still dirty in the L2 after the last kernel: written back later

@@ -48,7 +48,7 @@ void evaluate(TileCandidate& c, const ScheduleContext& base, const TileSearchSpe
   GpuModelOptions g = spec.gpu;
   g.warm = false;
   c.predicted = predict(*s, ctx, g);
-  c.time = predict_time(c.predicted, ctx.hardware, ctx.problem.dtype);
+  c.time = predict_time(*s, ctx, c.predicted, ctx.hardware);
 }
 
 }  // namespace

@@ -4,6 +4,11 @@
 #include <array>
 #include <utility>
 
+#include "sim/timing/block_schedule.h"
+#include "sim/timing/kernel_family.h"
+#include "sim/timing/sm_model.h"
+#include "sim/timing/step_profile.h"
+
 namespace iosim {
 
 double tensor_peak(const HardwareSpec& hw, DType t) {
@@ -21,42 +26,62 @@ namespace {
 /// A rate from the `measured:` section when the config has one, else the datasheet's.
 double either(double measured, double datasheet) { return measured > 0 ? measured : datasheet; }
 
-KernelTime time_with(const KernelPrediction& k, double dram_bytes, std::uint32_t sector_bytes, const HardwareSpec& hw,
-                     DType t) {
-  KernelTime out;
-  out.name = k.name;
-  const double clock = hw.clock.sm_mhz * 1e6;
-  const double sms = hw.sm.count;
-  const MeasuredSpec& m = hw.measured;
-  out.dram_s = dram_bytes / (either(m.hbm_gb_per_s, hw.hbm.bandwidth_gb_per_s) * 1e9);
-  const double l2_bytes =
-      static_cast<double>(k.l2_read_sectors + k.l2_write_sectors + k.l2_red_sectors) * sector_bytes;
-  out.l2_s = l2_bytes / (either(m.l2_gb_per_s * 1e9, hw.l2.bytes_per_clock * clock));
-  out.sram_s = k.busiest.sram_bytes / (either(m.sram_gb_per_s * 1e9, hw.sm.sram_bytes_per_clock * clock * sms) / sms);
-  const double tensor = tensor_rate(hw, t);
-  out.tensor_s = tensor > 0 ? k.busiest.matmul_flops / (tensor / sms) : 0;
-  out.special_s = k.busiest.special_ops / (either(m.exp2_g_per_s * 1e9, hw.sm.sfu_ops_per_clock * clock * sms) / sms);
-  out.vector_s = k.busiest.vector_flops / (hw.peak.fp32_tflops * 1e12 / sms);
-  out.launch_s = hw.launch_overhead_us * 1e-6;
-  const double memory = std::max(out.dram_s, out.l2_s);
-  // The warps of a block issue their matrix products, exponentials and other arithmetic in turn
-  // (FlashAttention-2's structure; FlashAttention-3's ping-pong scheduling is what overlaps them), so
-  // the three add; shared-memory traffic overlaps them.
-  const double math = out.tensor_s + out.special_s + out.vector_s;
-  const double sm = std::max(out.sram_s, math);
-  out.total_s = std::max(memory, sm) + out.launch_s;
-  // The binding resource: the one whose time the total is; when it is the SM's arithmetic, the
-  // largest part of it.
-  const std::array<std::pair<double, const char*>, 3> math_parts{
-      {{out.tensor_s, "tensor"}, {out.special_s, "exp"}, {out.vector_s, "vector"}}};
-  const std::array<std::pair<double, const char*>, 5> terms{
-      {{out.dram_s, "DRAM"},
-       {out.l2_s, "L2"},
-       {out.sram_s, "SRAM"},
-       {math, std::max_element(math_parts.begin(), math_parts.end())->second},
-       {out.launch_s, "launch"}}};
-  out.binding = std::max_element(terms.begin(), terms.end())->second;
-  return out;
+double launch_seconds(const HardwareSpec& hw) {
+  return either(pipeline_figure(hw, &PipelineSpec::launch_us), hw.launch_overhead_us) * 1e-6;
+}
+
+/// The SM model's time for a kernel of a described family; `t` holds its roofline terms already.
+void sm_time(KernelTime& t, const Kernel& kernel, const KernelFamily& family, const KernelPrediction& k,
+             const Prediction& p, const ScheduleContext& ctx, const HardwareSpec& hw) {
+  const SmRates rates = sm_rates(hw, ctx.problem.dtype);
+  const KernelProfile prof = profile_kernel(kernel, ctx.problem.dtype);
+  BlockShape shape;
+  shape.warps = std::max(1u, k.launch.threads / 32);
+  shape.stages = std::max(1u, k.launch.stages);
+  const double l2_read_bytes = static_cast<double>(k.l2_read_sectors) * p.sector_bytes;
+  shape.l2_hit_rate = l2_read_bytes > 0 ? 1 - static_cast<double>(k.dram_read.value) / l2_read_bytes : 1;
+  const std::uint32_t per_sm = std::max(1u, k.occupancy.blocks_per_sm);
+  t.blocks_per_sm = per_sm;
+
+  // Each distinct block's time at 1 … per_sm resident blocks.
+  std::vector<std::vector<BlockTime>> table(prof.distinct.size());
+  for (std::size_t i = 0; i < prof.distinct.size(); ++i) {
+    for (std::uint32_t b = 1; b <= per_sm; ++b) {
+      table[i].push_back(block_time(prof.distinct[i], family, shape, rates, b));
+    }
+  }
+  const std::uint64_t xs = prof.profile_of_x.size();
+  const std::uint64_t heads = prof.heads;
+  const bool x_major = p.order == LaunchOrder::x_major;
+  const auto profile_of = [&](std::uint64_t i) { return prof.profile_of_x[x_major ? i % xs : i / heads]; };
+  const auto time_of = [&](std::uint32_t profile, std::uint32_t b) { return table[profile][b - 1].cycles; };
+  const GridTiming g = schedule_blocks(xs * heads, hw.sm.count, per_sm, profile_of, time_of);
+
+  // The ideal (every SM full) splits as its blocks' steps do, into issue- and latency-bound.
+  double all = 0, latency = 0;
+  for (std::uint64_t x = 0; x < xs; ++x) {
+    const BlockTime& bt = table[prof.profile_of_x[x]][per_sm - 1];
+    all += bt.cycles;
+    latency += bt.latency_cycles;
+    if (t.pipe.empty() && bt.pipe[0] != '\0') t.pipe = bt.pipe;
+  }
+  const double to_s = 1 / rates.clock_hz;
+  const double ideal = g.ideal * to_s;
+  const double share = all > 0 ? latency / all : 0;
+  const double sm = std::max(g.makespan * to_s, ideal);
+  t.latency_s = ideal * share;
+  t.issue_s = ideal - t.latency_s;
+  t.tail_s = sm - ideal;
+  const double memory = std::max(t.dram_s, t.l2_s);
+  t.memory_s = std::max(0.0, memory - sm);
+  t.total_s = t.launch_s + std::max(sm, memory);
+  if (t.memory_s > 0) {
+    t.binding = t.dram_s >= t.l2_s ? "DRAM" : "L2";
+  } else {
+    const std::array<std::pair<double, const char*>, 4> terms{
+        {{t.issue_s, "issue"}, {t.latency_s, "latency"}, {t.tail_s, "tail"}, {t.launch_s, "launch"}}};
+    t.binding = std::max_element(terms.begin(), terms.end())->second;
+  }
 }
 
 }  // namespace
@@ -69,24 +94,92 @@ double tensor_rate(const HardwareSpec& hw, DType t) {
   }
 }
 
-KernelTime kernel_time(const KernelPrediction& k, std::uint32_t sector_bytes, const HardwareSpec& hw, DType t) {
-  return time_with(k, static_cast<double>((k.dram_read + k.dram_write).value), sector_bytes, hw, t);
+KernelTime roofline_time(const KernelPrediction& k, double dram_bytes, std::uint32_t sector_bytes,
+                         const HardwareSpec& hw, DType t) {
+  KernelTime out;
+  out.name = k.name;
+  out.family = "library";
+  const double clock = hw.clock.sm_mhz * 1e6;
+  const double sms = hw.sm.count;
+  const MeasuredSpec& m = hw.measured;
+  out.dram_s = dram_bytes / (either(m.hbm_gb_per_s, hw.hbm.bandwidth_gb_per_s) * 1e9);
+  const double l2_bytes =
+      static_cast<double>(k.l2_read_sectors + k.l2_write_sectors + k.l2_red_sectors) * sector_bytes;
+  out.l2_s = l2_bytes / (either(m.l2_gb_per_s * 1e9, hw.l2.bytes_per_clock * clock));
+  out.sram_s = k.busiest.sram_bytes / (either(m.sram_gb_per_s * 1e9, hw.sm.sram_bytes_per_clock * clock * sms) / sms);
+  const double tensor = tensor_rate(hw, t);
+  out.tensor_s = tensor > 0 ? k.busiest.matmul_flops / (tensor / sms) : 0;
+  out.special_s = k.busiest.special_ops / (either(m.exp2_g_per_s * 1e9, hw.sm.sfu_ops_per_clock * clock * sms) / sms);
+  out.vector_s = k.busiest.vector_flops / (hw.peak.fp32_tflops * 1e12 / sms);
+  out.launch_s = launch_seconds(hw);
+  out.blocks_per_sm = k.occupancy.blocks_per_sm;
+  const double math = out.tensor_s + out.special_s + out.vector_s;
+  const double memory = std::max(out.dram_s, out.l2_s);
+  out.total_s = std::max({memory, out.sram_s, math}) + out.launch_s;
+  const std::array<std::pair<double, const char*>, 3> math_parts{
+      {{out.tensor_s, "tensor"}, {out.special_s, "exp"}, {out.vector_s, "vector"}}};
+  const std::array<std::pair<double, const char*>, 5> terms{
+      {{out.dram_s, "DRAM"},
+       {out.l2_s, "L2"},
+       {out.sram_s, "SRAM"},
+       {math, std::max_element(math_parts.begin(), math_parts.end())->second},
+       {out.launch_s, "launch"}}};
+  out.binding = std::max_element(terms.begin(), terms.end())->second;
+  // The roofline's terms as the breakdown: the binding resource is all of it.
+  const double body = out.total_s - out.launch_s;
+  if (out.binding == "DRAM" || out.binding == "L2") {
+    out.memory_s = body;
+  } else {
+    out.issue_s = body;
+  }
+  return out;
 }
 
-TimePrediction predict_time(const Prediction& p, const HardwareSpec& hw, DType t) {
+namespace {
+
+/// Adds `kt` to `out`, the longest kernel naming the binding.
+void add_kernel(TimePrediction& out, KernelTime kt, double& longest) {
+  out.total_s += kt.total_s;
+  if (kt.total_s > longest) {
+    longest = kt.total_s;
+    out.binding = kt.binding;
+  }
+  out.kernels.push_back(std::move(kt));
+}
+
+double kernel_dram(const Prediction& p, std::size_t i) {
+  const KernelPrediction& k = p.kernels[i];
+  double dram = static_cast<double>((k.dram_read + k.dram_write).value);
+  if (i + 1 == p.kernels.size()) dram += static_cast<double>(p.dirty_at_end.value);
+  return dram;
+}
+
+}  // namespace
+
+TimePrediction predict_roofline(const Prediction& p, const HardwareSpec& hw, DType t) {
   TimePrediction out;
   double longest = -1;
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
+    add_kernel(out, roofline_time(p.kernels[i], kernel_dram(p, i), p.sector_bytes, hw, t), longest);
+  }
+  return out;
+}
+
+TimePrediction predict_time(const Schedule& s, const ScheduleContext& ctx, const Prediction& p,
+                            const HardwareSpec& hw) {
+  TimePrediction out;
+  const std::vector<const Kernel*> kernels = s.kernels();
+  double longest = -1;
+  for (std::size_t i = 0; i < p.kernels.size(); ++i) {
     const KernelPrediction& k = p.kernels[i];
-    double dram = static_cast<double>((k.dram_read + k.dram_write).value);
-    if (i + 1 == p.kernels.size()) dram += static_cast<double>(p.dirty_at_end.value);
-    KernelTime kt = time_with(k, dram, p.sector_bytes, hw, t);
-    out.total_s += kt.total_s;
-    if (kt.total_s > longest) {
-      longest = kt.total_s;
-      out.binding = kt.binding;
+    KernelTime kt = roofline_time(k, kernel_dram(p, i), p.sector_bytes, hw, ctx.problem.dtype);
+    const KernelFamily& f = family_of(k.name);
+    if (f.model == FamilyModel::sm_steps && i < kernels.size()) {
+      kt.family = std::string(f.name);
+      kt.issue_s = kt.memory_s = 0;
+      sm_time(kt, *kernels[i], f, k, p, ctx, hw);
     }
-    out.kernels.push_back(std::move(kt));
+    add_kernel(out, std::move(kt), longest);
   }
   return out;
 }

@@ -1,18 +1,20 @@
-// How long a kernel takes, from the time each resource needs at its rate:
+// How long a kernel takes.
 //
-//   DRAM      (dram__bytes_read + dram__bytes_write) ÷ HBM bandwidth
-//   L2        (SM-to-L2 sectors × 32 B) ÷ L2 bandwidth (bytes per clock × SM clock)
-//   SRAM      the busiest SM's shared-memory traffic ÷ (bytes per clock × clock)
-//   tensor    the busiest SM's matrix-product FLOPs ÷ (tensor peak of the type ÷ SMs)
-//   exp       the busiest SM's exp and log evaluations ÷ (special-function results per clock × clock)
-//   vector    the busiest SM's other FLOPs ÷ (fp32 peak ÷ SMs)
-// Each rate is the config's `measured:` ceiling where it has one (`iosim calibrate`), else the
-// datasheet's peak. An SM's time is the larger of its SRAM time and tensor + exp + vector: the warps of
-// a FlashAttention-2-style kernel issue their products and their softmax in turn, not at once. The
-// busiest SM's share carries wave quantization: the blocks of a last, partial wave still take a
-// whole block's time. Memory and SM work overlap: the kernel takes the larger of the memory time and
-// the SM time, plus the config's launch overhead (on the H200 no measured kernel ran faster than
-// that, docs/validation.md). The resource whose time is the kernel's is named.
+// Kernels whose family iosim describes (kernel_family.h: its own FlashAttention kernels, PyTorch's
+// FlashAttention-2) go through the SM model: each block's steps (step_profile.h) priced on an SM shared
+// with the other resident blocks (sm_model.h: the larger of one warp's dependent chain and the
+// resident warps' work on the busiest pipe), the blocks scheduled over the SMs in launch order
+// (block_schedule.h: waves, the last wave's tail, unequal blocks). The kernel takes
+//
+//   launch + max(SM time, DRAM bytes ÷ DRAM bandwidth, L2 bytes ÷ L2 bandwidth)
+//
+// and the SM time splits into issue-bound (the pipes were full), latency-bound (a chain or a load's
+// round trip was on the critical path), and tail (SMs idle while the last blocks finish); `memory` is
+// what the bandwidth terms add beyond it. Library kernels (cuBLAS, in naive) take the roofline: each
+// resource alone at its rate, the largest binding.
+//
+// Every rate is the config's `measured:` figure where it has one (`iosim calibrate`), else the
+// datasheet's or the `pipeline:` section's default, each with its source in the config.
 #pragma once
 
 #include <string>
@@ -20,15 +22,27 @@
 
 #include "sim/core/hardware.h"
 #include "sim/gpu/gpu_model.h"
+#include "sim/schedule/schedule.h"
 
 namespace iosim {
 
 struct KernelTime {
   std::string name;
+  std::string family;  ///< the kernel family that priced it (kernel_family.h)
+  // Each resource alone at its rate (the roofline), for reference and for library kernels.
   double dram_s = 0, l2_s = 0, sram_s = 0, tensor_s = 0, special_s = 0, vector_s = 0;
+  // The SM model's breakdown: total = launch + issue + latency + tail + memory.
+  double issue_s = 0;    ///< steps whose resident warps kept a pipe busy
+  double latency_s = 0;  ///< steps bound by a dependent chain or a load's round trip
+  double tail_s = 0;     ///< the last blocks running while other SMs are idle
+  double memory_s = 0;   ///< what DRAM or L2 bandwidth adds beyond the SMs' time
   double launch_s = 0;
   double total_s = 0;
-  std::string binding;  ///< "DRAM", "L2", "SRAM", "tensor", "exp", "vector" or "launch"
+  std::uint32_t blocks_per_sm = 0;
+  /// "issue", "latency", "tail", "DRAM", "L2" or "launch"; for library kernels the roofline's
+  /// resource ("tensor", "exp", "vector", "SRAM", "DRAM", "L2", "launch").
+  std::string binding;
+  std::string pipe;  ///< the busiest pipe of issue-bound steps ("tensor", "exp", "fp32", "shuffle", "issue")
 };
 
 struct TimePrediction {
@@ -44,11 +58,18 @@ struct TimePrediction {
 /// else tensor_peak().
 [[nodiscard]] double tensor_rate(const HardwareSpec& hw, DType t);
 
-[[nodiscard]] KernelTime kernel_time(const KernelPrediction& k, std::uint32_t sector_bytes, const HardwareSpec& hw,
-                                     DType t);
+/// The roofline of one kernel: each resource alone at its rate, from the GPU model's counts.
+[[nodiscard]] KernelTime roofline_time(const KernelPrediction& k, double dram_bytes, std::uint32_t sector_bytes,
+                                       const HardwareSpec& hw, DType t);
 
-/// Every kernel of `p`, and their sum. The dirty lines left at the end are written during the last
-/// kernel's time budget (a timing loop pays them in the next iteration).
-[[nodiscard]] TimePrediction predict_time(const Prediction& p, const HardwareSpec& hw, DType t);
+/// Every kernel of `p` at the roofline alone: no latency, no tail. At the datasheet's peaks a lower
+/// bound on the time.
+[[nodiscard]] TimePrediction predict_roofline(const Prediction& p, const HardwareSpec& hw, DType t);
+
+/// Every kernel of schedule `s` (as `predict(s, ctx)` ran it into `p`) on `hw`, and their sum. The
+/// dirty lines left at the end are written during the last kernel's time (a timing loop pays them in
+/// the next iteration).
+[[nodiscard]] TimePrediction predict_time(const Schedule& s, const ScheduleContext& ctx, const Prediction& p,
+                                          const HardwareSpec& hw);
 
 }  // namespace iosim

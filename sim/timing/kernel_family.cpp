@@ -1,0 +1,88 @@
+#include "sim/timing/kernel_family.h"
+
+#include <algorithm>
+#include <string>
+
+namespace iosim {
+
+namespace {
+
+constexpr MatmulRole kRowsRegShared{WarpSplit::rows, Operand::registers, Operand::shared};
+constexpr MatmulRole kRowsSharedShared{WarpSplit::rows, Operand::shared, Operand::shared};
+constexpr MatmulRole kGridShared{WarpSplit::grid, Operand::shared, Operand::shared};
+
+std::vector<KernelFamily> make_families() {
+  std::vector<KernelFamily> f;
+  // FlashAttention-2's forward (cuda/kernels/flash2_fwd.cuh; PyTorch's SDPA flash backend is the same
+  // family, csrc/flash_attn/src/flash_fwd_kernel.h): warps own B_r / warps rows; Q's fragments stay in
+  // registers; S = Q Kᵀ reads K by ldmatrix; P is reused from the S accumulators as the A operand of
+  // P V, whose V comes by ldmatrix.trans; one row reduction per step (the max; the sum is kept per
+  // lane and reduced once at the end); K, V double-buffered by cp.async (barriers: before the step,
+  // after it).
+  f.push_back({"fa2-fwd", "cuda/kernels/flash2_fwd.cuh", FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared},
+               2, 2, true, 0, 1});
+  // FlashAttention-2's backward (cuda/kernels/flash2_bwd.cuh, flash_bwd_common.cuh): five products a
+  // step, each tiled by the warps as a grid, every operand from shared memory (P and dS are staged
+  // there for the transposed products); no row reductions (P from the saved L); Q_i, dO_i, L_i, D_i
+  // are loaded at the top of each step and waited for at once; three barriers a step.
+  f.push_back({"fa2-bwd", "cuda/kernels/flash2_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 0, 0});
+  // FlashAttention's Algorithm 1 (cuda/kernels/flash1_fwd.cuh): one block per head; each warp owns 16
+  // rows of every Q tile, loads its Q_i, O_i, l_i, m_i and waits for them (no overlap), no block
+  // barrier in the inner loop; Q_i from shared memory, P from registers; row max and row sum every
+  // step.
+  f.push_back({"fa1-fwd", "cuda/kernels/flash1_fwd.cuh", FamilyModel::sm_steps,
+               {kRowsSharedShared, kRowsRegShared}, 4, 0, false, 0, 0});
+  // FlashAttention's Algorithm 4 (cuda/kernels/flash1_bwd.cuh): the backward step of
+  // flash_bwd_common.cuh, as fa2-bwd, with Q_i, O_i, dO_i, dQ_i, l_i, m_i loaded each step.
+  f.push_back({"fa1-bwd", "cuda/kernels/flash1_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 0, 0});
+  // Split-KV decoding and the d-tiled schedule have no kernel in cuda/: described as FlashAttention-2
+  // forwards (the split kernel is one, over a slice of K/V; dtiled reads Q and K by slices of d from
+  // shared memory).
+  f.push_back({"fa2-fwd-split", "flash-attention's flash_fwd_splitkv_kernel (no iosim kernel)",
+               FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared}, 2, 2, true, 0, 1});
+  f.push_back({"dtiled", "model only: d-sliced FlashAttention-2 forward (no iosim kernel)", FamilyModel::sm_steps,
+               {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 0, 0});
+  // Element-wise and row kernels (initialisation, the backward's pre- and post-processing, the
+  // split-KV combine): no products, loads waited for at once.
+  f.push_back({"elementwise", "cuda/kernels/flash_aux.cu", FamilyModel::sm_steps, {}, 0, 0, false, 0, 0});
+  // Standard attention runs cuBLAS GEMMs and a softmax kernel whose inner structure iosim does not
+  // describe: the roofline (each resource at its measured rate).
+  f.push_back({"library", "cuBLAS (cuda/kernels/naive.cu)", FamilyModel::roofline, {}, 0, 0, false, 0, 0});
+  return f;
+}
+
+}  // namespace
+
+const std::vector<KernelFamily>& kernel_families() {
+  static const std::vector<KernelFamily> all = make_families();
+  return all;
+}
+
+const KernelFamily& family_of(std::string_view kernel_name) {
+  struct Entry {
+    std::string_view kernel;
+    std::string_view family;
+  };
+  static constexpr Entry kByKernel[] = {
+      {"flash2_fwd", "fa2-fwd"},
+      {"flash2_bwd", "fa2-bwd"},
+      {"flash2_bwd_preprocess", "elementwise"},
+      {"flash2_bwd_convert", "elementwise"},
+      {"flash1_fwd", "fa1-fwd"},
+      {"flash1_init", "elementwise"},
+      {"flash1_bwd", "fa1-bwd"},
+      {"flash1_bwd_init_dq", "elementwise"},
+      {"flash1_bwd_init_dkv", "elementwise"},
+      {"flashdecode_split", "fa2-fwd-split"},
+      {"flashdecode_combine", "elementwise"},
+      {"dtiled_fwd", "dtiled"},
+  };
+  std::string_view family = "library";
+  for (const Entry& e : kByKernel) {
+    if (e.kernel == kernel_name) family = e.family;
+  }
+  const auto& all = kernel_families();
+  return *std::find_if(all.begin(), all.end(), [&](const KernelFamily& k) { return k.name == family; });
+}
+
+}  // namespace iosim

@@ -1,0 +1,191 @@
+#include "sim/timing/sm_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/timing/time_model.h"
+
+namespace iosim {
+
+namespace {
+
+constexpr double kWarpLanes = 32;
+constexpr double kMmaFlops = 2.0 * 16 * 8 * 16;  ///< one m16n8k16
+constexpr double kLdmatrixBytes = 512;           ///< one ldmatrix.x4: four 8 × 8 matrices of 16-bit elements
+constexpr double kCpAsyncBytes = 16;             ///< one cp.async per lane
+constexpr double kStoreBytes = 16;               ///< one 16-byte store per lane
+constexpr double kReduceBytes = 4;               ///< one fp32 atomic add (RED) per lane
+
+double either(double measured, double datasheet) { return measured > 0 ? measured : datasheet; }
+
+std::uint64_t ceil_div_u(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+
+/// How many of `warps` go along m when they tile an m × n product as a grid: as many as divide both
+/// the warps and m's 16-row tiles (cuda/kernels/common.cuh, warp_grid).
+std::uint64_t warps_along_m(std::uint64_t m, std::uint64_t warps) {
+  std::uint64_t wm = std::max<std::uint64_t>(1, std::min(ceil_div_u(m, 16), warps));
+  while (wm > 1 && (warps % wm != 0 || ceil_div_u(m, 16) % wm != 0)) --wm;
+  return wm;
+}
+
+struct WarpTiles {
+  std::uint64_t mt = 0, nt = 0, kt = 0;  ///< m16, n8 and k16 tiles of one warp's share
+};
+
+WarpTiles warp_tiles(const MatmulShape& mm, const MatmulRole& role, std::uint64_t warps) {
+  std::uint64_t mw = mm.m, nw = mm.n;
+  if (role.split == WarpSplit::rows) {
+    mw = ceil_div_u(mm.m, warps);
+  } else {
+    const std::uint64_t wm = warps_along_m(mm.m, warps);
+    mw = ceil_div_u(mm.m, wm);
+    nw = ceil_div_u(mm.n, warps / wm);
+  }
+  return {std::max<std::uint64_t>(1, ceil_div_u(mw, 16)), std::max<std::uint64_t>(1, ceil_div_u(nw, 8)),
+          std::max<std::uint64_t>(1, ceil_div_u(mm.k, 16))};
+}
+
+}  // namespace
+
+SmRates sm_rates(const HardwareSpec& hw, DType t) {
+  SmRates r;
+  r.lat = hw.pipeline;
+  for (double PipelineSpec::*f : {&PipelineSpec::clock_mhz, &PipelineSpec::mma_latency, &PipelineSpec::ldmatrix_latency,
+                                  &PipelineSpec::lds_latency, &PipelineSpec::cp_async_latency,
+                                  &PipelineSpec::ex2_latency, &PipelineSpec::fma_latency, &PipelineSpec::shfl_latency,
+                                  &PipelineSpec::shfl_interval, &PipelineSpec::bar_latency,
+                                  &PipelineSpec::l2_hit_latency, &PipelineSpec::dram_latency,
+                                  &PipelineSpec::launch_us}) {
+    r.lat.*f = pipeline_figure(hw, f);
+  }
+  r.clock_hz = either(r.lat.clock_mhz, hw.clock.sm_mhz) * 1e6;
+  const double smsps = static_cast<double>(hw.sm.count) * kSchedulersPerSm;
+  const double per_smsp_cycle = smsps * r.clock_hz;
+  const double tensor = tensor_rate(hw, t);
+  r.mma_interval = tensor > 0 ? kMmaFlops / (tensor / per_smsp_cycle) : 0;
+  const double sfu = either(hw.measured.exp2_g_per_s * 1e9, hw.sm.sfu_ops_per_clock * hw.clock.sm_mhz * 1e6 * hw.sm.count);
+  r.ex2_interval = sfu > 0 ? kWarpLanes / (sfu / per_smsp_cycle) : 0;
+  // The FP32 peak counts an FMA as two FLOPs; the softmax's operations are one instruction each.
+  const double fp32_lanes = hw.peak.fp32_tflops * 1e12 / 2;
+  r.fp32_interval = fp32_lanes > 0 ? kWarpLanes / (fp32_lanes / per_smsp_cycle) : 0;
+  r.shfl_interval = r.lat.shfl_interval;
+  const double sms = hw.sm.count;
+  r.smem_bytes_per_cycle = hw.measured.sram_gb_per_s > 0 ? hw.measured.sram_gb_per_s * 1e9 / sms / r.clock_hz
+                                                         : hw.sm.sram_bytes_per_clock;
+  const double l2 = either(hw.measured.l2_gb_per_s * 1e9, hw.l2.bytes_per_clock * hw.clock.sm_mhz * 1e6);
+  r.l2_bytes_per_cycle = l2 / sms / r.clock_hz;
+  return r;
+}
+
+StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& f, const BlockShape& shape,
+                   const SmRates& r) {
+  StepCost c;
+  const std::uint64_t warps = std::max<std::uint32_t>(1, shape.warps);
+  const auto w = static_cast<double>(warps);
+  // The warps of this block that share one sub-partition take turns on its pipes.
+  const auto own = static_cast<double>(ceil_div_u(warps, kSchedulersPerSm));
+  double tensor = 0, sfu = 0, fp32 = 0, shfl = 0, instructions = 0, smem_bytes = 0;
+  std::uint64_t rows_per_warp = 0;
+  constexpr MatmulRole kDefault{WarpSplit::grid, Operand::shared, Operand::shared};
+  for (std::size_t i = 0; i < s.matmuls.size(); ++i) {
+    const MatmulRole role = f.matmuls.empty() ? kDefault : f.matmuls[std::min(i, f.matmuls.size() - 1)];
+    const WarpTiles t = warp_tiles(s.matmuls[i], role, warps);
+    if (i == 0) rows_per_warp = t.mt * 16;
+    const auto mma = static_cast<double>(t.mt * t.nt * t.kt);
+    const auto ldsm = static_cast<double>((role.a == Operand::shared ? t.mt * t.kt : 0) +
+                                          (role.b == Operand::shared ? ceil_div_u(t.nt, 2) * t.kt : 0));
+    tensor += mma * r.mma_interval;
+    instructions += mma + ldsm;
+    smem_bytes += w * ldsm * kLdmatrixBytes;
+    c.chain += std::max(own * mma * r.mma_interval, static_cast<double>(t.kt) * r.lat.mma_latency) +
+               (ldsm > 0 ? r.lat.ldmatrix_latency : 0);
+  }
+  if (s.vector_flops > 0) {
+    const double n = s.vector_flops / (w * kWarpLanes);
+    fp32 += n * r.fp32_interval;
+    instructions += n;
+    c.chain += own * n * r.fp32_interval + r.lat.fma_latency;
+  }
+  if (s.special_ops > 0) {
+    const double n = s.special_ops / (w * kWarpLanes);
+    sfu += n * r.ex2_interval;
+    instructions += n;
+    c.chain += own * n * r.ex2_interval + r.lat.ex2_latency;
+  }
+  if (!last && f.shuffle_rounds_per_step > 0 && rows_per_warp > 0) {
+    // Each lane holds two rows of every m16 tile: one shuffle per row pair, tile and round.
+    const double n = static_cast<double>(f.shuffle_rounds_per_step) * 2.0 * static_cast<double>(rows_per_warp / 16);
+    shfl += n * r.shfl_interval;
+    instructions += n;
+    c.chain += static_cast<double>(f.shuffle_rounds_per_step) * r.lat.shfl_latency;
+  }
+  if (!last) {
+    instructions += f.barriers_per_step;
+    c.chain += f.barriers_per_step * r.lat.bar_latency;
+  }
+  if (s.load_bytes > 0) {
+    instructions += s.load_bytes / (kCpAsyncBytes * kWarpLanes * w);
+    smem_bytes += s.load_bytes;
+    const double miss = 1 - std::clamp(shape.l2_hit_rate, 0.0, 1.0);
+    c.memory = r.lat.cp_async_latency + miss * std::max(0.0, r.lat.dram_latency - r.lat.l2_hit_latency) +
+               (r.l2_bytes_per_cycle > 0 ? s.load_bytes / r.l2_bytes_per_cycle : 0);
+    c.pipelined = f.loads_pipelined && shape.stages >= 2 && !first;
+  }
+  if (s.store_bytes > 0) {
+    instructions += s.store_bytes / (kStoreBytes * kWarpLanes * w);
+    smem_bytes += s.store_bytes;
+  }
+  if (s.reduce_bytes > 0) instructions += s.reduce_bytes / (kReduceBytes * kWarpLanes * w);
+  const std::pair<double, const char*> pipes[] = {
+      {tensor, "tensor"}, {sfu, "exp"}, {fp32, "fp32"}, {shfl, "shuffle"}, {instructions, "issue"}};
+  const auto* busiest = std::max_element(std::begin(pipes), std::end(pipes),
+                                         [](const auto& a, const auto& b) { return a.first < b.first; });
+  c.warp_issue = busiest->first;
+  c.pipe = busiest->second;
+  c.block_smem = r.smem_bytes_per_cycle > 0 ? smem_bytes / r.smem_bytes_per_cycle : 0;
+  return c;
+}
+
+StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blocks) {
+  const std::uint64_t warps = std::max<std::uint32_t>(1, shape.warps);
+  const auto per_smsp = static_cast<double>(ceil_div_u(std::uint64_t{blocks} * warps, kSchedulersPerSm));
+  const double issue = std::max(per_smsp * c.warp_issue, static_cast<double>(blocks) * c.block_smem);
+  const double covered = c.pipelined ? static_cast<double>(shape.stages - 1) * std::max(c.chain, issue) : 0;
+  const double latency = c.chain + std::max(0.0, c.memory - covered);
+  return {std::max(latency, issue), latency >= issue};
+}
+
+BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockShape& shape, const SmRates& r,
+                     std::uint32_t blocks) {
+  BlockTime out;
+  std::uint64_t segments = 0;
+  for (const SegmentRun& run : p.runs) segments += run.count;
+  const bool has_epilogue = segments > p.steps;
+  double longest_issue = -1;
+  for (std::size_t i = 0; i < p.runs.size(); ++i) {
+    const SegmentRun& run = p.runs[i];
+    const bool last = has_epilogue && i + 1 == p.runs.size();
+    std::uint64_t rest = run.count;
+    if (i == 0) {
+      const StepCost c = step_cost(run.segment, true, last && run.count == 1, f, shape, r);
+      const StepTime t = step_time(c, shape, blocks);
+      out.cycles += t.cycles;
+      if (t.latency_bound) out.latency_cycles += t.cycles;
+      --rest;
+    }
+    if (rest == 0) continue;
+    const StepCost c = step_cost(run.segment, false, last, f, shape, r);
+    const StepTime t = step_time(c, shape, blocks);
+    const double cycles = t.cycles * static_cast<double>(rest);
+    out.cycles += cycles;
+    if (t.latency_bound) {
+      out.latency_cycles += cycles;
+    } else if (cycles > longest_issue) {
+      longest_issue = cycles;
+      out.pipe = c.pipe;
+    }
+  }
+  return out;
+}
+
+}  // namespace iosim

@@ -1,0 +1,86 @@
+// The SM model: how long one step of a thread block takes on an SM shared with other blocks.
+//
+// A step (one segment of the block's profile, step_profile.h) becomes warp instructions through the
+// kernel's family (kernel_family.h): tensor-core mma.sync m16n8k16 per warp from each product's warp
+// split, ldmatrix.x4 for the operands read from shared memory, cp.async for loads, ex2 on the special
+// function unit, FP32 instructions for the rest of the softmax, the shuffles of the row reductions,
+// block barriers. Two times bound the step:
+//
+//   latency   one warp's dependent chain through the step, its block's other warps sharing its SM
+//             sub-partition: each product max(its tensor-pipe time, k/16 chained mma latencies) plus
+//             the first ldmatrix's latency; the softmax's FP32 and ex2 work at the pipes' rates plus
+//             one latency each; the shuffle rounds; the barriers; and the loads' round trip (the L2
+//             hit latency, DRAM's for the share that misses) unless earlier steps cover it (stages).
+//   issue     the work of every resident warp on the busiest sub-partition's busiest pipe (tensor,
+//             special function, FP32, shuffle, or the one-instruction-per-cycle issue slot), or the
+//             SM's shared-memory bandwidth.
+//
+// With b blocks on an SM, a block's step takes the larger of the two: its own chain, or its share of
+// work that b blocks put on the pipes (the bound of interval and MWP/CWP models, Hong & Kim ISCA 2009).
+// Every figure comes from the config's pipeline and measured sections (iosim calibrate).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/dtype.h"
+#include "sim/core/hardware.h"
+#include "sim/timing/kernel_family.h"
+#include "sim/timing/step_profile.h"
+
+namespace iosim {
+
+/// Streaming multiprocessor sub-partitions, each with its own warp scheduler (one instruction a
+/// cycle): four on Volta, Ampere and Hopper (NVIDIA's A100 and H100 whitepapers).
+inline constexpr std::uint32_t kSchedulersPerSm = 4;
+
+/// Per-instruction figures of one GPU for one element type, in SM cycles.
+struct SmRates {
+  double clock_hz = 0;
+  double mma_interval = 0;     ///< cycles between m16n8k16 MMAs of one sub-partition at the tensor rate
+  double ex2_interval = 0;     ///< cycles per warp ex2 of one sub-partition
+  double fp32_interval = 0;    ///< cycles per warp FP32 instruction of one sub-partition
+  double shfl_interval = 0;
+  double smem_bytes_per_cycle = 0;  ///< one SM's shared-memory bandwidth
+  double l2_bytes_per_cycle = 0;    ///< one SM's share of the L2's bandwidth
+  PipelineSpec lat;                 ///< the latencies (measured where the config has them)
+};
+
+[[nodiscard]] SmRates sm_rates(const HardwareSpec& hw, DType t);
+
+/// What one block of a kernel needs of an SM.
+struct BlockShape {
+  std::uint32_t warps = 4;
+  std::uint32_t stages = 1;
+  double l2_hit_rate = 1;  ///< of the kernel's loads (the GPU model's DRAM reads over its L2 reads)
+};
+
+/// One segment's cost for a block of `shape`, in cycles.
+struct StepCost {
+  double chain = 0;        ///< one warp's dependent chain, memory waits left out
+  double memory = 0;       ///< the round trip of the step's loads
+  bool pipelined = false;  ///< its loads were issued `stages - 1` steps ahead
+  double warp_issue = 0;   ///< one warp's work on its sub-partition's busiest pipe
+  double block_smem = 0;   ///< the block's shared-memory cycles
+  const char* pipe = "";   ///< that busiest pipe
+};
+
+[[nodiscard]] StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& f,
+                                 const BlockShape& shape, const SmRates& r);
+
+/// The time of one step with `blocks` blocks resident on the SM, and which bound set it.
+struct StepTime {
+  double cycles = 0;
+  bool latency_bound = false;
+};
+[[nodiscard]] StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blocks);
+
+/// A whole block at `blocks` blocks per SM: cycles, and the part of them set by latency.
+struct BlockTime {
+  double cycles = 0;
+  double latency_cycles = 0;
+  const char* pipe = "";  ///< the busiest pipe of its longest issue-bound run
+};
+[[nodiscard]] BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockShape& shape,
+                                   const SmRates& r, std::uint32_t blocks);
+
+}  // namespace iosim
