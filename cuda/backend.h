@@ -59,11 +59,25 @@ struct KernelSpec {
   DType dtype = DType::fp16;  ///< fp16 or bf16
   int br = 0;    ///< rows of Q per tile (ignored by naive)
   int bc = 0;    ///< rows of K/V per tile (ignored by naive)
+  int warps = 0;   ///< warps per block of the main kernel; 0: the tile's default (ignored by naive)
+  int stages = 0;  ///< K/V stages in shared memory; 0: the tile's default (ignored by naive)
 };
 
-/// The (B_r, B_c) tiles compiled into this build for a schedule, pass, head dim and type; the first
-/// is the default. Empty for naive (cuBLAS picks its own tiles).
+/// The (B_r, B_c) tiles compiled into this build for a schedule, pass, head dim and type, each once;
+/// the first is the default. Empty for naive (cuBLAS picks its own tiles).
 [[nodiscard]] std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d, DType dtype);
+
+/// One compiled kernel of a schedule's pass: its tile, warps per block and K/V stages.
+struct KernelVariant {
+  int br = 0;
+  int bc = 0;
+  int warps = 0;
+  int stages = 0;
+};
+
+/// Every compiled variant of a schedule, pass, head dim and type (tile × warps × stages), the default
+/// first; within a tile the tile's default (what warps = stages = 0 selects) first. Empty for naive.
+[[nodiscard]] std::vector<KernelVariant> compiled_variants(Algo algo, Direction pass, int d, DType dtype);
 
 /// How the kernel that runs `spec` is built: warps per block and K/V stages of its main kernel,
 /// {0, 0} for naive (cuBLAS decides) or a spec this build cannot run. Needs no GPU.

@@ -3,7 +3,8 @@
 
 Measured counters do not change when the model does: this runs `iosim --predict` on every kernel of
 a validation JSON (same problem, tile, warps and stages) and prints, per counter, the error of the
-prediction committed with the run beside the error of today's model. It needs no GPU, so a change to
+prediction committed with the run beside the error of today's model. Runs measured without a
+prediction (`iosim validate --no-predict`, the time sweeps) have no committed error: "-". It needs no GPU, so a change to
 the L2 or time model can be checked against the H200's numbers on any machine.
 
   scripts/repredict-validation.py results/validation-nvidia-h200-2026-11-29.json \
@@ -62,19 +63,26 @@ def main():
             r = rows[q]
             if r["measured"] in (None, 0):
                 continue
-            err_then = r["error"]
+            err_then = r["error"]  # None: measured without a prediction (validate --no-predict)
             err_now = (r["measured"] - pred[key]) / r["measured"]
-            table[q][0].append(abs(err_then))
+            if err_then is not None:
+                table[q][0].append(abs(err_then))
             table[q][1].append(abs(err_now))
             entry[q] = {"measured": r["measured"], "committed": r["predicted"], "now": pred[key], "error_now": err_now}
         per_kernel.append(entry)
     print(f"{len(runs)} kernels; model config {a.config}, L2 policy {a.l2_policy or 'lru'}")
     print(f"{'counter':32} {'median |err| then':>18} {'now':>8} {'max then':>10} {'now':>8} {'>5% then':>9} {'now':>5}")
+    def pct(v, width):
+        return f"{'-':>{width}}" if v is None else f"{100*v:{width - 1}.1f}%"
+
     for q, (then, now) in table.items():
-        if not then:
+        if not now:
             continue
-        print(f"{q:32} {100*statistics.median(then):17.1f}% {100*statistics.median(now):7.1f}% "
-              f"{100*max(then):9.1f}% {100*max(now):7.1f}% {sum(e > 0.05 for e in then):9d} {sum(e > 0.05 for e in now):5d}")
+        med_then = statistics.median(then) if then else None
+        max_then = max(then) if then else None
+        over_then = str(sum(e > 0.05 for e in then)) if then else "-"
+        print(f"{q:32} {pct(med_then, 18)} {pct(statistics.median(now), 8)} "
+              f"{pct(max_then, 10)} {pct(max(now), 8)} {over_then:>9} {sum(e > 0.05 for e in now):5d}")
     if a.json_out:
         json.dump(per_kernel, open(a.json_out, "w"), indent=1)
 

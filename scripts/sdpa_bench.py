@@ -1,52 +1,72 @@
 #!/usr/bin/env python3
-"""Times PyTorch's scaled_dot_product_attention with the flash backend (FlashAttention-2 kernels) on one
-problem, the way iosim measure times its kernels: CUDA events, median of N runs after warm-up, each
-run after a sweep of the L2 (cold) and back to back (warm). Prints one JSON object.
+"""Times PyTorch attention the way iosim measure times its kernels: CUDA events, median of N runs
+after warm-up, each run after a sweep of the L2 (cold) and back to back (warm).
 
+One problem (prints one JSON object; the flash backend, forward):
   python3 scripts/sdpa_bench.py --batch 1 --heads 16 --n 8192 --d 64 --dtype fp16
+
+The sweep of issue 10 (writes one JSON file, prints a table):
+  python3 scripts/sdpa_bench.py --sweep --out sdpa-sweep.json [--runs 10] [--max-seconds 240]
+  every shape of SWEEP_SHAPES (n from 512 to 32768, d 64 and 128, batch x heads filling the GPU), fp16,
+  with two implementations:
+    flash: torch.nn.functional.scaled_dot_product_attention under SDPBackend.FLASH_ATTENTION
+           (FlashAttention-2 kernels)
+    math:  the plain matmul-softmax-matmul, softmax(Q Kᵀ / √d) V written out in torch ops (it holds
+           the n × n scores: skipped, and said so, where they would not fit in half the GPU's memory)
+  and two passes: fwd (under torch.no_grad) and fwd+bwd (forward, then backward from a fixed dO).
 """
 import argparse
+import datetime
 import json
+import math
 import statistics
 import sys
+import time
+
+# (batch, heads, n, d): batch x heads x n = 262144 rows of Q (16 heads; batch from 32 down to 1,
+# then 8 heads at n = 32768), so every shape fills the H200's 132 SMs with many waves of 128-row tiles.
+SWEEP_SHAPES = [(max(1, 262144 // (16 * n)), 16 if n <= 16384 else 8, n, d)
+                for d in (64, 128) for n in (512, 1024, 2048, 4096, 8192, 16384, 32768)]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--batch", type=int, default=1)
-    ap.add_argument("--heads", type=int, default=16)
-    ap.add_argument("--n", type=int, default=8192)
-    ap.add_argument("--d", type=int, default=64)
-    ap.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
-    ap.add_argument("--runs", type=int, default=50)
-    ap.add_argument("--warmup", type=int, default=10)
-    a = ap.parse_args()
-    try:
-        import torch
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-    except ImportError as e:  # no torch here: say so, do not pretend
-        print(json.dumps({"error": f"torch unavailable: {e}"}))
-        return 2
-    if not torch.cuda.is_available():
-        print(json.dumps({"error": "no CUDA GPU"}))
-        return 2
-    dt = torch.float16 if a.dtype == "fp16" else torch.bfloat16
+def attention_fns(torch):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+
+    def flash(q, k, v):
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            return F.scaled_dot_product_attention(q, k, v)
+
+    def plain(q, k, v):
+        s = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))
+        return torch.matmul(torch.softmax(s, dim=-1), v)
+
+    return {"flash": flash, "math": plain}
+
+
+def time_one(torch, fn, shape, dt, mode, runs, warmup, sweep):
+    """Cold and warm CUDA-event times (ms) of fn on one shape, `mode` fwd or fwd+bwd."""
+    b, h, n, d = shape
     g = torch.Generator(device="cuda").manual_seed(20261129)
-    q, k, v = (torch.randn(a.batch, a.heads, a.n, a.d, device="cuda", dtype=dt, generator=g) for _ in range(3))
-    l2 = torch.cuda.get_device_properties(0).L2_cache_size
-    sweep = torch.empty(4 * l2 // 4, dtype=torch.float32, device="cuda")
+    grad = mode == "fwd+bwd"
+    q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dt, generator=g).requires_grad_(grad) for _ in range(3))
+    do = torch.randn(b, h, n, d, device="cuda", dtype=dt, generator=g)
 
     def run():
-        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-            return torch.nn.functional.scaled_dot_product_attention(q, k, v)
+        if grad:
+            q.grad = k.grad = v.grad = None
+            fn(q, k, v).backward(do)
+        else:
+            with torch.no_grad():
+                fn(q, k, v)
 
-    for _ in range(a.warmup):
+    for _ in range(warmup):
         run()
     torch.cuda.synchronize()
 
-    def timed(cold: bool) -> list:
+    def timed(cold):
         out = []
-        for _ in range(a.runs):
+        for _ in range(runs):
             if cold:
                 sweep.sum()
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -58,16 +78,120 @@ def main() -> int:
         return out
 
     cold, warm = timed(True), timed(False)
-    flops = 4.0 * a.batch * a.heads * a.n * a.n * a.d
+    del q, k, v, do
+    return cold, warm
+
+
+def flops(shape, mode):
+    b, h, n, d = shape
+    fwd = 4.0 * b * h * n * n * d  # Q Kᵀ and P V
+    return fwd if mode == "fwd" else fwd * 3.5  # the backward's five products: 2.5 x the forward's
+
+
+def math_bytes(shape, elem=2):
+    """Peak memory of the plain version with its backward: scores, probabilities and their
+    gradients, n x n each (an estimate, to skip shapes that cannot fit, never a reported figure)."""
+    b, h, n, _ = shape
+    return 4 * b * h * n * n * elem
+
+
+def sweep_main(a, torch):
+    dt = torch.float16
+    fns = attention_fns(torch)
+    props = torch.cuda.get_device_properties(0)
+    sweep = torch.empty(props.L2_cache_size, dtype=torch.float32, device="cuda")  # 4 x the L2, in bytes
+    t_end = time.monotonic() + a.max_seconds
+    records = []
+    for shape in SWEEP_SHAPES:
+        for impl in ("flash", "math"):
+            for mode in ("fwd", "fwd+bwd"):
+                rec = {"impl": impl, "mode": mode, "batch": shape[0], "heads": shape[1], "n": shape[2],
+                       "d": shape[3], "dtype": "fp16"}
+                if time.monotonic() > t_end:
+                    rec["skipped"] = f"time budget of {a.max_seconds} s spent"
+                elif impl == "math" and math_bytes(shape) > props.total_memory // 2:
+                    rec["skipped"] = (f"the n x n matrices need about {math_bytes(shape) >> 30} GiB, more than half "
+                                      f"of the GPU's {props.total_memory >> 30} GiB")
+                else:
+                    try:
+                        cold, warm = time_one(torch, fns[impl], shape, dt, mode, a.runs, a.warmup, sweep)
+                        mc, mw = statistics.median(cold), statistics.median(warm)
+                        rec.update({"median_ms_cold": mc, "median_ms_warm": mw, "min_ms_cold": min(cold),
+                                    "min_ms_warm": min(warm), "runs": a.runs,
+                                    "tflops_cold": flops(shape, mode) / mc / 1e9})
+                    except RuntimeError as e:  # out of memory, or no flash kernel for this shape
+                        rec["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+                        torch.cuda.empty_cache()
+                records.append(rec)
+                print(f"{impl:5} {mode:7} B={shape[0]:3} H={shape[1]:2} n={shape[2]:5} d={shape[3]:3}: "
+                      + (f"{rec['median_ms_cold']:.4g} ms cold, {rec['median_ms_warm']:.4g} ms warm"
+                         if "skipped" not in rec else "skipped: " + rec["skipped"]), flush=True)
+    doc = {
+        "what": "PyTorch attention, fp16: scaled_dot_product_attention with SDPBackend.FLASH_ATTENTION (flash) "
+                "and the plain matmul-softmax-matmul (math); fwd under no_grad, fwd+bwd from a fixed dO",
+        "timing": "CUDA events around each run; cold: an L2 sweep before each run, outside the events; warm: back "
+                  "to back; medians of `runs` after `warmup`",
+        "torch": torch.__version__, "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(0),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+        "runs": a.runs, "warmup": a.warmup,
+        "shapes": [{"batch": b, "heads": h, "n": n, "d": d} for b, h, n, d in SWEEP_SHAPES],
+        "results": records,
+    }
+    with open(a.out, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(f"wrote {a.out}: {sum('skipped' not in r for r in records)} of {len(records)} measured")
+    return 0
+
+
+def single_main(a, torch):
+    dt = torch.float16 if a.dtype == "fp16" else torch.bfloat16
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    sweep = torch.empty(4 * l2 // 4, dtype=torch.float32, device="cuda")
+    shape = (a.batch, a.heads, a.n, a.d)
+    cold, warm = time_one(torch, attention_fns(torch)["flash"], shape, dt, "fwd", a.runs, a.warmup, sweep)
     med_c, med_w = statistics.median(cold), statistics.median(warm)
     print(json.dumps({
         "what": "torch scaled_dot_product_attention, SDPBackend.FLASH_ATTENTION",
         "torch": torch.__version__, "device": torch.cuda.get_device_name(0),
         "batch": a.batch, "heads": a.heads, "n": a.n, "d": a.d, "dtype": a.dtype, "runs": a.runs,
         "median_ms_cold": med_c, "median_ms_warm": med_w,
-        "tflops_cold": flops / med_c / 1e9, "tflops_warm": flops / med_w / 1e9,
+        "tflops_cold": flops(shape, "fwd") / med_c / 1e9, "tflops_warm": flops(shape, "fwd") / med_w / 1e9,
     }))
     return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--heads", type=int, default=16)
+    ap.add_argument("--n", type=int, default=8192)
+    ap.add_argument("--d", type=int, default=64)
+    ap.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
+    ap.add_argument("--runs", type=int, default=None, help="timed runs, cold and warm each (default 50; sweep 10)")
+    ap.add_argument("--warmup", type=int, default=None, help="runs before timing (default 10; sweep 3)")
+    ap.add_argument("--sweep", action="store_true", help="every shape of SWEEP_SHAPES, flash and math, fwd and fwd+bwd")
+    ap.add_argument("--out", default="sdpa-sweep.json", help="the sweep's JSON file")
+    ap.add_argument("--max-seconds", type=float, default=240, help="the sweep's time budget; what is left is skipped")
+    a = ap.parse_args()
+    for name, v in (("--runs", a.runs), ("--warmup", a.warmup)):
+        if v is not None and v < (1 if name == "--runs" else 0):
+            print(f"sdpa_bench.py: {name} must be {'positive' if name == '--runs' else 'at least 0'}, not {v}",
+                  file=sys.stderr)
+            return 2
+    if a.runs is None:
+        a.runs = 10 if a.sweep else 50
+    if a.warmup is None:
+        a.warmup = 3 if a.sweep else 10
+    try:
+        import torch
+        import torch.nn.attention  # noqa: F401  (SDPBackend, sdpa_kernel)
+    except ImportError as e:  # no torch here: say so, do not pretend
+        print(json.dumps({"error": f"torch unavailable: {e}"}))
+        return 2
+    if not torch.cuda.is_available():
+        print(json.dumps({"error": "no CUDA GPU"}))
+        return 2
+    return sweep_main(a, torch) if a.sweep else single_main(a, torch)
 
 
 if __name__ == "__main__":

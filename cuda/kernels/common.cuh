@@ -20,6 +20,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -30,6 +31,7 @@ inline constexpr int kSmemPad = 8;        ///< elements of 16-bit padding per sh
 inline constexpr int kChunkElems = 8;     ///< 16-bit elements per 16-byte global access
 inline constexpr float kLog2e = 1.4426950408889634f;
 inline constexpr unsigned kFullMask = 0xffffffffu;
+inline constexpr std::size_t kMaxSmemOptin = 232448;  ///< largest shared-memory opt-in per block of sm_80 … sm_90 (H100/H200; unsupported() checks the device)
 
 template <class T>
 inline constexpr bool kIsElement = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
@@ -234,6 +236,20 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+/// Waits until at most `pending` (0 ≤ pending ≤ MAX, known only at run time) of this thread's
+/// cp.async groups are still in flight: wait_group takes an immediate, so one branch per value.
+template <int MAX>
+__device__ __forceinline__ void cp_async_wait_upto(int pending) {
+  if constexpr (MAX == 0) {
+    cp_async_wait<0>();
+  } else {
+    if (pending >= MAX) {
+      cp_async_wait<MAX>();
+    } else {
+      cp_async_wait_upto<MAX - 1>(pending);
+    }
+  }
 }
 
 /// Rows [row0, row0 + ROWS) of a row-major [rows × COLS] global matrix into a shared tile with row

@@ -1,7 +1,9 @@
-// launch(), prepare_backward(), compiled_tiles() and unsupported(): from a KernelSpec to the kernels
-// that run it (cuda/kernels/registry.h for the flash schedules, cuda/kernels/naive.h for naive).
+// launch(), prepare_backward(), compiled_tiles(), compiled_variants(), kernel_shape() and
+// unsupported(): from a KernelSpec to the kernels that run it (cuda/kernels/registry.h for the flash
+// schedules, cuda/kernels/naive.h for naive).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -34,6 +36,29 @@ std::string tiles_text(const std::vector<std::pair<int, int>>& tiles) {
   return out.empty() ? "none" : out;
 }
 
+/// "128x64" plus " (8 warps, 3 stages)" for what the spec pins.
+std::string variant_text(const KernelSpec& s) {
+  std::string t = std::to_string(s.br) + "x" + std::to_string(s.bc);
+  if (s.warps != 0 || s.stages != 0) {
+    t += " (";
+    if (s.warps != 0) t += std::to_string(s.warps) + " warps";
+    if (s.stages != 0) t += std::string(s.warps != 0 ? ", " : "") + std::to_string(s.stages) + " stages";
+    t += ")";
+  }
+  return t;
+}
+
+/// The compiled (warps, stages) of one tile, e.g. "4w2s, 8w1s".
+std::string shapes_text(const KernelSpec& s) {
+  std::string out;
+  for (const KernelVariant& v : compiled_variants(s.algo, s.pass, s.d, s.dtype)) {
+    if (v.br == s.br && v.bc == s.bc) {
+      out += (out.empty() ? "" : ", ") + std::to_string(v.warps) + "w" + std::to_string(v.stages) + "s";
+    }
+  }
+  return out.empty() ? "none" : out;
+}
+
 /// What cannot run whatever the GPU: shape, type, head dim, tile.
 std::string unsupported_in_build(const KernelSpec& s) {
   if (s.algo != Algo::naive && s.algo != Algo::flash1 && s.algo != Algo::flash2) return "unknown schedule";
@@ -54,11 +79,22 @@ std::string unsupported_in_build(const KernelSpec& s) {
     return "batch x heads x rows exceeds 2^31 - 1 rows";
   }
   if (s.algo == Algo::naive) return "";
+  if (s.warps < 0 || s.stages < 0) {
+    return "warps and stages must be 0 (the tile's default) or positive (got " + std::to_string(s.warps) + ", " +
+           std::to_string(s.stages) + ")";
+  }
   if (s.br == 0 && s.bc == 0) {
     return spec_text(s) + ": no tile given (B_r = B_c = 0); compiled tiles: " +
            tiles_text(compiled_tiles(s.algo, s.pass, s.d, s.dtype));
   }
   if (detail::find_kernel(s) == nullptr) {
+    KernelSpec tile_only = s;
+    tile_only.warps = tile_only.stages = 0;
+    if (detail::find_kernel(tile_only) != nullptr) {
+      return spec_text(s) + ": tile " + variant_text(s) + " is not compiled in this build (compiled warps and stages of " +
+             std::to_string(s.br) + "x" + std::to_string(s.bc) + ": " + shapes_text(s) +
+             "; -DIOSIM_CUDA_FULL_TILES=ON compiles the whole menu)";
+    }
     return spec_text(s) + ": tile " + std::to_string(s.br) + "x" + std::to_string(s.bc) +
            " is not compiled in this build (compiled: " + tiles_text(compiled_tiles(s.algo, s.pass, s.d, s.dtype)) +
            "; -DIOSIM_CUDA_FULL_TILES=ON compiles the whole menu)";
@@ -70,10 +106,18 @@ std::string unsupported_in_build(const KernelSpec& s) {
 
 std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d, DType dtype) {
   std::vector<std::pair<int, int>> tiles;
-  for (const detail::KernelEntry& e : detail::kernel_registry()) {
-    if (e.algo == algo && e.pass == pass && e.d == d && e.dtype == dtype) tiles.emplace_back(e.br, e.bc);
+  for (const KernelVariant& v : compiled_variants(algo, pass, d, dtype)) {
+    if (std::find(tiles.begin(), tiles.end(), std::pair{v.br, v.bc}) == tiles.end()) tiles.emplace_back(v.br, v.bc);
   }
   return tiles;
+}
+
+std::vector<KernelVariant> compiled_variants(Algo algo, Direction pass, int d, DType dtype) {
+  std::vector<KernelVariant> out;
+  for (const detail::KernelEntry& e : detail::kernel_registry()) {
+    if (e.algo == algo && e.pass == pass && e.d == d && e.dtype == dtype) out.push_back({e.br, e.bc, e.warps, e.stages});
+  }
+  return out;
 }
 
 KernelShape kernel_shape(const KernelSpec& spec) {
@@ -94,7 +138,7 @@ std::string unsupported(const KernelSpec& spec) {
   if (spec.algo != Algo::naive) {
     const detail::KernelEntry* e = detail::find_kernel(spec);
     if (e->smem_bytes > dev.smem_per_block_optin) {
-      return spec_text(spec) + " tile " + std::to_string(spec.br) + "x" + std::to_string(spec.bc) + " needs " +
+      return spec_text(spec) + " tile " + variant_text(spec) + " needs " +
              std::to_string(e->smem_bytes) + " bytes of shared memory per block; " + dev.name + " allows " +
              std::to_string(dev.smem_per_block_optin);
     }
@@ -123,6 +167,7 @@ void launch(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) 
 void prepare_backward(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
   KernelSpec fwd = spec;
   fwd.pass = Direction::fwd;
+  fwd.warps = fwd.stages = 0;  // the backward's warps and stages say nothing about its forward's
   if (fwd.algo != Algo::naive && find_kernel(fwd) == nullptr) {
     // The forward is not compiled for the backward's tile (the default build has one tile per pass):
     // its default tile writes the same O and statistics.

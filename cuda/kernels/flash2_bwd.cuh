@@ -37,7 +37,8 @@
 
 namespace iosim::gpu::kern {
 
-/// Default tile: 64 × 64 (4 warps at d = 64, 8 at d = 128). It fits the shared memory of an A100
+/// Default tile: 64 × 64 (4 warps at d = 64, 8 at d = 128; full builds add the other warp count where
+/// it fits, and B_r = 256 × B_c = 32 at d = 64 with 8 warps). It fits the shared memory of an A100
 /// (≤ 121 KiB at d = 128) and keeps every accumulator in registers; speed is not this kernel's goal.
 template <int D>
 struct Flash2BwdDefault {
@@ -155,9 +156,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash
 
 namespace iosim::gpu::detail {
 
-template <class T, int D, int BR, int BC>
+template <class T, class Tr>
 void launch_flash2_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
-  using Tr = kern::FlashBwdTraits<D, BR, BC, false>;
   launch_flash2_bwd_preprocess(spec, buf, stream);
   const auto kernel = kern::flash2_bwd_kernel<T, Tr>;
   allow_dynamic_smem(kernel, Tr::kSmemBytes);
@@ -172,31 +172,42 @@ void launch_flash2_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
                                 buf.device(Tensor::dV),
                                 spec.n,
                                 spec.n_kv,
-                                1.f / std::sqrt(static_cast<float>(D))};
-  const dim3 grid(static_cast<unsigned>((spec.n_kv + BC - 1) / BC), static_cast<unsigned>(spec.batch * spec.heads));
+                                1.f / std::sqrt(static_cast<float>(Tr::kD))};
+  const dim3 grid(static_cast<unsigned>((spec.n_kv + Tr::kBc - 1) / Tr::kBc),
+                  static_cast<unsigned>(spec.batch * spec.heads));
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
   IOSIM_CUDA_CHECK_LAUNCH();
   launch_flash2_bwd_convert(spec, buf, stream);
 }
 
-template <class T, int D, int BR, int BC>
+template <class T, int D, int BR, int BC, int NW>
 void add_flash2_bwd(std::vector<KernelEntry>& out) {
-  using Tr = kern::FlashBwdTraits<D, BR, BC, false>;
+  using Tr = kern::FlashBwdTraits<D, BR, BC, false, NW>;
   out.push_back(KernelEntry{Algo::flash2, Direction::bwd, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes,
-                            &launch_flash2_bwd<T, D, BR, BC>, Tr::kWarps, 1});
+                            &launch_flash2_bwd<T, Tr>, Tr::kWarps, 1});
 }
 
-/// The group of one instantiation file: the default tile, then (full builds) the rest of the menu.
-template <class T, int D>
+/// The group of one instantiation file. ALT = false: the default tile, then (full builds) every other
+/// tile of the menu, each with its default warps (bwd_warps: 4 where they fit, else 8), which is what a
+/// spec with warps = 0 gets. ALT = true (full builds only; a file of its own, registered after, so that
+/// the groups compile in parallel): each tile's other warp count where it fits too.
+template <class T, int D, bool ALT>
 void register_flash2_bwd_group(std::vector<KernelEntry>& out) {
   using Def = kern::Flash2BwdDefault<D>;
-  add_flash2_bwd<T, D, Def::kBr, Def::kBc>(out);
+  if constexpr (!ALT) add_flash2_bwd<T, D, Def::kBr, Def::kBc, kern::bwd_warps(D, Def::kBr, Def::kBc)>(out);
 #ifdef IOSIM_CUDA_FULL_TILES
   for_each_menu_tile([&]<int BR, int BC>() {
-    if constexpr (kern::bwd_tile_ok(false, D, BR, BC) && !(BR == Def::kBr && BC == Def::kBc)) {
-      add_flash2_bwd<T, D, BR, BC>(out);
+    constexpr int kDefaultWarps = kern::bwd_warps(D, BR, BC);  // 0 where neither 4 nor 8 fits
+    if constexpr (!ALT && kDefaultWarps > 0 && !(BR == Def::kBr && BC == Def::kBc)) {
+      if constexpr (kern::flash2_bwd_variant_ok(D, BR, BC, kDefaultWarps)) add_flash2_bwd<T, D, BR, BC, kDefaultWarps>(out);
+    }
+    constexpr int kOther = kDefaultWarps == 4 ? 8 : 4;
+    if constexpr (ALT && kDefaultWarps > 0 && kern::flash2_bwd_variant_ok(D, BR, BC, kOther)) {
+      add_flash2_bwd<T, D, BR, BC, kOther>(out);
     }
   });
+#else
+  static_cast<void>(out);
 #endif
 }
 

@@ -11,12 +11,14 @@
 // Per head: reads n·d + 2·T_r·n_kv·d elements, writes n·d elements and n floats; nothing else
 // (no local memory, no scratch).
 //
-// Design: 4 warps, each owns B_r/4 rows (MT = B_r/64 m16 tiles) of Q, S, P and O; mma.sync m16n8k16
-// with fp32 accumulators; Q fragments loaded once into registers; S fragments turned into P (fp16/bf16)
-// in place and fed to P·V as A operands (the m16n8 C layout of two adjacent n8 tiles is the m16k16
-// A layout); softmax on the fragments, row max and row sum over the 4 lanes of a quad by shuffles
-// (the row sum only once, at the end); K and V double-buffered in shared memory, tile j+1 fetched
-// by cp.async (16 bytes, zero-filled past n_kv) while tile j is used; rows padded by 16 bytes so that
+// Design: W ∈ {4, 8} warps (4 by default, FA2's choice), each owns B_r/W rows (MT = B_r/(16·W) m16
+// tiles) of Q, S, P and O; mma.sync m16n8k16 with fp32 accumulators; Q fragments loaded once into
+// registers; S fragments turned into P (fp16/bf16) in place and fed to P·V as A operands (the m16n8
+// C layout of two adjacent n8 tiles is the m16k16 A layout); softmax on the fragments, row max and
+// row sum over the 4 lanes of a quad by shuffles (the row sum only once, at the end); K and V in a
+// ring of kStages ∈ {1, 2, 3} shared-memory stages (2 by default): tile j + kStages − 1 is fetched by
+// cp.async (16 bytes, zero-filled past n_kv) while tile j is used, so with 1 stage nothing overlaps
+// the copy, with 2 one tile and with 3 two tiles are in flight; rows padded by 16 bytes so that
 // ldmatrix (K as [n][k], V with .trans as [k][n]) is free of bank conflicts; O staged through the
 // (by then idle) Q tile so that it leaves in 16-byte stores.
 //
@@ -26,9 +28,11 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "cuda/kernels/common.cuh"
@@ -37,29 +41,45 @@
 
 namespace iosim::gpu::kern {
 
-/// Fragment registers per thread of a flash2 forward tile: Q (MT·D/16·4), S (MT·B_c/8·4) and O
-/// (MT·D/8·4), MT = B_r/64 m16 tiles per warp.
-constexpr int flash2_fwd_state_regs(int d, int br, int bc) { return (br / 64) * (d / 4 + bc / 2 + d / 2); }
-
-/// The menu tiles this kernel takes: 4 warps of whole m16 tiles (B_r ∈ {64, 128}) and at most 160
-/// fragment registers, so that addresses, B fragments and temporaries fit under 255; d = 128 with
-/// B_c = 128 (160 as well) is left out because ptxas (CUDA 13.0) spills 20 bytes there.
-constexpr bool flash2_fwd_tile_ok(int d, int br, int bc) {
-  return (br == 64 || br == 128) && (bc == 32 || bc == 64 || bc == 128) && (d == 64 || d == 128) &&
-         flash2_fwd_state_regs(d, br, bc) <= 160 && !(d == 128 && bc == 128);
+/// Fragment registers per thread of a flash2 forward tile with `warps` warps: Q (MT·D/16·4), S
+/// (MT·B_c/8·4) and O (MT·D/8·4), MT = B_r/(16·warps) m16 tiles per warp.
+constexpr int flash2_fwd_state_regs(int d, int br, int bc, int warps) {
+  return (br / (16 * warps)) * (d / 4 + bc / 2 + d / 2);
 }
 
+/// Shared memory of a flash2 forward block, bytes: Q (B_r rows) and `stages` copies of K and V
+/// (B_c rows each), rows of d + pad 16-bit elements.
+constexpr std::size_t flash2_fwd_smem_bytes(int d, int br, int bc, int stages) {
+  return static_cast<std::size_t>(br + 2 * stages * bc) * (d + kSmemPad) * 2;
+}
+
+/// The menu variants this kernel takes: 4 or 8 warps of whole m16 tiles (B_r / warps a multiple of
+/// 16: B_r ∈ {64, 128, 256} with 4 warps, {128, 256} with 8), 1, 2 or 3 K/V stages within the
+/// opt-in shared memory of sm_80 … sm_90, and at most 160 fragment registers, so that addresses, B
+/// fragments and temporaries fit under 255; d = 128 with B_c = 128 (160 as well) is left out because
+/// ptxas (CUDA 13.0) spills 20 bytes there.
+constexpr bool flash2_fwd_variant_ok(int d, int br, int bc, int warps, int stages) {
+  return (d == 64 || d == 128) && (warps == 4 || warps == 8) && (stages >= 1 && stages <= 3) &&
+         (br == 64 || br == 128 || br == 256) && br % (16 * warps) == 0 && (bc == 32 || bc == 64 || bc == 128) &&
+         flash2_fwd_state_regs(d, br, bc, warps) <= 160 && !(d == 128 && bc == 128) &&
+         flash2_fwd_smem_bytes(d, br, bc, stages) <= kMaxSmemOptin;
+}
+
+/// FA2's own choice, and this kernel's default: 4 warps, K/V double-buffered.
+inline constexpr int kFlash2FwdDefaultWarps = 4;
+inline constexpr int kFlash2FwdDefaultStages = 2;
+
 /// Tile parameters of the flash2 forward kernel.
-template <int D, int BR, int BC>
+template <int D, int BR, int BC, int WARPS = kFlash2FwdDefaultWarps, int STAGES = kFlash2FwdDefaultStages>
 struct Flash2FwdTraits {
-  static_assert(flash2_fwd_tile_ok(D, BR, BC), "not a flash2 forward tile");
+  static_assert(flash2_fwd_variant_ok(D, BR, BC, WARPS, STAGES), "not a flash2 forward variant");
   static constexpr int kD = D;
   static constexpr int kBr = BR;
   static constexpr int kBc = BC;
-  static constexpr int kWarps = 4;  ///< FA2's choice for these tiles; each warp owns B_r/4 rows
+  static constexpr int kWarps = WARPS;  ///< each warp owns B_r / kWarps rows
   static constexpr int kThreads = kWarps * kWarpSize;
   static constexpr int kRowsPerWarp = BR / kWarps;
-  static constexpr int kMT = kRowsPerWarp / 16;  ///< m16 tiles per warp (2 for B_r = 128: K/V fragments reused twice)
+  static constexpr int kMT = kRowsPerWarp / 16;  ///< m16 tiles per warp (2: every K/V fragment feeds two MMAs)
   static constexpr int kNS = BC / 8;             ///< n8 tiles of S per m16 tile
   static constexpr int kKQ = D / 16;             ///< k16 steps of Q Kᵀ
   static constexpr int kNO = D / 8;              ///< n8 tiles of O
@@ -67,15 +87,24 @@ struct Flash2FwdTraits {
   static constexpr int kStride = D + kSmemPad;   ///< shared row stride, elements
   static constexpr int kQElems = BR * kStride;
   static constexpr int kKVElems = BC * kStride;  ///< one stage of K (or V)
-  static constexpr int kStages = 2;
+  static constexpr int kStages = STAGES;         ///< K/V tiles resident: tile j and up to kStages − 1 ahead
   static constexpr std::size_t kSmemBytes = (kQElems + 2 * kStages * kKVElems) * 2;
+  static_assert(kSmemBytes == flash2_fwd_smem_bytes(D, BR, BC, STAGES));
+  /// Stage of K/V tile t: t mod kStages (a mask for powers of two).
+  __device__ static int stage_of(int t) {
+    if constexpr ((kStages & (kStages - 1)) == 0) {
+      return t & (kStages - 1);
+    } else {
+      return t % kStages;
+    }
+  }
   static_assert(kRowsPerWarp % 16 == 0, "a warp owns whole m16 tiles");
   static_assert(BC % 16 == 0 && D % 16 == 0, "k16 steps");
   static_assert(kNS % 2 == 0 && kNO % 2 == 0, "B fragments come in pairs of n8 tiles (ldmatrix.x4)");
   static_assert((BR * D / kChunkElems) % kThreads == 0 && (BC * D / kChunkElems) % kThreads == 0,
                 "tile copies split evenly over the block");
   static_assert((kRowsPerWarp * D / kChunkElems) % kWarpSize == 0, "O store splits evenly over a warp");
-  static_assert(flash2_fwd_state_regs(D, BR, BC) == kMT * (kKQ + kNS + kNO) * 4);
+  static_assert(flash2_fwd_state_regs(D, BR, BC, WARPS) == kMT * (kKQ + kNS + kNO) * 4);
 };
 
 /// Default tiles. d = 64: 128 × 64. B_r = 128 gives each warp two m16 tiles, so every K and V
@@ -113,8 +142,9 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
   constexpr int kMT = Tr::kMT, kNS = Tr::kNS, kKQ = Tr::kKQ, kNO = Tr::kNO, kKP = Tr::kKP;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* const q_s = reinterpret_cast<T*>(smem_raw);
-  T* const k_s = q_s + Tr::kQElems;               // stages 0, 1
-  T* const v_s = k_s + Tr::kStages * Tr::kKVElems;  // stages 0, 1
+  T* const k_s = q_s + Tr::kQElems;                 // stages 0 … kStages − 1
+  T* const v_s = k_s + Tr::kStages * Tr::kKVElems;  // stages 0 … kStages − 1
+  constexpr int kAhead = Tr::kStages - 1;           // K/V tiles in flight while one is computed on
 
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid % kWarpSize;
@@ -127,14 +157,24 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
   T* const o = static_cast<T*>(p.o) + static_cast<std::int64_t>(bh) * p.n * kD;
   const int kv_tiles = (p.n_kv + kBc - 1) / kBc;
   const float scale_log2 = p.scale * kLog2e;
-
-  // Prologue: Q_i (group 0), K_0 and V_0 (group 1); Q fragments as soon as group 0 has landed.
+  // Prologue: Q_i (group 0), then K/V tiles 0 … kAhead − 1 (one group each, those that exist); Q
+  // fragments as soon as group 0 has landed.
   load_rows_async<kBr, kD, kStride, Tr::kThreads>(q_s, q, q0, p.n, tid);
   cp_async_commit();
-  load_rows_async<kBc, kD, kStride, Tr::kThreads>(k_s, k, 0, p.n_kv, tid);
-  load_rows_async<kBc, kD, kStride, Tr::kThreads>(v_s, v, 0, p.n_kv, tid);
-  cp_async_commit();
-  cp_async_wait<1>();
+#pragma unroll
+  for (int t = 0; t < kAhead; ++t) {
+    if (t == 0 || t < kv_tiles) {  // tile 0 always exists (n_kv ≥ 1)
+      load_rows_async<kBc, kD, kStride, Tr::kThreads>(k_s + t * Tr::kKVElems, k, t * kBc, p.n_kv, tid);
+      load_rows_async<kBc, kD, kStride, Tr::kThreads>(v_s + t * Tr::kKVElems, v, t * kBc, p.n_kv, tid);
+      cp_async_commit();
+    }
+  }
+  // Tile groups behind Q: min(kAhead, kv_tiles), which is kAhead unless kAhead > 1.
+  if constexpr (kAhead <= 1) {
+    cp_async_wait<kAhead>();
+  } else {
+    cp_async_wait_upto<kAhead>(kAhead < kv_tiles ? kAhead : kv_tiles);
+  }
   __syncthreads();
 
   const int wrow = warp * Tr::kRowsPerWarp;  // first row of this warp inside the tile
@@ -160,19 +200,22 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
   }
 
   for (int j = 0; j < kv_tiles; ++j) {
-    // Fetch tile j+1 into the stage tile j-1 used (free since the barrier that ended step j-1).
-    if (j + 1 < kv_tiles) {
-      const int stage = (j + 1) & 1;
-      load_rows_async<kBc, kD, kStride, Tr::kThreads>(k_s + stage * Tr::kKVElems, k, (j + 1) * kBc, p.n_kv, tid);
-      load_rows_async<kBc, kD, kStride, Tr::kThreads>(v_s + stage * Tr::kKVElems, v, (j + 1) * kBc, p.n_kv, tid);
+    // Fetch tile j + kAhead into the stage tile j − 1 used (free since the barrier that ended step
+    // j − 1; with one stage that is tile j's own stage, and nothing overlaps the copy).
+    // Then wait until at most the tiles after j are in flight: kAhead of them, fewer near the end
+    // (with one stage the else branch is never taken). Tile j has landed (this thread's part) …
+    if (j + kAhead < kv_tiles) {
+      const int stage = Tr::stage_of(j + kAhead);
+      load_rows_async<kBc, kD, kStride, Tr::kThreads>(k_s + stage * Tr::kKVElems, k, (j + kAhead) * kBc, p.n_kv, tid);
+      load_rows_async<kBc, kD, kStride, Tr::kThreads>(v_s + stage * Tr::kKVElems, v, (j + kAhead) * kBc, p.n_kv, tid);
       cp_async_commit();
-      cp_async_wait<1>();  // everything but tile j+1: tile j has landed (this thread's part)
+      cp_async_wait<kAhead>();
     } else {
-      cp_async_wait<0>();
+      if constexpr (kAhead > 0) cp_async_wait_upto<kAhead - 1>(kv_tiles - 1 - j);
     }
     __syncthreads();  // … and every thread's part
-    const T* const ks = k_s + (j & 1) * Tr::kKVElems;
-    const T* const vs = v_s + (j & 1) * Tr::kKVElems;
+    const T* const ks = k_s + Tr::stage_of(j) * Tr::kKVElems;
+    const T* const vs = v_s + Tr::stage_of(j) * Tr::kKVElems;
 
     // S = Q_i K_jᵀ (raw scores).
     float s[kMT][kNS][4];
@@ -296,37 +339,64 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
 
 namespace iosim::gpu::detail {
 
-template <class T, int D, int BR, int BC>
+template <class T, class Tr>
 void launch_flash2_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
-  using Tr = kern::Flash2FwdTraits<D, BR, BC>;
   const auto kernel = kern::flash2_fwd_kernel<T, Tr>;
   allow_dynamic_smem(kernel, Tr::kSmemBytes);
   kern::Flash2FwdParams p{buf.device(Tensor::Q), buf.device(Tensor::K), buf.device(Tensor::V),
                           buf.device(Tensor::O), device_ptr<float>(buf, Tensor::L), spec.n, spec.n_kv,
-                          1.f / std::sqrt(static_cast<float>(D))};
-  const dim3 grid(static_cast<unsigned>((spec.n + BR - 1) / BR), static_cast<unsigned>(spec.batch * spec.heads));
+                          1.f / std::sqrt(static_cast<float>(Tr::kD))};
+  const dim3 grid(static_cast<unsigned>((spec.n + Tr::kBr - 1) / Tr::kBr),
+                  static_cast<unsigned>(spec.batch * spec.heads));
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 
-template <class T, int D, int BR, int BC>
+template <class T, int D, int BR, int BC, int WARPS, int STAGES>
 void add_flash2_fwd(std::vector<KernelEntry>& out) {
-  using Tr = kern::Flash2FwdTraits<D, BR, BC>;
+  using Tr = kern::Flash2FwdTraits<D, BR, BC, WARPS, STAGES>;
   out.push_back(KernelEntry{Algo::flash2, Direction::fwd, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes,
-                            &launch_flash2_fwd<T, D, BR, BC>, Tr::kWarps, Tr::kStages});
+                            &launch_flash2_fwd<T, Tr>, Tr::kWarps, Tr::kStages});
 }
 
-/// The group of one instantiation file: the default tile, then (full builds) the rest of the menu.
-template <class T, int D>
+/// Warps in registration order: the kernel's default first, so that a spec leaving warps and stages
+/// at 0 gets 4 warps where the tile has them and 8 where only 8 fit (and 2 stages: the instantiation
+/// file of 2 stages registers first, cuda/kernels/registry.cpp).
+inline constexpr std::array<int, 2> kFlash2FwdWarps = {kern::kFlash2FwdDefaultWarps, 8};
+
+/// The variants of one tile with STAGES stages, in kFlash2FwdWarps order; `skip_default` leaves the
+/// default (4 warps, 2 stages) out (the group registered it first).
+template <class T, int D, int BR, int BC, int STAGES>
+void add_flash2_fwd_tile(std::vector<KernelEntry>& out, bool skip_default) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (
+        [&] {
+          constexpr int kW = kFlash2FwdWarps[I];
+          if constexpr (kern::flash2_fwd_variant_ok(D, BR, BC, kW, STAGES)) {
+            constexpr bool kDefault = kW == kern::kFlash2FwdDefaultWarps && STAGES == kern::kFlash2FwdDefaultStages;
+            if (!kDefault || !skip_default) add_flash2_fwd<T, D, BR, BC, kW, STAGES>(out);
+          }
+        }(),
+        ...);
+  }(std::make_index_sequence<kFlash2FwdWarps.size()>{});
+}
+
+/// The group of one instantiation file: the variants of one (d, type) with STAGES stages. The
+/// 2-stage file holds the default kernel (default tile, 4 warps), first; full builds add every other
+/// variant of the menu with STAGES stages (one file per stage count, so that they compile in
+/// parallel).
+template <class T, int D, int STAGES>
 void register_flash2_fwd_group(std::vector<KernelEntry>& out) {
   using Def = kern::Flash2FwdDefault<D>;
-  add_flash2_fwd<T, D, Def::kBr, Def::kBc>(out);
+  if constexpr (STAGES == kern::kFlash2FwdDefaultStages) {
+    add_flash2_fwd<T, D, Def::kBr, Def::kBc, kern::kFlash2FwdDefaultWarps, STAGES>(out);
+  }
 #ifdef IOSIM_CUDA_FULL_TILES
   for_each_menu_tile([&]<int BR, int BC>() {
-    if constexpr (kern::flash2_fwd_tile_ok(D, BR, BC) && !(BR == Def::kBr && BC == Def::kBc)) {
-      add_flash2_fwd<T, D, BR, BC>(out);
-    }
+    add_flash2_fwd_tile<T, D, BR, BC, STAGES>(out, BR == Def::kBr && BC == Def::kBc);
   });
+#else
+  static_cast<void>(out);
 #endif
 }
 

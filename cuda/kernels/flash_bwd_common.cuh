@@ -17,7 +17,6 @@
 
 namespace iosim::gpu::kern {
 
-inline constexpr std::size_t kMaxSmemOptin = 232448;  ///< largest opt-in per block of sm_80 … sm_90 (H100/H200)
 inline constexpr int kBwdMaxAccFloats = 128;          ///< accumulator registers per thread, at most
 
 /// Peak accumulator registers per thread with `nw` warps: dK and dV (live through the Q loop) plus the
@@ -31,15 +30,19 @@ constexpr int bwd_acc_floats(int d, int br, int bc, int nw) {
   return 2 * 4 * kv.mt * kv.nt + (sdp > dq ? sdp : dq);
 }
 
-/// Warps of a backward block: 4, or 8 when 4 would need more than kBwdMaxAccFloats accumulator
-/// registers (0 when neither tiles every product within it). Not 16: at 512 threads a thread may
-/// have only 128 registers, and such tiles spill.
+/// Whether `nw` warps tile every product of a backward block within kBwdMaxAccFloats accumulator
+/// registers.
+constexpr bool bwd_warps_ok(int d, int br, int bc, int nw) {
+  return warp_grid(br, bc, nw).ok && warp_grid(bc, d, nw).ok && warp_grid(br, d, nw).ok &&
+         bwd_acc_floats(d, br, bc, nw) <= kBwdMaxAccFloats;
+}
+
+/// Warps of a backward block by default: 4, or 8 when 4 would need more than kBwdMaxAccFloats
+/// accumulator registers (0 when neither tiles every product within it). Not 16: at 512 threads a
+/// thread may have only 128 registers, and such tiles spill.
 constexpr int bwd_warps(int d, int br, int bc) {
   for (int nw = 4; nw <= 8; nw *= 2) {
-    if (warp_grid(br, bc, nw).ok && warp_grid(bc, d, nw).ok && warp_grid(br, d, nw).ok &&
-        bwd_acc_floats(d, br, bc, nw) <= kBwdMaxAccFloats) {
-      return nw;
-    }
+    if (bwd_warps_ok(d, br, bc, nw)) return nw;
   }
   return 0;
 }
@@ -59,13 +62,23 @@ constexpr bool bwd_tile_ok(bool flash1, int d, int br, int bc) {
          bwd_warps(d, br, bc) > 0 && bwd_smem_bytes(flash1, d, br, bc) <= kMaxSmemOptin;
 }
 
-template <int D, int BR, int BC, bool kFlash1>
+/// The variants flash2's backward takes: the tiles of bwd_tile_ok and B_r = 256 where it fits, with
+/// every warp count of {4, 8} that bwd_warps_ok accepts (flash1's backward takes bwd_warps only).
+constexpr bool flash2_bwd_variant_ok(int d, int br, int bc, int nw) {
+  return (br == 32 || br == 64 || br == 128 || br == 256) && (bc == 32 || bc == 64 || bc == 128) &&
+         (d == 64 || d == 128) && (nw == 4 || nw == 8) && bwd_warps_ok(d, br, bc, nw) &&
+         bwd_smem_bytes(false, d, br, bc) <= kMaxSmemOptin;
+}
+
+template <int D, int BR, int BC, bool kFlash1, int NW = bwd_warps(D, BR, BC)>
 struct FlashBwdTraits {
-  static_assert(bwd_tile_ok(kFlash1, D, BR, BC), "not a backward tile");
+  static_assert(kFlash1 ? bwd_tile_ok(true, D, BR, BC) && NW == bwd_warps(D, BR, BC)
+                        : flash2_bwd_variant_ok(D, BR, BC, NW),
+                "not a backward variant");
   static constexpr int kD = D;
   static constexpr int kBr = BR;
   static constexpr int kBc = BC;
-  static constexpr int kWarps = bwd_warps(D, BR, BC);
+  static constexpr int kWarps = NW;
   static constexpr int kThreads = kWarps * kWarpSize;
   static constexpr int kStride = D + kSmemPad;    ///< Q, K, V, dO, O, dQ tiles
   static constexpr int kPStride = BC + kSmemPad;  ///< P, dS tiles

@@ -1,6 +1,8 @@
 # Sources of cuda/kernels, appended to IOSIM_GPU_SOURCES (paths relative to cuda/).
-# One .cu per instantiation group (schedule, pass, d, type) so that they compile in parallel; each
-# holds its group's default tile, and the whole menu when IOSIM_CUDA_FULL_TILES is on.
+# One .cu per instantiation group (schedule, pass, d, type; flash2 forward also per K/V stage count,
+# flash2 backward also per default/other warp count)
+# so that they compile in parallel; each holds its group's default kernel, and the whole menu when
+# IOSIM_CUDA_FULL_TILES is on.
 list(APPEND IOSIM_GPU_SOURCES
   kernels/buffers.cpp
   kernels/dispatch.cpp
@@ -14,6 +16,13 @@ foreach(family IN ITEMS flash1_fwd flash1_bwd flash2_fwd flash2_bwd)
   foreach(d IN ITEMS 64 128)
     foreach(type IN ITEMS fp16 bf16)
       list(APPEND IOSIM_GPU_SOURCES kernels/inst/${family}_d${d}_${type}.cu)
+      if(family STREQUAL "flash2_fwd")
+        # flash2 forward's variants with 1 and 3 K/V stages (empty in the default build)
+        list(APPEND IOSIM_GPU_SOURCES kernels/inst/${family}_d${d}_${type}_s1.cu kernels/inst/${family}_d${d}_${type}_s3.cu)
+      elseif(family STREQUAL "flash2_bwd")
+        # flash2 backward's tiles with their other warp count (empty in the default build)
+        list(APPEND IOSIM_GPU_SOURCES kernels/inst/${family}_d${d}_${type}_altwarps.cu)
+      endif()
     endforeach()
   endforeach()
 endforeach()

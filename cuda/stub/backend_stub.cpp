@@ -19,6 +19,8 @@ DeviceInfo device_info() { throw std::runtime_error(kNoBackend); }
 
 std::vector<std::pair<int, int>> compiled_tiles(Algo, Direction, int, DType) { return {}; }
 
+std::vector<KernelVariant> compiled_variants(Algo, Direction, int, DType) { return {}; }
+
 std::string unsupported(const KernelSpec&) { return kNoBackend; }
 
 KernelShape kernel_shape(const KernelSpec&) { return {}; }

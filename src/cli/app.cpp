@@ -68,6 +68,12 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   validate->add_option("--d", validate_flags.ds, "only these head dims of the grid (64, 128)");
   validate->add_option("--n", validate_flags.ns, "only these sequence lengths of the grid (1024, 4096, 3000)");
   validate->add_option("--tile", validate_flags.tiles, "only these tiles of the grid, as B_rxB_c (64x128)");
+  validate->add_option("--shape", validate_flags.shapes,
+                       "B,H,N,D (repeatable): these problems instead of the grid, every compiled variant, fp16");
+  validate->add_option("--warps", validate_flags.warps, "only kernels with these warps per block (4, 8)");
+  validate->add_option("--stages", validate_flags.stages, "only kernels with these K/V stages (1, 2, 3)");
+  validate->add_flag("--no-predict", validate_flags.no_predict,
+                     "measure only, no model (scripts/repredict-validation.py predicts later)");
   measure_options(*validate, validate_flags.measure);
 
   std::string calibrate_config;

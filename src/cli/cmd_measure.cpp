@@ -10,15 +10,27 @@
 
 namespace iosim::cli {
 
-report::Comparison measure_case(const GpuCase& c, const std::string& schedule, Pass pass, const MeasureFlags& mf) {
-  RunOptions opt;
-  opt.predict = true;
-  const ScheduleRun model = run_schedule(*make_schedule(schedule, pass, c.model), c.model, opt);
+namespace {
+
+gpu::MeasureOptions measure_options(const MeasureFlags& mf) {
   gpu::MeasureOptions mo;
   mo.counters = !mf.no_counters;
   mo.runs = mf.runs;
   mo.warmup = mf.warmup;
-  return report::compare(model, gpu::measure(c.spec, mo));
+  return mo;
+}
+
+}  // namespace
+
+report::Comparison measure_case(const GpuCase& c, const std::string& schedule, Pass pass, const MeasureFlags& mf) {
+  RunOptions opt;
+  opt.predict = true;
+  const ScheduleRun model = run_schedule(*make_schedule(schedule, pass, c.model), c.model, opt);
+  return report::compare(model, gpu::measure(c.spec, measure_options(mf)));
+}
+
+report::Comparison measure_only_case(const GpuCase& c, const std::string& schedule, Pass pass, const MeasureFlags& mf) {
+  return report::measured_only(schedule, pass, gpu::measure(c.spec, measure_options(mf)), c.model.kernel);
 }
 
 int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::string& format, std::ostream& out) {

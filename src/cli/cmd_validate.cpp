@@ -5,6 +5,13 @@
 // ragged n = 3000) × every compiled tile, fp16 (and bf16 for flash2 at n = 4096). batch × heads fills
 // the GPU: flash1 runs one block per head, so it gets a full wave of heads; the others enough blocks
 // for several waves. --quick keeps one tile per kernel and n = 1024 (scripts/gpu-check).
+//
+// Time sweeps (issue 10): --shape B,H,N,D (repeatable) replaces the grid's problems, and each
+// schedule and pass then runs every compiled variant (tile × warps × K/V stages) at each shape, fp16;
+// --warps and --stages keep only those variants (on the grid too, which otherwise runs each tile's
+// default variant); --no-counters times only (CUDA events, cold and warm medians); --no-predict leaves
+// the model out (its predictions of large problems take seconds each; scripts/repredict-validation.py
+// adds them later, on any machine).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -32,7 +39,55 @@ struct Point {
   Pass pass;
   Problem problem;
   TileRequest tiles;
+  gpu::KernelShape shape;  ///< warps and stages; 0: the tile's default
 };
+
+/// "B,H,N,D" as a problem (n_kv = n, fp16); anything else is an InputError naming it.
+Problem parse_shape(const std::string& text) {
+  std::vector<std::uint64_t> v;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoull(part) == 0) {
+      v.clear();
+      break;
+    }
+    v.push_back(std::stoull(part));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (v.size() != 4) throw InputError("validate: --shape must be B,H,N,D (four positive integers), like 1,16,8192,64, not " + text);
+  Problem p;
+  p.batch = v[0];
+  p.heads = v[1];
+  p.n = p.n_kv = v[2];
+  p.d = v[3];
+  p.dtype = DType::fp16;
+  return p;
+}
+
+/// The kernels to run for one schedule, pass and problem: naive once (cuBLAS tiles); a flash schedule
+/// with every compiled variant when `variants`, else each compiled tile's default variant.
+std::vector<std::pair<TileRequest, gpu::KernelShape>> kernels_of(const std::string& schedule, Pass pass, const Problem& p,
+                                                                 bool variants) {
+  if (schedule == "naive") return {{TileRequest{}, gpu::KernelShape{}}};
+  const auto alg = schedule == "flash1" ? gpu::Algo::flash1 : gpu::Algo::flash2;
+  const auto dir = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
+  const int d = static_cast<int>(p.d);
+  std::vector<std::pair<TileRequest, gpu::KernelShape>> out;
+  if (variants) {
+    for (const gpu::KernelVariant& v : gpu::compiled_variants(alg, dir, d, p.dtype)) {
+      out.push_back({{static_cast<std::uint64_t>(v.br), static_cast<std::uint64_t>(v.bc)}, {v.warps, v.stages}});
+    }
+  } else {
+    for (const auto& [br, bc] : gpu::compiled_tiles(alg, dir, d, p.dtype)) {
+      out.push_back({{static_cast<std::uint64_t>(br), static_cast<std::uint64_t>(bc)}, {}});
+    }
+  }
+  return out;
+}
 
 std::uint64_t heads_for(const std::string& schedule, std::uint64_t n, const gpu::DeviceInfo& dev) {
   const auto sms = static_cast<std::uint64_t>(dev.sm_count);
@@ -56,7 +111,20 @@ std::pair<std::uint64_t, std::uint64_t> parse_tile(const std::string& text) {
   return {br, bc};
 }
 
-std::vector<Point> grid(bool quick, const gpu::DeviceInfo& dev, const std::vector<std::string>& schedules) {
+/// Every schedule × pass × shape × compiled variant (the time sweep).
+std::vector<Point> sweep(const std::vector<Problem>& shapes, const std::vector<std::string>& schedules) {
+  std::vector<Point> out;
+  for (const std::string& schedule : schedules) {
+    for (Pass pass : {Pass::fwd, Pass::bwd}) {
+      for (const Problem& p : shapes) {
+        for (const auto& [tr, shape] : kernels_of(schedule, pass, p, true)) out.push_back({schedule, pass, p, tr, shape});
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Point> grid(bool quick, bool variants, const gpu::DeviceInfo& dev, const std::vector<std::string>& schedules) {
   std::vector<Point> out;
   for (const std::string& schedule : schedules) {
     for (Pass pass : {Pass::fwd, Pass::bwd}) {
@@ -74,17 +142,9 @@ std::vector<Point> grid(bool quick, const gpu::DeviceInfo& dev, const std::vecto
             p.n = p.n_kv = n;
             p.d = d;
             p.dtype = t;
-            std::vector<TileRequest> tiles{{}};
-            if (schedule != "naive") {
-              const auto alg = schedule == "flash1" ? gpu::Algo::flash1 : gpu::Algo::flash2;
-              const auto dir = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
-              tiles.clear();
-              for (const auto& [br, bc] : gpu::compiled_tiles(alg, dir, static_cast<int>(d), t)) {
-                tiles.push_back({static_cast<std::uint64_t>(br), static_cast<std::uint64_t>(bc)});
-                if (quick) break;
-              }
-            }
-            for (const TileRequest& tr : tiles) out.push_back({schedule, pass, p, tr});
+            auto kernels = kernels_of(schedule, pass, p, variants && !quick);
+            if (quick) kernels.resize(1);
+            for (const auto& [tr, shape] : kernels) out.push_back({schedule, pass, p, tr, shape});
           }
         }
       }
@@ -120,6 +180,15 @@ std::string summary(const std::vector<report::Comparison>& all) {
   return md + "\n";
 }
 
+/// A time in ms, "-" where there is none (no prediction).
+std::string ms(double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:.3g}", v); }
+
+/// "128×64 4w2s" (tile, warps, stages), "cuBLAS" for naive.
+std::string kernel_text(const report::Comparison& c) {
+  if (c.spec.br == 0) return "cuBLAS";
+  return fmt::format("{}×{} {}w{}s", c.spec.br, c.spec.bc, c.model.kernel.warps, c.model.kernel.stages);
+}
+
 std::string markdown(const std::vector<report::Comparison>& all, const gpu::DeviceInfo& dev, const std::string& date,
                      const std::string& config) {
   std::string md = fmt::format("# Predicted against measured: {} ({})\n\n", dev.name, date);
@@ -129,27 +198,29 @@ std::string markdown(const std::vector<report::Comparison>& all, const gpu::Devi
                     "at the datasheet's peaks; the resource the model finds binding in brackets.\n\n",
                     config);
   md += summary(all);
-  md += "| schedule | pass | d | n | B·H | type | tile | L2 read | L2 write | L2 red | DRAM read | DRAM write | "
+  md += "| schedule | pass | d | n | B·H | type | tile, warps, stages | L2 read | L2 write | L2 red | DRAM read | DRAM write | "
         "tensor FLOPs | time cold (pred / meas) | time warm (pred / meas) | bound at peaks |\n";
   md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const report::Comparison& c : all) {
     const auto& r = c.rows;
     const auto cell = [&](std::size_t i) { return r[i].available ? report::percent(r[i].error()) : std::string("n/a"); };
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3g} / {:.3g} ms ({}) [{}] | "
-                      "{:.3g} / {:.3g} ms ({}) | {:.3g} ms |\n",
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} ms ({}) [{}] | "
+                      "{} / {} ms ({}) | {} ms |\n",
                       c.schedule, c.pass, c.spec.d, c.spec.n, c.spec.batch * c.spec.heads, name(c.spec.dtype),
-                      c.spec.br == 0 ? std::string("cuBLAS") : fmt::format("{}×{}", c.spec.br, c.spec.bc), cell(0),
-                      cell(1), cell(2), cell(3), cell(4), cell(5), r[7].predicted, r[7].measured, cell(7),
-                      c.model.predicted->cold_time.binding, r[8].predicted, r[8].measured, cell(8), r[9].predicted);
+                      kernel_text(c), cell(0), cell(1), cell(2), cell(3), cell(4), cell(5), ms(r[7].predicted),
+                      ms(r[7].measured), cell(7), c.model.predicted ? c.model.predicted->cold_time.binding : "-",
+                      ms(r[8].predicted), ms(r[8].measured), cell(8), ms(r[9].predicted));
   }
   return md;
 }
 
 std::string json(const std::vector<report::Comparison>& all, const gpu::DeviceInfo& dev, const std::string& date,
-                 const std::string& config, bool quick) {
+                 const std::string& config, const ValidateFlags& v) {
   report::JsonWriter w;
   w.begin_object().field("schema_version", std::uint64_t{1}).field("device", dev.name).field("config", config);
-  w.field("date", date).field("quick", quick).key("runs").begin_array();
+  w.field("date", date).field("quick", v.quick).field("counters", !v.measure.no_counters);
+  w.field("predictions", !v.no_predict).field("warmup", std::uint64_t(v.measure.warmup));
+  w.field("timed_runs", std::uint64_t(v.measure.runs)).key("runs").begin_array();
   for (const report::Comparison& c : all) report::comparison_json(w, c);
   w.end_array().end_object();
   return w.str();
@@ -168,21 +239,35 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   }
   std::vector<std::pair<std::uint64_t, std::uint64_t>> tiles;
   for (const std::string& t : v.tiles) tiles.push_back(parse_tile(t));
+  std::vector<Problem> shapes;
+  for (const std::string& t : v.shapes) shapes.push_back(parse_shape(t));
+  for (const int x : v.warps) {
+    if (x < 1) throw InputError("validate: --warps must be positive, not " + std::to_string(x));
+  }
+  for (const int x : v.stages) {
+    if (x < 1) throw InputError("validate: --stages must be positive, not " + std::to_string(x));
+  }
   require_gpu("validate");
   const std::string config_file = config::find_file(v.config, config::config_dir(), "config");
   const HardwareSpec hw = config::load_hardware(config_file);
   const gpu::DeviceInfo dev = gpu::device_info();
-  std::vector<Point> points =
-      grid(v.quick, dev, v.schedules.empty() ? std::vector<std::string>{"naive", "flash1", "flash2"} : v.schedules);
+  const std::vector<std::string> schedules =
+      v.schedules.empty() ? std::vector<std::string>{"naive", "flash1", "flash2"} : v.schedules;
+  std::vector<Point> points = shapes.empty() ? grid(v.quick, !v.warps.empty() || !v.stages.empty(), dev, schedules)
+                                             : sweep(shapes, schedules);
   // A slice of the grid: only the passes, head dims and sequence lengths asked for.
   const auto keep = [](const auto& wanted, auto value) {
     return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
   };
   std::erase_if(points, [&](const Point& p) {
+    const bool flash = p.schedule != "naive";  // naive has no tile, warps or stages to filter on
     return !keep(v.passes, std::string(name(p.pass))) || !keep(v.ds, p.problem.d) || !keep(v.ns, p.problem.n) ||
-           !keep(tiles, std::pair{p.tiles.br.value_or(0), p.tiles.bc.value_or(0)});
+           (flash && !keep(tiles, std::pair{p.tiles.br.value_or(0), p.tiles.bc.value_or(0)})) ||
+           (flash && !keep(v.warps, p.shape.warps)) || (flash && !keep(v.stages, p.shape.stages));
   });
-  if (points.empty()) throw InputError("validate: no kernel of the grid matches --pass, --d, --n and --tile");
+  if (points.empty()) {
+    throw InputError("validate: no kernel of the grid matches --pass, --d, --n, --tile, --warps and --stages");
+  }
   std::vector<report::Comparison> results;
   const std::string date = today();
   std::filesystem::create_directories(v.out_dir);
@@ -192,25 +277,32 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   if (!v.ds.empty()) base += "-d" + fmt::format("{}", fmt::join(v.ds, "-"));
   if (!v.ns.empty()) base += "-n" + fmt::format("{}", fmt::join(v.ns, "-"));
   for (std::size_t i = 0; i < tiles.size(); ++i) base += fmt::format("{}{}x{}", i == 0 ? "-tile" : "-", tiles[i].first, tiles[i].second);
+  for (const Problem& p : shapes) base += fmt::format("-b{}h{}n{}d{}", p.batch, p.heads, p.n, p.d);
+  if (!v.warps.empty()) base += "-w" + fmt::format("{}", fmt::join(v.warps, "-"));
+  if (!v.stages.empty()) base += "-st" + fmt::format("{}", fmt::join(v.stages, "-"));
+  if (v.measure.no_counters) base += "-time";
+  if (v.no_predict) base += "-nopred";
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     const auto t0 = std::chrono::steady_clock::now();
-    progress << fmt::format("[{}/{}] {} {} d={} n={} heads={} {} ", i + 1, points.size(), p.schedule, name(p.pass),
-                            p.problem.d, p.problem.n, p.problem.heads, name(p.problem.dtype));
+    progress << fmt::format("[{}/{}] {} {} d={} n={} batch={} heads={} {} ", i + 1, points.size(), p.schedule,
+                            name(p.pass), p.problem.d, p.problem.n, p.problem.batch, p.problem.heads,
+                            name(p.problem.dtype));
     try {
-      const GpuCase c = gpu_case(p.schedule, p.pass, p.problem, hw, p.tiles);
-      results.push_back(measure_case(c, p.schedule, p.pass, v.measure));
+      const GpuCase c = gpu_case(p.schedule, p.pass, p.problem, hw, p.tiles, p.shape);
+      results.push_back(v.no_predict ? measure_only_case(c, p.schedule, p.pass, v.measure)
+                                     : measure_case(c, p.schedule, p.pass, v.measure));
+      const report::Comparison& r = results.back();
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      progress << fmt::format("tile {}×{}: DRAM read {} / write {}, time {} ({:.1f} s)\n", c.spec.br, c.spec.bc,
-                              report::percent(results.back().rows[3].error()),
-                              report::percent(results.back().rows[4].error()),
-                              report::percent(results.back().rows[7].error()), s);
+      progress << fmt::format("{}: DRAM read {} / write {}, time {} ms cold, {} ms warm ({}) ({:.1f} s)\n",
+                              kernel_text(r), report::percent(r.rows[3].error()), report::percent(r.rows[4].error()),
+                              ms(r.rows[7].measured), ms(r.rows[8].measured), report::percent(r.rows[7].error()), s);
     } catch (const InputError& e) {
       progress << "skipped: " << e.what() << '\n';
       continue;
     }
     // Written after every kernel, so that an interrupted grid keeps what it measured.
-    std::ofstream(base + ".json") << json(results, dev, date, config_file, v.quick);
+    std::ofstream(base + ".json") << json(results, dev, date, config_file, v);
     std::ofstream(base + ".md") << markdown(results, dev, date, config_file);
   }
   out << fmt::format("{} kernels measured; wrote {}.json and {}.md\n", results.size(), base, base);

@@ -34,6 +34,9 @@ struct ValidateFlags {
   std::vector<std::string> passes;     ///< a slice of the grid; empty: all
   std::vector<std::uint64_t> ds, ns;
   std::vector<std::string> tiles;      ///< "BRxBC" tiles of the grid to keep; empty: all
+  std::vector<std::string> shapes;     ///< "B,H,N,D": these problems instead of the grid, every variant
+  std::vector<int> warps, stages;      ///< variants to keep; empty: all
+  bool no_predict = false;             ///< measure only; predictions later (scripts/repredict-validation.py)
   MeasureFlags measure;
 };
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress);

@@ -40,7 +40,7 @@ void require_gpu(const char* command) {
 }
 
 GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
-                 const TileRequest& tiles) {
+                 const TileRequest& tiles, gpu::KernelShape pinned) {
   if (p.kv_head_count() != p.heads) throw InputError("the CUDA backend runs multi-head attention only (no --kv-heads)");
   if (p.causal) throw InputError("the CUDA backend runs non-causal attention only (no --causal)");
   GpuCase c;
@@ -59,6 +59,8 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
     const int bc = tiles.bc ? as_int(*tiles.bc, "--bc") : (compiled.empty() ? 0 : compiled.front().second);
     s.br = br;
     s.bc = bc;
+    s.warps = pinned.warps;
+    s.stages = pinned.stages;
   }
   if (const std::string why = gpu::unsupported(s); !why.empty()) throw InputError(why);
   c.model = ScheduleContext{p, hw, {}, 0, {}};

@@ -17,10 +17,11 @@ struct GpuCase {
   ScheduleContext model;
 };
 
-/// `schedule` and `pass` of problem `p` with tile `tiles` (the kernel's default where unset). Throws
+/// `schedule` and `pass` of problem `p` with tile `tiles` (the kernel's default where unset) and the
+/// warps and stages of `pinned` (the tile's default where 0). Throws
 /// InputError when the backend has no such kernel (the message says why).
 [[nodiscard]] GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
-                               const TileRequest& tiles);
+                               const TileRequest& tiles, gpu::KernelShape pinned = {});
 
 /// Today's date, UTC, as YYYY-MM-DD (names and stamps of GPU results).
 [[nodiscard]] std::string today();
@@ -33,5 +34,9 @@ struct MeasureFlags;
 /// The model's prediction for `c` and the measurement of its kernel, side by side.
 [[nodiscard]] report::Comparison measure_case(const GpuCase& c, const std::string& schedule, Pass pass,
                                               const MeasureFlags& mf);
+
+/// The measurement of `c`'s kernel alone, no prediction (report::measured_only).
+[[nodiscard]] report::Comparison measure_only_case(const GpuCase& c, const std::string& schedule, Pass pass,
+                                                   const MeasureFlags& mf);
 
 }  // namespace iosim::cli

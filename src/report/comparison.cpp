@@ -24,6 +24,7 @@ std::string percent(double relative) {
 namespace {
 
 constexpr double kWavefrontBytes = 128;  ///< one shared-memory wavefront serves 32 banks × 4 bytes
+constexpr double kCounterSectorBytes = 32;  ///< the lts__t_sectors_* counters count 32-byte sectors
 
 }  // namespace
 
@@ -62,6 +63,36 @@ Comparison compare(const ScheduleRun& model, const gpu::Measurement& m) {
       {"time, warm L2", "CUDA events, median", "ms", p.warm_time.total_s * 1e3, m.time_warm.median_ms, true, false},
       {"time, cold, at datasheet peaks", "CUDA events, median", "ms", p.cold_bound.total_s * 1e3, m.time.median_ms,
        true, false},
+  };
+  return c;
+}
+
+Comparison measured_only(const std::string& schedule, Pass pass, const gpu::Measurement& m, KernelRequest kernel) {
+  Comparison c;
+  c.schedule = schedule;
+  c.pass = std::string(name(pass));
+  c.spec = m.spec;
+  c.measured = m;
+  c.model.name = schedule;
+  c.model.pass = pass;
+  c.model.kernel = kernel;
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  const gpu::Counters& k = m.counters;
+  const bool on = m.has_counters;
+  const double sb = kCounterSectorBytes;
+  c.rows = {
+      {"L2 reads from the SMs", "lts__t_sectors_srcunit_tex_op_read × 32", "B", none, k.l2_read_sectors * sb, on, false},
+      {"L2 writes from the SMs", "lts__t_sectors_srcunit_tex_op_write × 32", "B", none, k.l2_write_sectors * sb, on,
+       false},
+      {"L2 reductions (atomics)", "lts__t_sectors_srcunit_tex_op_red × 32", "B", none, k.l2_red_sectors * sb, on, false},
+      {"DRAM reads", "dram__bytes_read", "B", none, k.dram_read_bytes, on, false},
+      {"DRAM writes (with the drain)", "dram__bytes_write", "B", none, k.dram_write_bytes, on, false},
+      {"tensor-core FLOPs", "sm__ops_path_tensor_*", "FLOP", none, k.tensor_ops, on && k.tensor_ops > 0, false},
+      {"shared-memory wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}", "", none,
+       k.smem_ld_wavefronts + k.smem_st_wavefronts, on, true},
+      {"time, cold L2", "CUDA events, median", "ms", none, m.time.median_ms, true, false},
+      {"time, warm L2", "CUDA events, median", "ms", none, m.time_warm.median_ms, true, false},
+      {"time, cold, at datasheet peaks", "CUDA events, median", "ms", none, m.time.median_ms, true, false},
   };
   return c;
 }
@@ -112,8 +143,14 @@ void comparison_json(JsonWriter& w, const Comparison& c) {
   w.key("rows").begin_array();
   for (const CounterRow& r : c.rows) {
     w.begin_object().field("quantity", r.quantity).field("counter", r.counter).field("unit", r.unit);
-    w.field("predicted", r.predicted);
-    if (r.available) {
+    if (std::isnan(r.predicted)) {
+      w.key("predicted").null();  // measured_only: no prediction
+    } else {
+      w.field("predicted", r.predicted);
+    }
+    if (r.available && std::isnan(r.predicted)) {
+      w.field("measured", r.measured).key("error").null();
+    } else if (r.available) {
       w.field("measured", r.measured).field("error", r.error());
     } else {
       w.key("measured").null().key("error").null();
@@ -125,7 +162,11 @@ void comparison_json(JsonWriter& w, const Comparison& c) {
   w.field("warm_min_ms", c.measured.time_warm.min_ms).field("warm_max_ms", c.measured.time_warm.max_ms);
   w.field("runs", std::uint64_t(c.measured.time.runs)).end_object();
   w.key("predicted");
-  prediction_json(w, *c.model.predicted);
+  if (c.model.predicted) {
+    prediction_json(w, *c.model.predicted);
+  } else {
+    w.null();
+  }
   w.end_object();
 }
 

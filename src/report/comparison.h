@@ -29,12 +29,18 @@ struct Comparison {
   std::string pass;
   gpu::KernelSpec spec;
   gpu::Measurement measured;
-  ScheduleRun model;  ///< with its prediction
+  ScheduleRun model;  ///< with its prediction (none after measured_only)
   std::vector<CounterRow> rows;
 };
 
 /// Pairs the prediction in `model` (run with predict) with `measured`.
 [[nodiscard]] Comparison compare(const ScheduleRun& model, const gpu::Measurement& measured);
+
+/// A measurement with no prediction beside it (`validate --no-predict`, for time sweeps whose
+/// predictions are made later, off the GPU machine, by scripts/repredict-validation.py): the rows of
+/// compare() with NaN predictions; `model` holds only the schedule's name, pass and kernel shape.
+[[nodiscard]] Comparison measured_only(const std::string& schedule, Pass pass, const gpu::Measurement& measured,
+                                       KernelRequest kernel);
 
 [[nodiscard]] std::string render_comparison_table(const Comparison& c, const std::string& gpu_config);
 void comparison_json(JsonWriter& w, const Comparison& c);

@@ -1,5 +1,6 @@
 // GPU tests of the attention kernels (cuda/kernels) against the double-precision CPU reference
-// (cuda/reference), over every schedule × pass × type × head dim × compiled tile, on ragged shapes.
+// (cuda/reference), over every schedule × pass × type × head dim × compiled variant (tile × warps ×
+// K/V stages), on ragged shapes.
 //
 // What the errors should be (‖out − ref‖ / ‖ref‖, inputs N(0, 1), so scores of order 1): each rounding
 // to the element type adds a relative error of about u/√3 (u = 2^-11 for fp16, 2^-8 for bf16, so about
@@ -13,6 +14,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -31,6 +33,7 @@ using iosim::gpu::Accuracy;
 using iosim::gpu::Algo;
 using iosim::gpu::Direction;
 using iosim::gpu::KernelSpec;
+using iosim::gpu::KernelVariant;
 
 struct Shape {
   int batch;
@@ -48,7 +51,10 @@ std::string describe(const KernelSpec& s) {
   std::string t = std::string(iosim::gpu::name(s.algo)) + (s.pass == Direction::fwd ? " fwd " : " bwd ") + std::string(iosim::name(s.dtype)) +
                   " d=" + std::to_string(s.d) + " B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) +
                   " n=" + std::to_string(s.n) + " n_kv=" + std::to_string(s.n_kv);
-  if (s.algo != Algo::naive) t += " tile " + std::to_string(s.br) + "x" + std::to_string(s.bc);
+  if (s.algo != Algo::naive) {
+    t += " tile " + std::to_string(s.br) + "x" + std::to_string(s.bc) + " warps " + std::to_string(s.warps) +
+         " stages " + std::to_string(s.stages);
+  }
   return t;
 }
 
@@ -68,10 +74,10 @@ bool flash1_error_too_close(const KernelSpec& s) {
   return unit * std::sqrt(other + steps / 2) > 0.7 * tolerance;
 }
 
-/// Every (B_r, B_c) to test for a schedule: the compiled ones, or {0, 0} for naive (cuBLAS tiles).
-std::vector<std::pair<int, int>> tiles_of(Algo algo, Direction pass, int d, DType t) {
-  if (algo == Algo::naive) return {{0, 0}};
-  return iosim::gpu::compiled_tiles(algo, pass, d, t);
+/// Every variant to test for a schedule: the compiled ones, or one of zeros for naive (cuBLAS tiles).
+std::vector<KernelVariant> variants_of(Algo algo, Direction pass, int d, DType t) {
+  if (algo == Algo::naive) return {KernelVariant{}};
+  return iosim::gpu::compiled_variants(algo, pass, d, t);
 }
 
 class Stream {
@@ -105,6 +111,10 @@ double relative_difference(const std::vector<double>& a, const std::vector<doubl
   return std::sqrt(diff2 / ref2);
 }
 
+KernelSpec variant_spec(Algo algo, Direction pass, const Shape& sh, int d, DType t, const KernelVariant& v) {
+  return KernelSpec{algo, pass, sh.batch, sh.heads, sh.n, sh.n_kv, d, t, v.br, v.bc, v.warps, v.stages};
+}
+
 KernelSpec default_spec(Algo algo, Direction pass, const Shape& sh, int d, DType t) {
   KernelSpec s{algo, pass, sh.batch, sh.heads, sh.n, sh.n_kv, d, t, 0, 0};
   if (algo != Algo::naive) {
@@ -123,16 +133,16 @@ TEST_CASE("every compiled kernel matches the double-precision reference") {
     for (const Direction pass : {Direction::fwd, Direction::bwd}) {
       for (const DType t : {DType::fp16, DType::bf16}) {
         for (const int d : {64, 128}) {
-          for (const auto& [br, bc] : tiles_of(algo, pass, d, t)) {
+          for (const KernelVariant& v : variants_of(algo, pass, d, t)) {
             for (const Shape& sh : kShapes) {
-              const KernelSpec spec{algo, pass, sh.batch, sh.heads, sh.n, sh.n_kv, d, t, br, bc};
+              const KernelSpec spec = variant_spec(algo, pass, sh, d, t, v);
               if (const std::string why = iosim::gpu::unsupported(spec); !why.empty()) {
                 MESSAGE("not run: " << describe(spec) << ": " << why);
                 continue;
               }
               if (flash1_error_too_close(spec)) {
                 MESSAGE("not run: " << describe(spec) << ": the rounding of O/dQ at each of its "
-                                    << (sh.n_kv + bc - 1) / bc << " steps leaves the tolerance too little margin");
+                                    << (sh.n_kv + v.bc - 1) / v.bc << " steps leaves the tolerance too little margin");
                 continue;
               }
               for (const Accuracy& a : iosim::gpu::check_accuracy(spec, kSeed)) {
@@ -158,29 +168,36 @@ TEST_CASE("the accuracy check sees an unwritten output") {
   CHECK(nan == buf.elements(Tensor::O));
 }
 
-TEST_CASE("flash2 forward gives the same bits on every run (race detector)") {
+TEST_CASE("flash2 forward gives the same bits on every run, every variant (race detector)") {
+  // n_kv = 777 takes 7 to 25 K/V tiles: every stage of a 3-stage ring is refilled several times.
   for (const DType t : {DType::fp16, DType::bf16}) {
     for (const int d : {64, 128}) {
-      const KernelSpec spec = default_spec(Algo::flash2, Direction::fwd, {2, 2, 1000, 777}, d, t);
-      const Stream stream;
-      iosim::gpu::detail::AttentionBuffers buf(spec);
-      buf.fill_inputs(kSeed, stream.get());
-      std::vector<std::vector<double>> runs;
-      for (int run = 0; run < 2; ++run) {
-        buf.poison_outputs(stream.get());
-        iosim::gpu::detail::launch(spec, buf, stream.get());
-        std::vector<double> o = buf.to_host(Tensor::O, stream.get());
-        const std::vector<double> l = buf.to_host(Tensor::L, stream.get());
-        o.insert(o.end(), l.begin(), l.end());
-        runs.push_back(std::move(o));
+      for (const KernelVariant& v : variants_of(Algo::flash2, Direction::fwd, d, t)) {
+        const KernelSpec spec = variant_spec(Algo::flash2, Direction::fwd, {2, 2, 1000, 777}, d, t, v);
+        if (const std::string why = iosim::gpu::unsupported(spec); !why.empty()) {
+          MESSAGE("not run: " << describe(spec) << ": " << why);
+          continue;
+        }
+        const Stream stream;
+        iosim::gpu::detail::AttentionBuffers buf(spec);
+        buf.fill_inputs(kSeed, stream.get());
+        std::vector<std::vector<double>> runs;
+        for (int run = 0; run < 2; ++run) {
+          buf.poison_outputs(stream.get());
+          iosim::gpu::detail::launch(spec, buf, stream.get());
+          std::vector<double> o = buf.to_host(Tensor::O, stream.get());
+          const std::vector<double> l = buf.to_host(Tensor::L, stream.get());
+          o.insert(o.end(), l.begin(), l.end());
+          runs.push_back(std::move(o));
+        }
+        std::uint64_t differ = 0, nan = 0;
+        for (std::size_t i = 0; i < runs[0].size(); ++i) {
+          nan += std::isnan(runs[0][i]) ? 1u : 0u;
+          differ += runs[0][i] != runs[1][i] ? 1u : 0u;  // NaN ≠ NaN: counted here as well
+        }
+        CHECK_MESSAGE(nan == 0, describe(spec) << ": " << nan << " NaN in O and L");
+        CHECK_MESSAGE(differ == 0, describe(spec) << ": " << differ << " elements of O and L differ between two runs");
       }
-      std::uint64_t differ = 0, nan = 0;
-      for (std::size_t i = 0; i < runs[0].size(); ++i) {
-        nan += std::isnan(runs[0][i]) ? 1u : 0u;
-        differ += runs[0][i] != runs[1][i] ? 1u : 0u;  // NaN ≠ NaN: counted here as well
-      }
-      CHECK_MESSAGE(nan == 0, describe(spec) << ": " << nan << " NaN in O and L");
-      CHECK_MESSAGE(differ == 0, describe(spec) << ": " << differ << " elements of O and L differ between two runs");
     }
   }
 }
@@ -239,4 +256,75 @@ TEST_CASE("compiled tiles and unsupported specs") {
   s = ok;
   s.br = s.bc = 0;
   CHECK(unsupported(s).find("no tile") != std::string::npos);
+}
+
+TEST_CASE("compiled variants: defaults first, warps and stages honoured") {
+  using iosim::gpu::compiled_tiles;
+  using iosim::gpu::compiled_variants;
+  using iosim::gpu::kernel_shape;
+  using iosim::gpu::unsupported;
+  for (const Algo a : {Algo::flash1, Algo::flash2}) {
+    for (const Direction p : {Direction::fwd, Direction::bwd}) {
+      for (const DType t : {DType::fp16, DType::bf16}) {
+        for (const int d : {64, 128}) {
+          const auto variants = compiled_variants(a, p, d, t);
+          const auto tiles = compiled_tiles(a, p, d, t);
+          REQUIRE(!variants.empty());
+          CHECK(tiles.front() == std::pair{variants.front().br, variants.front().bc});
+          for (std::size_t i = 0; i < tiles.size(); ++i) {
+            for (std::size_t j = i + 1; j < tiles.size(); ++j) CHECK(tiles[i] != tiles[j]);
+          }
+          for (const KernelVariant& v : variants) {
+            const KernelSpec pinned = variant_spec(a, p, {1, 1, 100, 100}, d, t, v);
+            const iosim::gpu::KernelShape shape = kernel_shape(pinned);
+            CHECK_MESSAGE(shape.warps == v.warps, describe(pinned));
+            CHECK_MESSAGE(shape.stages == v.stages, describe(pinned));
+            // Warps and stages left at 0: the tile's first variant.
+            const KernelSpec loose = variant_spec(a, p, {1, 1, 100, 100}, d, t, {v.br, v.bc, 0, 0});
+            const auto first = std::find_if(variants.begin(), variants.end(),
+                                            [&](const KernelVariant& w) { return w.br == v.br && w.bc == v.bc; });
+            CHECK(kernel_shape(loose).warps == first->warps);
+            CHECK(kernel_shape(loose).stages == first->stages);
+          }
+        }
+      }
+    }
+  }
+  // The default kernel is today's: 4 warps, K/V double-buffered.
+  const KernelSpec def = default_spec(Algo::flash2, Direction::fwd, {1, 1, 100, 100}, 64, DType::fp16);
+  CHECK(kernel_shape(def).warps == 4);
+  CHECK(kernel_shape(def).stages == 2);
+  KernelSpec s = def;
+  s.warps = 3;
+  CHECK(unsupported(s).find("not compiled") != std::string::npos);
+  s = def;
+  s.stages = -1;
+  CHECK(unsupported(s).find("warps and stages") != std::string::npos);
+
+  // A full-menu build (more than the default compiled): every variant of the rules of
+  // cuda/kernels/flash2_fwd.cuh, counted by hand. d = 64: B_r = 64 (4 warps) and 128 (8 warps) with
+  // B_c ∈ {32, 64, 128}, B_r = 128 (4 warps) and 256 (8 warps) with B_c ∈ {32, 64}, each with 1, 2
+  // and 3 stages: 30. d = 128: B_r = 64 (4 warps) and 128 (8 warps) with B_c ∈ {32, 64}: 12.
+  const auto f2 = [](int d) { return compiled_variants(Algo::flash2, Direction::fwd, d, DType::fp16); };
+  if (f2(64).size() > 1) {
+    CHECK(f2(64).size() == 30);
+    CHECK(f2(128).size() == 12);
+    const auto has = [&](int d, KernelVariant v) {
+      const auto all = f2(d);
+      return std::any_of(all.begin(), all.end(), [&](const KernelVariant& w) {
+        return w.br == v.br && w.bc == v.bc && w.warps == v.warps && w.stages == v.stages;
+      });
+    };
+    CHECK(has(64, {256, 64, 8, 3}));
+    CHECK(has(64, {64, 128, 4, 1}));
+    CHECK(has(128, {128, 64, 8, 2}));
+    CHECK(!has(64, {128, 128, 4, 2}));  // 224 fragment registers
+    CHECK(!has(128, {64, 128, 4, 2}));  // ptxas spills
+    // B_r = 256 has no 4-warp variant: its default is 8 warps, 2 stages.
+    const KernelSpec big = variant_spec(Algo::flash2, Direction::fwd, {1, 1, 100, 100}, 64, DType::fp16, {256, 64, 0, 0});
+    CHECK(kernel_shape(big).warps == 8);
+    CHECK(kernel_shape(big).stages == 2);
+  } else {
+    MESSAGE("lean build: one flash2 forward variant per (d, type); the full-menu checks need -DIOSIM_CUDA_FULL_TILES=ON");
+  }
 }

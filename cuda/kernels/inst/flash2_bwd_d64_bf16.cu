@@ -4,6 +4,6 @@
 
 namespace iosim::gpu::detail {
 
-void register_flash2_bwd_d64_bf16(std::vector<KernelEntry>& out) { register_flash2_bwd_group<__nv_bfloat16, 64>(out); }
+void register_flash2_bwd_d64_bf16(std::vector<KernelEntry>& out) { register_flash2_bwd_group<__nv_bfloat16, 64, false>(out); }
 
 }  // namespace iosim::gpu::detail

@@ -1,9 +1,10 @@
-// Instantiation group: flash2 fwd, d = 128, fp16. The default tile; the rest of the menu when
-// IOSIM_CUDA_FULL_TILES is defined. One file per group so that the groups compile in parallel.
+// Instantiation group: flash2 fwd, d = 128, fp16, 2 K/V stages. The default kernel; the rest of the
+// menu with 2 stages when IOSIM_CUDA_FULL_TILES is defined. One file per group so that the groups
+// compile in parallel.
 #include "cuda/kernels/flash2_fwd.cuh"
 
 namespace iosim::gpu::detail {
 
-void register_flash2_fwd_d128_fp16(std::vector<KernelEntry>& out) { register_flash2_fwd_group<__half, 128>(out); }
+void register_flash2_fwd_d128_fp16(std::vector<KernelEntry>& out) { register_flash2_fwd_group<__half, 128, 2>(out); }
 
 }  // namespace iosim::gpu::detail

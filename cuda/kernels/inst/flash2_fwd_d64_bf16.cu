@@ -1,9 +1,10 @@
-// Instantiation group: flash2 fwd, d = 64, bf16. The default tile; the rest of the menu when
-// IOSIM_CUDA_FULL_TILES is defined. One file per group so that the groups compile in parallel.
+// Instantiation group: flash2 fwd, d = 64, bf16, 2 K/V stages. The default kernel; the rest of the
+// menu with 2 stages when IOSIM_CUDA_FULL_TILES is defined. One file per group so that the groups
+// compile in parallel.
 #include "cuda/kernels/flash2_fwd.cuh"
 
 namespace iosim::gpu::detail {
 
-void register_flash2_fwd_d64_bf16(std::vector<KernelEntry>& out) { register_flash2_fwd_group<__nv_bfloat16, 64>(out); }
+void register_flash2_fwd_d64_bf16(std::vector<KernelEntry>& out) { register_flash2_fwd_group<__nv_bfloat16, 64, 2>(out); }
 
 }  // namespace iosim::gpu::detail
