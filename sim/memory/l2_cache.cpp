@@ -33,6 +33,12 @@ std::uint64_t rotation(std::uint64_t tag, std::uint64_t sets) {
 
 }  // namespace
 
+std::uint64_t L2Cache::hashed_set(std::uint64_t line, std::uint64_t sets) {
+  const std::uint64_t tag = line / sets;
+  const std::uint64_t set = line % sets + rotation(tag, sets);
+  return set >= sets ? set - sets : set;
+}
+
 L2Cache::Place L2Cache::place(std::uint64_t line) const {
   std::uint64_t offset = 0;
   const std::uint64_t tag = by_sets_.div(line, offset);
