@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <numeric>
 #include <queue>
-#include <set>
 
 #include "sim/core/error.h"
 #include "sim/gpu/block_recorder.h"
@@ -48,7 +48,6 @@ std::uint64_t sets_per_partition(const L2Spec& spec) {
 std::uint32_t choose_stride(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const std::uint64_t sets = sets_per_partition(ctx.hardware.l2);
   if (opt.sample_stride != 0) return opt.sample_stride;
-  if (const char* e = std::getenv("IOSIM_STRIDE")) return static_cast<std::uint32_t>(std::atoi(e));  // EXPERIMENT
   LineEstimate est(ctx.problem.dtype, ctx.hardware.l2.line_bytes);
   s.emit(Emitter(est, Walk::runs));
   // Heads skipped: about four periods replayed when the heads are many and large (an estimate only:
@@ -66,6 +65,7 @@ std::uint32_t choose_stride(const Schedule& s, const ScheduleContext& ctx, const
 struct HeadCounts {
   std::uint64_t read = 0, write = 0, red = 0;  ///< asked by the SMs, every line
   std::uint64_t dram_read = 0, dram_write = 0, fabric = 0;  ///< in the sampled sets
+  std::uint64_t dirtied = 0;  ///< sectors made dirty, in the sampled sets
 };
 
 /// One block's work, the same for every head: what scheduling the launch needs.
@@ -80,7 +80,7 @@ class FastKernel {
   FastKernel(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt, MemoryLevel& l2,
              PartitionedL2* partitioned, Dram& dram, const AddressMap& amap, const SetSample& sample)
       : k_(k), ctx_(ctx), opt_(opt), l2_(l2), partitioned_(partitioned), dram_(dram), amap_(amap), sample_(sample),
-        xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(heads_), profiles_(xs_) {
+        xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_), profiles_(xs_) {
     const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
     period_ = shared_kv ? ctx.problem.group() : 1;
     if (period_ == 0 || heads_ % period_ != 0) period_ = heads_;
@@ -104,7 +104,16 @@ class FastKernel {
     std::size_t running = 0;
     for (Slot& s : slots) running += start(s) ? 1u : 0u;
     while (running > 0) {
-      for (Slot& s : slots) {
+      for (std::size_t i = 0; i < slots.size(); ++i) {
+        // The slots' events are far apart in memory, and each turn reads a few: fetch ahead.
+        if (i + kAhead < slots.size()) {
+          const Slot& a = slots[i + kAhead];
+          if (a.busy && a.next < a.rec.events.size()) {
+            const char* at = reinterpret_cast<const char*>(&a.rec.events[a.next]);
+            for (int line = 0; line < 4; ++line) __builtin_prefetch(at + 64 * line);
+          }
+        }
+        Slot& s = slots[i];
         if (!s.busy || step(s)) continue;
         s.busy = false;
         if (!start(s)) --running;
@@ -119,6 +128,7 @@ class FastKernel {
  private:
   struct Slot {
     std::uint64_t head = 0;
+    std::uint64_t block = 0;  ///< head × xs + x: where its counts go
     std::uint32_t partition = 0;
     BlockRecorder rec;
     std::size_t next = 0;
@@ -128,36 +138,29 @@ class FastKernel {
     std::size_t end;
     std::uint32_t partition;
     Request request;
-    std::uint64_t head;
+    std::uint64_t block;
   };
   static constexpr std::size_t kBatch = 4096;
+  static constexpr std::size_t kAhead = 8;
+  /// A head this many waves long or more may be skipped whatever slots its successors then take.
+  static constexpr std::uint64_t kWavesPerHead = 4;  ///< slots whose next events are fetched ahead
 
   /// The next block of the (shortened) launch into `s`; false when none is left.
   bool start(Slot& s) {
-    std::uint64_t x = 0, head = 0;
-    if (opt_.order == LaunchOrder::x_major) {
-      if (x_ == xs_) {
-        x_ = 0;
-        ++head_;
-        if (head_ == period_ && !planned_) plan();
-        if (head_ == jump_at_) head_ = resume_at_;
-      }
-      if (head_ >= heads_) return false;
-      x = x_++;
-      head = head_;
-    } else {
-      if (launched_ == xs_ * heads_) return false;
-      x = launched_ / heads_;
-      head = launched_ % heads_;
-      ++launched_;
-    }
+    if (opt_.order == LaunchOrder::x_major && launched_ == period_ * xs_ && !planned_) plan();
+    if (launched_ == jump_from_) launched_ = jump_to_;
+    if (launched_ == xs_ * heads_) return false;
+    const std::uint64_t b = launched_++;
+    const bool x_major = opt_.order == LaunchOrder::x_major;
+    const std::uint64_t x = x_major ? b % xs_ : b / heads_, head = x_major ? b / xs_ : b % heads_;
     s.head = head;
+    s.block = head * xs_ + x;
+    ++replayed_blocks_;
     s.rec.reset(ctx_.problem.dtype);
     const Tiling g = k_.grid_x();
     k_.block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(s.rec, Walk::each));
     s.next = 0;
     s.busy = true;
-    replayed_.insert(head);
     Profile& p = profiles_[x];
     if (!p.seen) {
       p.seen = true;
@@ -186,7 +189,7 @@ class FastKernel {
   /// Decides, once the first period has started every block, which heads to replay.
   void plan() {
     planned_ = true;
-    if (!opt_.skip_heads || std::getenv("IOSIM_NOSKIP")) return;  // EXPERIMENT
+    if (!opt_.skip_heads || std::getenv("IOSIM_NOSKIP")) return;
     std::uint64_t bytes = 0;
     for (const auto& [lo, hi] : spans_) bytes += hi > lo ? hi - lo : 0;
     if (bytes == 0) return;
@@ -196,28 +199,39 @@ class FastKernel {
     // steady periods begin, only after a wave has passed.
     const std::uint64_t together = ceil_div(std::min<std::uint64_t>(concurrent_, xs_ * heads_), xs_);
     const std::uint64_t enough = period_ * std::max(ceil_div(2 * ctx_.hardware.l2.capacity.value, bytes),
-                                                    ceil_div(together + 1, period_));
+                                                    ceil_div(together, period_));
     const std::uint64_t lead = enough + period_ * std::max<std::uint64_t>(2, ceil_div(together, period_));
     if (lead + enough + period_ > heads_) return;
+    // Whole periods are skipped (a jump into a head would make its later blocks miss on what its
+    // earlier ones fetched). The blocks after the jump take other slots than they would have, unless
+    // the blocks skipped are whole waves: that matters only when a head lasts a few waves, so then
+    // only whole waves are skipped.
+    std::uint64_t skip = (heads_ - lead - enough) / period_ * period_;
+    if (xs_ < kWavesPerHead * concurrent_) {
+      const std::uint64_t unit = std::lcm(period_ * xs_, concurrent_) / xs_;  // heads of whole waves
+      skip = skip / unit * unit;
+    }
+    if (skip == 0) return;
     warm_up_ = enough;
-    jump_at_ = lead;
-    resume_at_ = heads_ - enough;
+    lead_ = lead;
+    jump_from_ = lead * xs_;
+    jump_to_ = (lead + skip) * xs_;
   }
 
   /// Runs `s` up to its next step marker; false once the block has no events left.
   bool step(Slot& s) {
     auto& ev = s.rec.events;
-    HeadCounts& c = counts_[s.head];
+    HeadCounts& c = counts_[s.block];
     while (s.next < ev.size()) {
       const auto& e = ev[s.next++];
       if (e.step) return true;
       const Request r = request_of(e.dir);
       const std::uint64_t sectors = sample_.add(amap_.bytes(e.tile, s.head, k_.head_map(e.tile.tensor)), batch_);
       (r == Request::read ? c.read : r == Request::write ? c.write : c.red) += sectors;
-      if (!runs_.empty() && runs_.back().partition == s.partition && runs_.back().request == r && runs_.back().head == s.head) {
+      if (!runs_.empty() && runs_.back().partition == s.partition && runs_.back().request == r && runs_.back().block == s.block) {
         runs_.back().end = batch_.size();
       } else if (runs_.empty() || runs_.back().end < batch_.size()) {
-        runs_.push_back({batch_.size(), s.partition, r, s.head});
+        runs_.push_back({batch_.size(), s.partition, r, s.block});
       }
       if (batch_.size() >= kBatch) drain();
     }
@@ -234,6 +248,9 @@ class FastKernel {
   }
 
   std::uint64_t fabric() const { return partitioned_ != nullptr ? partitioned_->fabric_read_sectors() : 0; }
+  std::uint64_t dirtied() const {
+    return partitioned_ != nullptr ? partitioned_->dirtied_sectors() : l2_.counters().dirtied_sectors;
+  }
 
   /// Sends the batch to the sampled L2, run by run, charging what each run causes to its head.
   void drain() {
@@ -241,30 +258,47 @@ class FastKernel {
     for (const Run& r : runs_) {
       if (partitioned_ != nullptr) partitioned_->set_requester(r.partition);
       const std::uint64_t dr = dram_.counters().read_sectors, dw = dram_.counters().write_sectors, f = fabric();
+      const std::uint64_t d = dirtied();
       for (; i < r.end; ++i) l2_.request(r.request, batch_[i].line, batch_[i].mask);
-      HeadCounts& c = counts_[r.head];
+      HeadCounts& c = counts_[r.block];
       c.dram_read += dram_.counters().read_sectors - dr;
       c.dram_write += dram_.counters().write_sectors - dw;
       c.fabric += fabric() - f;
+      c.dirtied += dirtied() - d;
     }
     batch_.clear();
     runs_.clear();
   }
 
-  /// The replayed heads' counts, plus the steady heads' mean for each head skipped; the sampled
-  /// counts times the stride.
+  /// The replayed blocks' counts, plus, for each block skipped, the mean of the blocks at its x in
+  /// the steady heads; the sampled counts times the stride.
   void extrapolate(KernelPrediction& out) const {
-    std::array<double, 6> sum{}, steady{};
-    const auto add = [](std::array<double, 6>& a, const HeadCounts& c) {
-      const std::array<std::uint64_t, 6> v{c.read, c.write, c.red, c.dram_read, c.dram_write, c.fabric};
-      for (std::size_t i = 0; i < v.size(); ++i) a[i] += static_cast<double>(v[i]);
+    // Skipped blocks write back what they make dirty (in a steady state the L2 holds as much dirty at
+    // the start of the skipped blocks as at their end): steadier, block by block, than the
+    // write-backs, which fall on whichever block evicts them.
+    using Sums = std::array<double, 6>;
+    const auto add = [](Sums& a, const HeadCounts& c, bool skipped, double w) {
+      const std::array<std::uint64_t, 6> v{c.read, c.write, c.red, c.dram_read, skipped ? c.dirtied : c.dram_write, c.fabric};
+      for (std::size_t i = 0; i < v.size(); ++i) a[i] += w * static_cast<double>(v[i]);
     };
-    for (std::uint64_t h : replayed_) add(sum, counts_[h]);
-    const std::uint64_t skipped = resume_at_ > jump_at_ && jump_at_ < heads_ ? resume_at_ - jump_at_ : 0;
-    if (skipped > 0) {
-      for (std::uint64_t h = warm_up_; h < jump_at_; ++h) add(steady, counts_[h]);
-      const auto per_head = static_cast<double>(skipped) / static_cast<double>(jump_at_ - warm_up_);
-      for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += steady[i] * per_head;
+    Sums sum{};
+    const std::uint64_t blocks = xs_ * heads_;
+    const bool skipped = jump_to_ > jump_from_;
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+      if (skipped && b >= jump_from_ && b < jump_to_) continue;
+      const std::uint64_t at = opt_.order == LaunchOrder::x_major ? b : (b % heads_) * xs_ + b / heads_;
+      add(sum, counts_[at], false, 1.0);
+    }
+    std::uint64_t heads_replayed = heads_;
+    if (skipped) {
+      // Skipped blocks at each x: whole heads, and the first x of the head the jump lands in.
+      const std::uint64_t whole = (jump_to_ - jump_from_) / xs_, part = (jump_to_ - jump_from_) % xs_;
+      const double steady_heads = static_cast<double>(lead_ - warm_up_);
+      for (std::uint64_t x = 0; x < xs_; ++x) {
+        const double w = static_cast<double>(whole + (x < part ? 1 : 0)) / steady_heads;
+        for (std::uint64_t h = warm_up_; h < lead_; ++h) add(sum, counts_[h * xs_ + x], true, w);
+      }
+      heads_replayed = heads_ - whole;
     }
     const auto whole = [](double v) { return static_cast<std::uint64_t>(std::llround(v)); };
     const double stride = sample_.stride();
@@ -275,7 +309,7 @@ class FastKernel {
     out.dram_read = Bytes(whole(sum[3] * stride) * sector);
     out.dram_write = Bytes(whole(sum[4] * stride) * sector);
     out.l2_fabric_read_sectors = partitioned_ != nullptr ? whole(sum[5] * stride) : 0;
-    out.heads_replayed = replayed_.size();
+    out.heads_replayed = heads_replayed;
   }
 
   /// The whole launch scheduled from the blocks' step counts (as the replay interleaves them: a
@@ -333,11 +367,11 @@ class FastKernel {
   std::vector<HeadCounts> counts_;
   std::vector<Profile> profiles_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> spans_;  ///< [first, end) bytes per tensor and copy
-  std::set<std::uint64_t> replayed_;
-  // The shortened x-major launch: heads [0, jump_at_) then [resume_at_, heads_).
-  std::uint64_t x_ = 0, head_ = 0, launched_ = 0;
+  // The shortened launch: blocks [0, jump_from_) then [jump_to_, all) in launch order; heads
+  // [warm_up_, lead_) are the steady ones.
+  std::uint64_t launched_ = 0, replayed_blocks_ = 0;
   bool planned_ = false;
-  std::uint64_t warm_up_ = 0, jump_at_ = ~std::uint64_t{0}, resume_at_ = 0;
+  std::uint64_t warm_up_ = 0, lead_ = 0, jump_from_ = ~std::uint64_t{0}, jump_to_ = 0;
   std::vector<LineAccess> batch_;
   std::vector<Run> runs_;
 };

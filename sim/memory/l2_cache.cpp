@@ -112,6 +112,7 @@ void L2Cache::write(std::uint64_t line, std::uint32_t mask) {
   counters_.write_sectors += sector_count(mask);
   const Place at = place(line);
   std::uint16_t& m = masks(at.set)[way_for(at)];
+  counters_.dirtied_sectors += sector_count(mask & ~dirty_of(m));
   m = static_cast<std::uint16_t>(m | masks_of(mask, mask));
 }
 
@@ -124,6 +125,7 @@ void L2Cache::reduce(std::uint64_t line, std::uint32_t mask) {
     counters_.read_miss_sectors += sector_count(missing);
     below_->read(line, missing);
   }
+  counters_.dirtied_sectors += sector_count(mask & ~dirty_of(m));
   m = static_cast<std::uint16_t>(m | masks_of(mask, mask));
 }
 
