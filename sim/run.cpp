@@ -32,10 +32,9 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const Ru
   if (opt.predict) {
     GpuModelOptions g = opt.gpu;
     PredictedRun p;
-    g.warm = false;
-    p.cold = predict(s, ctx, g);
-    g.warm = true;
-    p.warm = predict(s, ctx, g);
+    ColdWarm both = predict_cold_warm(s, ctx, g);
+    p.cold = std::move(both.cold);
+    p.warm = std::move(both.warm);
     p.cold_time = predict_time(s, ctx, p.cold, ctx.hardware);
     p.warm_time = predict_time(s, ctx, p.warm, ctx.hardware);
     HardwareSpec datasheet = ctx.hardware;

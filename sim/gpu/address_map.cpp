@@ -71,9 +71,9 @@ void AddressMap::add_range(std::uint64_t begin, std::uint64_t bytes, std::size_t
   }
 }
 
-void AddressMap::lines(const TileRef& tile, std::uint64_t head, HeadMap map, std::vector<LineAccess>& out) const {
+TileBytes AddressMap::bytes(const TileRef& tile, std::uint64_t head, HeadMap map) const {
   const Layout& l = layout_[index(tile.tensor)];
-  std::uint64_t stored_head = head, first_row = tile.row;
+  std::uint64_t stored_head = head;
   switch (map) {
     case HeadMap::query:
     case HeadMap::kv: break;
@@ -90,13 +90,15 @@ void AddressMap::lines(const TileRef& tile, std::uint64_t head, HeadMap map, std
       break;
   }
   const std::uint64_t row_bytes = l.cols * l.elem;
-  const std::uint64_t start = l.base + tile.slice * l.slice_bytes + (stored_head * l.rows + first_row) * row_bytes;
-  if (tile.col == 0 && tile.cols == l.cols) {
-    add_range(start, tile.rows * row_bytes, out.size(), out);
-    return;
-  }
+  const std::uint64_t start = l.base + tile.slice * l.slice_bytes + (stored_head * l.rows + tile.row) * row_bytes;
+  if (tile.col == 0 && tile.cols == l.cols) return {start, tile.rows * row_bytes, tile.rows * row_bytes, 1};
+  return {start + tile.col * l.elem, tile.cols * l.elem, row_bytes, tile.rows};
+}
+
+void AddressMap::lines(const TileRef& tile, std::uint64_t head, HeadMap map, std::vector<LineAccess>& out) const {
+  const TileBytes b = bytes(tile, head, map);
   const std::size_t first = out.size();
-  for (std::uint64_t r = 0; r < tile.rows; ++r) add_range(start + r * row_bytes + tile.col * l.elem, tile.cols * l.elem, first, out);
+  for (std::uint64_t r = 0; r < b.rows; ++r) add_range(b.start + r * b.stride, b.width, first, out);
 }
 
 }  // namespace iosim

@@ -23,6 +23,16 @@ struct LineAccess {
   std::uint32_t mask = 0;
 };
 
+/// Where a tile lies: `rows` ranges of `width` bytes, `stride` bytes apart, from `start`; one range
+/// of rows × width bytes when width == stride.
+struct TileBytes {
+  std::uint64_t start = 0;
+  std::uint64_t width = 0;
+  std::uint64_t stride = 0;
+  std::uint64_t rows = 0;
+  [[nodiscard]] bool contiguous() const { return width == stride || rows == 1; }
+};
+
 class AddressMap {
  public:
   static constexpr std::uint64_t kAlignment = std::uint64_t{2} << 20;
@@ -36,6 +46,9 @@ class AddressMap {
   /// whose heads index the tensor as `map` says. Rows of a tile as wide as the tensor are one range.
   /// What `out` already holds is left alone: a tile's accesses never merge into an earlier one.
   void lines(const TileRef& tile, std::uint64_t head, HeadMap map, std::vector<LineAccess>& out) const;
+
+  /// The bytes `tile` covers, as lines() sees them.
+  [[nodiscard]] TileBytes bytes(const TileRef& tile, std::uint64_t head, HeadMap map) const;
 
   /// First byte of tensor `t`.
   [[nodiscard]] std::uint64_t base(Tensor t) const { return layout_[index(t)].base; }

@@ -4,6 +4,8 @@
 
 #include "sim/core/error.h"
 #include "sim/gpu/address_map.h"
+#include "sim/gpu/block_recorder.h"
+#include "sim/gpu/fast_replay.h"
 #include "sim/memory/dram.h"
 #include "sim/memory/l2_cache.h"
 #include "sim/memory/partitioned_l2.h"
@@ -11,44 +13,6 @@
 namespace iosim {
 
 namespace {
-
-/// One block's events, recorded when it starts so that running blocks can take turns.
-class BlockRecorder final : public EventSink {
- public:
-  struct Event {
-    TileRef tile;
-    Direction dir = Direction::hbm_to_sram;
-    bool step = false;
-  };
-
-  void on_transfer(const Transfer& t) override {
-    for (std::uint64_t k = 0; k < t.times; ++k) events.push_back({t.tile, t.dir, false});
-    sram += static_cast<double>(t.tile.elements().value * t.times * elem(t.tile.tensor));
-  }
-  void on_compute(const Compute& c) override {
-    const auto f = static_cast<double>(c.flops.value) * static_cast<double>(c.times);
-    switch (c.kind) {
-      case ComputeKind::matmul: matmul += f; break;
-      case ComputeKind::vector: vector += f; break;
-      case ComputeKind::special: special += f; break;
-    }
-    sram += static_cast<double>(c.sram_read.value) * static_cast<double>(c.times);
-  }
-  void on_step() override { events.push_back({{}, Direction::hbm_to_sram, true}); }
-
-  void reset(DType element) {
-    element_ = element;
-    events.clear();
-    matmul = vector = special = sram = 0;
-  }
-
-  std::vector<Event> events;
-  double matmul = 0, vector = 0, special = 0, sram = 0;
-
- private:
-  [[nodiscard]] std::uint64_t elem(Tensor t) const { return size_bytes(storage_type(t, element_)); }
-  DType element_ = DType::fp16;
-};
 
 /// A block running in one slot of an SM.
 struct Slot {
@@ -231,44 +195,101 @@ Bytes Prediction::dram_write() const {
   return b;
 }
 
+const char* l2_mode_name(L2Mode m) { return m == L2Mode::fast ? "fast" : "exact"; }
+
+namespace {
+
+/// The exact replay: every request through the whole L2. pass() runs every kernel once, counting.
+class ExactReplay {
+ public:
+  ExactReplay(const ScheduleContext& ctx, const GpuModelOptions& opt)
+      : ctx_(ctx), opt_(opt), dram_(ctx.hardware.l2.sector_bytes),
+        amap_(ctx.problem, ctx.hardware.l2.line_bytes, ctx.hardware.l2.sector_bytes) {
+    const L2Spec& spec = ctx.hardware.l2;
+    std::unique_ptr<Replacement> policy = make_replacement(opt.replacement);
+    if (!policy) throw InputError("unknown L2 replacement policy '" + opt.replacement + "' (known: lru, fifo, random)");
+    if (spec.partitions == 2) {
+      auto two = std::make_unique<PartitionedL2>(spec, [&] { return make_replacement(opt.replacement); }, dram_);
+      partitioned_ = two.get();
+      l2_ = std::move(two);
+    } else {
+      l2_ = std::make_unique<L2Cache>(spec, std::move(policy), dram_);
+    }
+  }
+
+  Prediction pass(const std::vector<const Kernel*>& kernels) {
+    Prediction p;
+    p.sector_bytes = ctx_.hardware.l2.sector_bytes;
+    for (const Kernel* k : kernels) {
+      l2_->reset_counters();
+      dram_.reset_counters();
+      KernelPrediction kp = KernelRun(*k, ctx_, opt_, *l2_, partitioned_, amap_).run();
+      kp.l2_read_sectors = l2_->counters().read_sectors;
+      kp.l2_write_sectors = l2_->counters().write_sectors;
+      kp.l2_red_sectors = l2_->counters().reduce_sectors;
+      kp.l2_fabric_read_sectors = partitioned_ != nullptr ? partitioned_->fabric_read_sectors() : 0;
+      kp.dram_read = dram_.read_bytes();
+      kp.dram_write = dram_.write_bytes();
+      kp.heads_replayed = k->grid_heads();
+      p.kernels.push_back(std::move(kp));
+    }
+    p.dirty_at_end = l2_->dirty_bytes();
+    return p;
+  }
+  void flush() { l2_->flush(); }
+
+ private:
+  const ScheduleContext& ctx_;
+  const GpuModelOptions& opt_;
+  Dram dram_;
+  std::unique_ptr<MemoryLevel> l2_;
+  PartitionedL2* partitioned_ = nullptr;
+  AddressMap amap_;
+};
+
+template <class Replay>
+ColdWarm cold_and_warm(Replay& r, const std::vector<const Kernel*>& kernels, bool want_cold, LaunchOrder order) {
+  ColdWarm out;
+  out.cold = r.pass(kernels);
+  out.cold.order = order;
+  r.flush();
+  out.warm = r.pass(kernels);
+  out.warm.warm = true;
+  out.warm.order = order;
+  if (!want_cold) out.cold = {};
+  return out;
+}
+
+template <class Replay>
+Prediction one(Replay& r, const std::vector<const Kernel*>& kernels, bool warm, LaunchOrder order) {
+  if (!warm) {
+    Prediction p = r.pass(kernels);
+    p.order = order;
+    return p;
+  }
+  return cold_and_warm(r, kernels, false, order).warm;
+}
+
+}  // namespace
+
 Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
-  const L2Spec& spec = ctx.hardware.l2;
-  std::unique_ptr<Replacement> policy = make_replacement(opt.replacement);
-  if (!policy) throw InputError("unknown L2 replacement policy '" + opt.replacement + "' (known: lru, fifo, random)");
-  Dram dram(spec.sector_bytes);
-  std::unique_ptr<MemoryLevel> l2;
-  PartitionedL2* partitioned = nullptr;
-  if (spec.partitions == 2) {
-    auto two = std::make_unique<PartitionedL2>(spec, [&] { return make_replacement(opt.replacement); }, dram);
-    partitioned = two.get();
-    l2 = std::move(two);
-  } else {
-    l2 = std::make_unique<L2Cache>(spec, std::move(policy), dram);
-  }
-  const AddressMap amap(ctx.problem, spec.line_bytes, spec.sector_bytes);
   const std::vector<const Kernel*> kernels = s.kernels();
-  if (opt.warm) {
-    for (const Kernel* k : kernels) (void)KernelRun(*k, ctx, opt, *l2, partitioned, amap).run();
-    l2->flush();
+  if (opt.l2 == L2Mode::fast) {
+    FastReplay r(s, ctx, opt);
+    return one(r, kernels, opt.warm, opt.order);
   }
-  Prediction p;
-  p.warm = opt.warm;
-  p.order = opt.order;
-  p.sector_bytes = spec.sector_bytes;
-  for (const Kernel* k : kernels) {
-    l2->reset_counters();
-    dram.reset_counters();
-    KernelPrediction kp = KernelRun(*k, ctx, opt, *l2, partitioned, amap).run();
-    kp.l2_read_sectors = l2->counters().read_sectors;
-    kp.l2_write_sectors = l2->counters().write_sectors;
-    kp.l2_red_sectors = l2->counters().reduce_sectors;
-    kp.l2_fabric_read_sectors = partitioned != nullptr ? partitioned->fabric_read_sectors() : 0;
-    kp.dram_read = dram.read_bytes();
-    kp.dram_write = dram.write_bytes();
-    p.kernels.push_back(std::move(kp));
+  ExactReplay r(ctx, opt);
+  return one(r, kernels, opt.warm, opt.order);
+}
+
+ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
+  const std::vector<const Kernel*> kernels = s.kernels();
+  if (opt.l2 == L2Mode::fast) {
+    FastReplay r(s, ctx, opt);
+    return cold_and_warm(r, kernels, true, opt.order);
   }
-  p.dirty_at_end = l2->dirty_bytes();
-  return p;
+  ExactReplay r(ctx, opt);
+  return cold_and_warm(r, kernels, true, opt.order);
 }
 
 }  // namespace iosim

@@ -24,12 +24,25 @@ enum class LaunchOrder : std::uint8_t {
   heads_major,  ///< heads fastest: every head's first tile, then every head's second …
 };
 
+/// How the L2 is replayed. Exact: every sector of every request, through every set (the reference).
+/// Fast: a sample of the sets, and of the heads where they repeat, extrapolated (docs/gpu-model.md);
+/// the sectors the SMs ask for, the FLOPs and the busiest SM stay exact.
+enum class L2Mode : std::uint8_t { exact, fast };
+
+[[nodiscard]] const char* l2_mode_name(L2Mode m);
+
 struct GpuModelOptions {
   LaunchOrder order = LaunchOrder::x_major;
   /// Cold: the L2 starts empty. Warm: it holds what one earlier run of the same schedule left, written
   /// back (clean), as in a timing loop after its first iteration.
   bool warm = false;
   std::string replacement = "lru";
+  L2Mode l2 = L2Mode::exact;
+  /// Fast mode: simulate every sample_stride-th set (a power of two dividing the sets); 0 lets the
+  /// model choose from the problem's size. Tests set it to compare the two techniques apart.
+  std::uint32_t sample_stride = 0;
+  /// Fast mode: extrapolate over heads that repeat (false: replay every head, sampling sets only).
+  bool skip_heads = true;
 };
 
 /// Work a kernel's blocks did on the busiest SM, for the time model.
@@ -57,11 +70,14 @@ struct KernelPrediction {
   Flops special;                       ///< exp and log evaluations
   Bytes sram;                          ///< all blocks' shared-memory traffic
   SmLoad busiest;                      ///< the most loaded SM's share
+  std::uint64_t heads_replayed = 0;    ///< grid heads replayed through the L2 (fast mode: fewer than all)
 };
 
 struct Prediction {
   bool warm = false;
   LaunchOrder order = LaunchOrder::x_major;  ///< how the blocks were launched (the time model follows it)
+  L2Mode l2 = L2Mode::exact;
+  std::uint32_t sample_stride = 1;  ///< 1 in 1 sets simulated (1: all)
   std::uint32_t sector_bytes = 32;
   std::vector<KernelPrediction> kernels;
   Bytes dirty_at_end;  ///< still dirty in the L2 after the last kernel: written back later
@@ -78,5 +94,13 @@ struct Prediction {
 /// Runs `s` (built from `ctx`) through the model of `ctx.hardware`. Throws InputError when a kernel's
 /// block cannot fit an SM (occupancy().infeasible).
 [[nodiscard]] Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt = {});
+
+/// predict() cold and warm (opt.warm ignored) in one go: the warm run's first pass, which only fills
+/// the L2, is the cold run itself. The same counts as two calls, in less time.
+struct ColdWarm {
+  Prediction cold;
+  Prediction warm;
+};
+[[nodiscard]] ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt = {});
 
 }  // namespace iosim

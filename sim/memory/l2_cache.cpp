@@ -33,6 +33,12 @@ std::uint64_t rotation(std::uint64_t tag, std::uint64_t sets) {
 
 }  // namespace
 
+std::uint64_t L2Cache::hashed_set(std::uint64_t line, std::uint64_t sets) {
+  const std::uint64_t tag = line / sets;
+  const std::uint64_t set = line % sets + rotation(tag, sets);
+  return set >= sets ? set - sets : set;
+}
+
 L2Cache::Place L2Cache::place(std::uint64_t line) const {
   std::uint64_t offset = 0;
   const std::uint64_t tag = by_sets_.div(line, offset);
@@ -106,6 +112,7 @@ void L2Cache::write(std::uint64_t line, std::uint32_t mask) {
   counters_.write_sectors += sector_count(mask);
   const Place at = place(line);
   std::uint16_t& m = masks(at.set)[way_for(at)];
+  counters_.dirtied_sectors += sector_count(mask & ~dirty_of(m));
   m = static_cast<std::uint16_t>(m | masks_of(mask, mask));
 }
 
@@ -118,6 +125,7 @@ void L2Cache::reduce(std::uint64_t line, std::uint32_t mask) {
     counters_.read_miss_sectors += sector_count(missing);
     below_->read(line, missing);
   }
+  counters_.dirtied_sectors += sector_count(mask & ~dirty_of(m));
   m = static_cast<std::uint16_t>(m | masks_of(mask, mask));
 }
 

@@ -53,6 +53,14 @@ class L2Cache final : public MemoryLevel {
     __builtin_prefetch(ages(set));
   }
 
+  /// The set of `line` in a hashed cache of `sets` sets: what place() computes, for callers that
+  /// sample sets without building the cache (sim/gpu/set_sample.h).
+  [[nodiscard]] static std::uint64_t hashed_set(std::uint64_t line, std::uint64_t sets);
+  /// Lines held by a cache of `spec`'s shape: its sets.
+  [[nodiscard]] static std::uint64_t sets_of(const L2Spec& spec) {
+    return spec.capacity.value / (std::uint64_t{spec.line_bytes} * spec.ways);
+  }
+
   [[nodiscard]] std::uint64_t sets() const { return sets_; }
   [[nodiscard]] std::uint32_t ways() const { return ways_; }
   [[nodiscard]] std::uint32_t sectors_per_line() const { return sectors_; }

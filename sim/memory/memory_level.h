@@ -29,6 +29,7 @@ struct LevelCounters {
   std::uint64_t read_miss_sectors = 0;  ///< loads and reductions that went below
   std::uint64_t evicted_lines = 0;
   std::uint64_t written_back_sectors = 0;  ///< dirty sectors written below on eviction or flush
+  std::uint64_t dirtied_sectors = 0;  ///< sectors a store or reduction made dirty that were not: each is written back once, later
 };
 
 /// What a request to a level does.

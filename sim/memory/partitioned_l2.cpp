@@ -14,9 +14,11 @@ L2Spec half(L2Spec spec) {
 }  // namespace
 
 PartitionedL2::PartitionedL2(const L2Spec& spec, const std::function<std::unique_ptr<Replacement>()>& make_policy,
-                             MemoryLevel& below)
+                             MemoryLevel& below, SetIndex index)
     : dram_(below), below_{Below(*this, 0), Below(*this, 1)} {
-  for (std::uint32_t p = 0; p < 2; ++p) part_[p] = std::make_unique<L2Cache>(half(spec), make_policy(), below_[p]);
+  for (std::uint32_t p = 0; p < 2; ++p) {
+    part_[p] = std::make_unique<L2Cache>(half(spec), make_policy(), below_[p], index);
+  }
 }
 
 std::uint32_t PartitionedL2::home(std::uint64_t line) {
@@ -25,7 +27,7 @@ std::uint32_t PartitionedL2::home(std::uint64_t line) {
 }
 
 void PartitionedL2::Below::read(std::uint64_t line, std::uint32_t mask) {
-  if (home(line) == self_) {
+  if (owner_.home_of(line) == self_) {
     owner_.dram_.read(line, mask);
   } else {
     owner_.fabric_.read(line, mask);
@@ -56,19 +58,19 @@ void PartitionedL2::prefetch_for(std::uint32_t requester, std::uint64_t line, Re
   const std::uint32_t near = requester & 1u;
   const std::uint64_t set = part_[0]->set_of(line);  // the same in both: they have the same shape
   part_[near]->prefetch_set(set);
-  if (r != Request::read || home(line) != near) part_[1 - near]->prefetch_set(set);
+  if (r != Request::read || home_of(line) != near) part_[1 - near]->prefetch_set(set);
 }
 
 void PartitionedL2::write(std::uint64_t line, std::uint32_t mask) {
   counters_.write_sectors += sector_count(mask);
-  const std::uint32_t h = home(line);
+  const std::uint32_t h = home_of(line);
   part_[1 - h]->drop(line);
   part_[h]->write(line, mask);
 }
 
 void PartitionedL2::reduce(std::uint64_t line, std::uint32_t mask) {
   counters_.reduce_sectors += sector_count(mask);
-  const std::uint32_t h = home(line);
+  const std::uint32_t h = home_of(line);
   part_[1 - h]->drop(line);
   part_[h]->reduce(line, mask);
 }

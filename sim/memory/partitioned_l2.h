@@ -23,14 +23,18 @@ namespace iosim {
 class PartitionedL2 final : public MemoryLevel {
  public:
   /// Two partitions of `spec.capacity` / 2 each, with policies from `make_policy()`; `below` (DRAM)
-  /// serves misses in a line's home and receives write-backs. It must outlive this.
+  /// serves misses in a line's home and receives write-backs. It must outlive this. `index` is the
+  /// partitions' (modulo for the GPU model's set samples, whose lines are already placed).
   PartitionedL2(const L2Spec& spec, const std::function<std::unique_ptr<Replacement>()>& make_policy,
-                MemoryLevel& below);
+                MemoryLevel& below, SetIndex index = SetIndex::hashed);
 
   /// The partition whose SM makes the next requests (0 or 1).
   void set_requester(std::uint32_t partition) { requester_ = partition & 1u; }
   /// The partition that is `line`'s home.
   [[nodiscard]] static std::uint32_t home(std::uint64_t line);
+  /// For a cache of renamed lines (the GPU model's set samples): `original(line)` is the address
+  /// whose home a line has, so that the sampled sets split their lines as the whole cache does.
+  void set_original(std::function<std::uint64_t(std::uint64_t)> original) { original_ = std::move(original); }
 
   void read(std::uint64_t line, std::uint32_t mask) override;
   void prefetch(std::uint64_t line, Request r) override { prefetch_for(requester_, line, r); }
@@ -46,6 +50,10 @@ class PartitionedL2 final : public MemoryLevel {
   void reset_counters() override;
   /// Sectors read through the fabric from the far partition (lts__t_sectors_srcunit_ltcfabric_op_read).
   [[nodiscard]] std::uint64_t fabric_read_sectors() const { return fabric_.counters().read_sectors; }
+  /// Sectors made dirty, both partitions (LevelCounters::dirtied_sectors).
+  [[nodiscard]] std::uint64_t dirtied_sectors() const {
+    return part_[0]->counters().dirtied_sectors + part_[1]->counters().dirtied_sectors;
+  }
 
  private:
   /// Below partition p: DRAM for lines homed in p, the other partition (through the fabric) for the rest.
@@ -80,7 +88,10 @@ class PartitionedL2 final : public MemoryLevel {
     LevelCounters counters_;
   };
 
+  [[nodiscard]] std::uint32_t home_of(std::uint64_t line) const { return home(original_ ? original_(line) : line); }
+
   MemoryLevel& dram_;
+  std::function<std::uint64_t(std::uint64_t)> original_;
   std::array<Below, 2> below_;
   std::array<std::unique_ptr<L2Cache>, 2> part_;
   Fabric fabric_;

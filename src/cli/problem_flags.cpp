@@ -104,6 +104,8 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
       ->delimiter(',');
   app.add_option("--launch-order", f.launch_order, "GPU model: blocks launched x-first (x, default) or heads-first (heads)");
   app.add_option("--l2-policy", f.l2_policy, "GPU model: L2 replacement, lru (default), fifo or random");
+  app.add_option("--l2", f.l2_mode,
+                 "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
   if (!run) return;
   app.add_flag("--predict,-p", f.predict, "run the GPU model: L2 and DRAM traffic, occupancy and time (slower)");
   app.add_option("--warps", f.warps, "warps per block of the tiled kernels (default per schedule)");
@@ -201,6 +203,13 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   r.run.gpu.replacement = f.l2_policy.empty() ? "lru" : f.l2_policy;
   if (r.run.gpu.replacement != "lru" && r.run.gpu.replacement != "fifo" && r.run.gpu.replacement != "random") {
     throw InputError("--l2-policy must be lru, fifo or random (got '" + f.l2_policy + "')");
+  }
+  if (f.l2_mode.empty() || f.l2_mode == "fast") {
+    r.run.gpu.l2 = L2Mode::fast;
+  } else if (f.l2_mode == "exact") {
+    r.run.gpu.l2 = L2Mode::exact;
+  } else {
+    throw InputError("--l2 must be fast or exact (got '" + f.l2_mode + "')");
   }
   return r;
 }

@@ -29,6 +29,7 @@ struct ProblemFlags {
   bool predict = false;
   std::string launch_order;  ///< x or heads
   std::string l2_policy;     ///< lru, fifo or random
+  std::string l2_mode;       ///< fast (default) or exact
   std::optional<std::int64_t> warps, stages;
   std::vector<std::string> schedules;
   // Execution on numbers (the run command only: add_execute_flags).

@@ -91,7 +91,7 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t) {
     w.field("lts__t_sectors_srcunit_ltcfabric_op_read", k.l2_fabric_read_sectors);
     w.field("dram__bytes_read", k.dram_read.value).field("dram__bytes_write", k.dram_write.value);
     w.field("matmul_flops", k.matmul.value).field("vector_flops", k.vector.value).field("special_ops", k.special.value);
-    w.field("sram_bytes", k.sram.value);
+    w.field("sram_bytes", k.sram.value).field("heads_replayed", k.heads_replayed);
     w.key("time").begin_object().field("dram_ms", kt.dram_s * 1e3).field("l2_ms", kt.l2_s * 1e3);
     w.field("sram_ms", kt.sram_s * 1e3).field("tensor_ms", kt.tensor_s * 1e3).field("exp_ms", kt.special_s * 1e3);
     w.field("vector_ms", kt.vector_s * 1e3);
@@ -105,7 +105,8 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t) {
   w.field("l2_read_bytes", p.l2_read_sectors() * sb).field("l2_write_bytes", p.l2_write_sectors() * sb);
   w.field("dram__bytes_read", p.dram_read().value).field("dram__bytes_write", p.dram_write().value);
   w.field("dirty_at_end_bytes", p.dirty_at_end.value);
-  w.field("time_ms", t.total_s * 1e3).field("binding", t.binding).end_object();
+  w.field("time_ms", t.total_s * 1e3).field("binding", t.binding);
+  w.field("l2_mode", l2_mode_name(p.l2)).field("l2_sample_stride", std::uint64_t{p.sample_stride}).end_object();
 }
 
 }  // namespace

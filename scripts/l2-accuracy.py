@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""The fast L2 replay against the exact one: every counter of every kernel, cold and warm.
+
+Runs `iosim --predict -f json` twice per problem (--l2 fast, --l2 exact), prints one row per problem
+with the largest relative error over its counters and both timings, then per counter the largest and
+the median error over the grid, as a Markdown table (docs/performance.md).
+
+  scripts/l2-accuracy.py [--iosim build/iosim] [--quick] [--jobs 2]
+"""
+import argparse
+import itertools
+import json
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+COUNTERS = [
+    ("lts__t_sectors_srcunit_tex_op_read", "L2 read sectors"),
+    ("lts__t_sectors_srcunit_tex_op_write", "L2 write sectors"),
+    ("lts__t_sectors_srcunit_tex_op_red", "L2 reduction sectors"),
+    ("lts__t_sectors_srcunit_ltcfabric_op_read", "fabric read sectors"),
+    ("dram__bytes_read", "DRAM read bytes"),
+    ("dram__bytes_write", "DRAM write bytes"),
+]
+
+
+def grid(quick):
+    """(label, flags): schedules × passes × shapes × GPUs, causal and GQA among them."""
+    out = []
+    gpus = ["a100", "h100", "h200"]
+    shapes = [  # (batch, heads, kv_heads, n, d)
+        (1, 16, 16, 4096, 64),
+        (2, 8, 8, 2048, 128),
+        (1, 32, 8, 4096, 128),  # GQA, group 4
+        (1, 32, 32, 8192, 64),
+    ]
+    if quick:
+        gpus, shapes = ["h100"], shapes[:2]
+    for sched, passes in [("naive", ["fwd", "bwd"]), ("flash1", ["fwd", "bwd"]), ("flash2", ["fwd", "bwd"])]:
+        for gpu, (b, h, kvh, n, d), ps, causal in itertools.product(gpus, shapes, passes, [False, True]):
+            if sched == "naive" and n * n * b * h > 2**31:
+                continue  # the naive schedule's n × n matrices make the exact replay minutes long
+            if sched == "flash1" and causal:
+                continue
+            out.append((sched, gpu, b, h, kvh, n, d, ps, causal))
+    # decoding: one query row per head (flashdecode), long K/V
+    for gpu, (h, kvh, nkv) in itertools.product(gpus if not quick else ["h100"], [(32, 8, 16384), (32, 32, 8192)]):
+        out.append(("flashdecode", gpu, 4, h, kvh, 1, 128, "fwd", False, nkv))
+    return out
+
+
+def flags(p):
+    sched, gpu, b, h, kvh, n, d, ps, causal = p[:9]
+    f = ["--config", gpu, "--schedule", sched, "--batch", str(b), "--heads", str(h), "--kv-heads", str(kvh),
+         "--n", str(n), "--d", str(d), "--pass", ps]
+    if len(p) > 9:
+        f += ["--n-kv", str(p[9])]
+    if causal:
+        f.append("--causal")
+    return f
+
+
+def label(p):
+    sched, gpu, b, h, kvh, n, d, ps, causal = p[:9]
+    extra = f" n_kv={p[9]}" if len(p) > 9 else ""
+    return f"{sched} {ps} {gpu} b{b} h{h}/{kvh} n{n}{extra} d{d}{' causal' if causal else ''}"
+
+
+def run(iosim, p, mode):
+    t = time.monotonic()
+    out = subprocess.run([iosim, *flags(p), "--predict", "--l2", mode, "-f", "json"], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)["runs"][0]["schedules"][0]["predicted"], time.monotonic() - t
+
+
+def values(pred):
+    """(name, value) of every counter: per kernel, cold and warm, and the dirty bytes at the end."""
+    for temp in ("cold", "warm"):
+        for k in pred[temp]["kernels"]:
+            for key, _ in COUNTERS:
+                yield key, f"{temp}.{k['name']}.{key}", k[key]
+        yield "dirty_at_end_bytes", f"{temp}.dirty_at_end_bytes", pred[temp]["dirty_at_end_bytes"]
+
+
+def error(fast, exact):
+    if exact == 0:
+        return 0.0 if fast == 0 else float("inf")
+    return abs(fast - exact) / exact
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--iosim", default="build/iosim")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--jobs", type=int, default=1)
+    a = ap.parse_args()
+    problems = grid(a.quick)
+
+    def one(p):
+        fast, tf = run(a.iosim, p, "fast")
+        exact, te = run(a.iosim, p, "exact")
+        return p, fast, tf, exact, te
+
+    per_counter = {key: [] for key, _ in COUNTERS + [("dirty_at_end_bytes", "")]}
+    rows = []
+    with ThreadPoolExecutor(a.jobs) as pool:
+        for p, fast, tf, exact, te in pool.map(one, problems):
+            worst, where = 0.0, ""
+            for (key, name, fv), (_, _, ev) in zip(values(fast), values(exact)):
+                e = error(fv, ev)
+                per_counter[key].append(e)
+                if e > worst:
+                    worst, where = e, name
+            stride = fast["cold"]["l2_sample_stride"]
+            rows.append((label(p), worst, where, stride, tf, te))
+            print(f"{label(p):55s} max {100 * worst:6.3f}% ({where}) stride {stride:4d} fast {tf:6.2f} s exact {te:7.2f} s",
+                  file=sys.stderr, flush=True)
+    print(f"{len(rows)} problems; per counter (cold and warm, every kernel), error = |fast − exact| / exact\n")
+    print("| counter | max error | median error |\n|---|---|---|")
+    names = dict(COUNTERS + [("dirty_at_end_bytes", "dirty at end")])
+    for key, errs in per_counter.items():
+        print(f"| {names[key]} (`{key}`) | {100 * max(errs):.3f}% | {100 * statistics.median(errs):.4f}% |")
+    tf = sorted(r[4] for r in rows)
+    te = sorted(r[5] for r in rows)
+    print(f"\nwhole process per problem: fast median {statistics.median(tf):.2f} s, max {tf[-1]:.2f} s; "
+          f"exact median {statistics.median(te):.2f} s, max {te[-1]:.2f} s\n")
+    print("| problem | max error | where | stride | fast s | exact s |\n|---|---|---|---|---|---|")
+    for l, w, where, stride, f_, e_ in rows:
+        print(f"| {l} | {100 * w:.3f}% | {where} | {stride} | {f_:.2f} | {e_:.2f} |")
+    return 0 if all(r[1] <= 0.01 for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

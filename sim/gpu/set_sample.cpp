@@ -1,0 +1,116 @@
+#include "sim/gpu/set_sample.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+#include "sim/memory/l2_cache.h"
+#include "sim/memory/memory_level.h"
+
+namespace iosim {
+
+namespace {
+constexpr std::uint64_t kNotSampled = ~std::uint64_t{0};
+}  // namespace
+
+SetSample::SetSample(std::uint64_t sets, std::uint32_t stride, std::uint32_t line_bytes, std::uint32_t sector_bytes)
+    : sets_(sets),
+      stride_(stride),
+      line_shift_(static_cast<std::uint32_t>(std::countr_zero(line_bytes))),
+      sector_shift_(static_cast<std::uint32_t>(std::countr_zero(sector_bytes))),
+      full_(static_cast<std::uint32_t>((1u << (1u << (line_shift_ - sector_shift_))) - 1)) {
+  if (stride == 0 || !std::has_single_bit(stride) || sets % stride != 0) {
+    throw std::invalid_argument("SetSample: the stride must be a power of two dividing the sets");
+  }
+}
+
+std::uint32_t SetSample::largest_stride(std::uint64_t sets, std::uint32_t limit) {
+  std::uint32_t s = 1;
+  while (s * 2 <= limit && sets % (std::uint64_t{s} * 2) == 0) s *= 2;
+  return s;
+}
+
+std::uint32_t SetSample::mask(std::uint64_t line, std::uint64_t begin, std::uint64_t end) const {
+  const std::uint64_t at = line << line_shift_;
+  const std::uint64_t lo = std::max(begin, at) - at;
+  const std::uint64_t hi = std::min(end, at + (std::uint64_t{1} << line_shift_)) - at;
+  const std::uint64_t lo_sector = lo >> sector_shift_, hi_sector = (hi - 1) >> sector_shift_;
+  return static_cast<std::uint32_t>(((std::uint64_t{1} << (hi_sector + 1)) - 1) & ~((std::uint64_t{1} << lo_sector) - 1));
+}
+
+std::uint64_t SetSample::rename(std::uint64_t line) const {
+  if (stride_ == 1) return line;
+  const std::uint64_t set = L2Cache::hashed_set(line, sets_);
+  if (set % stride_ != 0) return kNotSampled;
+  return (line / sets_) * (sets_ / stride_) + set / stride_;
+}
+
+std::uint64_t SetSample::original(std::uint64_t v) const {
+  if (stride_ == 1) return v;
+  const std::uint64_t per_tag = sets_ / stride_;
+  const std::uint64_t tag = v / per_tag, set = (v % per_tag) * stride_;
+  const std::uint64_t rot = L2Cache::hashed_set(tag * sets_, sets_);
+  return tag * sets_ + (set >= rot ? set - rot : set + sets_ - rot);
+}
+
+std::uint64_t SetSample::add_contiguous(std::uint64_t begin, std::uint64_t bytes, std::vector<LineAccess>& out) const {
+  if (bytes == 0) return 0;
+  const std::uint64_t end = begin + bytes;
+  const std::uint64_t first = begin >> line_shift_, last = (end - 1) >> line_shift_;
+  const auto edge = [&](std::uint64_t line) { return line == first || line == last ? mask(line, begin, end) : full_; };
+  if (stride_ == 1) {
+    for (std::uint64_t line = first; line <= last; ++line) out.push_back({line, edge(line)});
+  } else {
+    const std::uint64_t per_tag = sets_ / stride_;
+    for (std::uint64_t line = first; line <= last;) {
+      const std::uint64_t tag = line / sets_;
+      const std::uint64_t tag_first = tag * sets_;
+      const std::uint64_t hi = std::min(last, tag_first + sets_ - 1);
+      const std::uint64_t rot = L2Cache::hashed_set(tag_first, sets_);  // the set of the tag's offset 0
+      // Offsets o with (o + rot) mod sets a multiple of the stride: o ≡ −rot (mod stride).
+      const std::uint64_t phase = (stride_ - rot % stride_) % stride_;
+      const std::uint64_t lo = line - tag_first;
+      for (std::uint64_t o = lo + (phase + stride_ - lo % stride_) % stride_; tag_first + o <= hi; o += stride_) {
+        std::uint64_t set = o + rot;
+        if (set >= sets_) set -= sets_;
+        out.push_back({tag * per_tag + set / stride_, edge(tag_first + o)});
+      }
+      line = hi + 1;
+    }
+  }
+  return ((end - 1) >> sector_shift_) - (begin >> sector_shift_) + 1;
+}
+
+std::uint64_t SetSample::add_rows(const TileBytes& b, std::vector<LineAccess>& out) const {
+  std::uint64_t sectors = 0;
+  std::uint64_t current = kNotSampled;
+  std::uint32_t merged = 0;
+  const auto close = [&] {
+    if (current == kNotSampled) return;
+    sectors += sector_count(merged);
+    if (const std::uint64_t v = rename(current); v != kNotSampled) out.push_back({v, merged});
+  };
+  for (std::uint64_t r = 0; r < b.rows; ++r) {
+    const std::uint64_t begin = b.start + r * b.stride, end = begin + b.width;
+    if (b.width == 0) continue;
+    for (std::uint64_t line = begin >> line_shift_; line <= (end - 1) >> line_shift_; ++line) {
+      const std::uint32_t m = mask(line, begin, end);
+      if (line == current) {
+        merged |= m;
+      } else {
+        close();
+        current = line;
+        merged = m;
+      }
+    }
+  }
+  close();
+  return sectors;
+}
+
+std::uint64_t SetSample::add(const TileBytes& b, std::vector<LineAccess>& out) const {
+  if (b.contiguous()) return add_contiguous(b.start, b.rows * b.width, out);
+  return add_rows(b, out);
+}
+
+}  // namespace iosim
