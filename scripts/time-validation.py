@@ -37,8 +37,10 @@ def predict(iosim, config, run):
         cmd += ["--warps", str(t["warps"])]
     if t.get("stages"):
         cmd += ["--stages", str(t["stages"])]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    return json.loads(out)["runs"][0]["schedules"][0]["predicted"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:  # the model refuses a kernel the GPU ran (say so, leave it out)
+        return {"refused": done.stderr.strip()}
+    return json.loads(done.stdout)["runs"][0]["schedules"][0]["predicted"]
 
 
 def measured_ms(run):
@@ -90,6 +92,8 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         preds = list(ex.map(lambda r: predict(a.iosim, a.config, r), runs))
     rows = []
+    refused = [(r, p["refused"]) for r, p in zip(runs, preds) if "refused" in p]
+    runs, preds = zip(*[(r, p) for r, p in zip(runs, preds) if "refused" not in p]) if refused else (runs, preds)
     for run, pred in zip(runs, preds):
         m = measured_ms(run)
         ms = pred["cold"]["time_ms"]
@@ -112,6 +116,10 @@ def main():
              f"{100 * max(errs):.1f}% | {100 * statistics.median([r['error'] for r in sel]):+.1f}% |")
 
     line(f"{len(rows)} kernels; model config {a.config}")
+    for r, why in refused:
+        t = r["tile"]
+        line(f"- not predicted: {r['schedule']} {r['pass']} {t.get('br')}x{t.get('bc')} "
+             f"{t.get('warps')}w{t.get('stages')}s at n {r['problem']['n']}, d {r['problem']['d']}: {why}")
     line("")
     line("| kernels | count | median abs error | 90th percentile | largest | median signed |")
     line("|---|---|---|---|---|---|")

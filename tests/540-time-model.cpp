@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "sim/timing/block_schedule.h"
-#include "sim/timing/kernel_family.h"
+#include "sim/schedule/kernel_family.h"
 #include "sim/timing/sm_model.h"
 #include "sim/timing/step_profile.h"
 #include "sim/timing/time_model.h"
@@ -77,16 +77,16 @@ TEST_CASE("flash2's step as warp instructions: rows split over the warps, Q and 
   s.matmuls = {{128, 64, 64}, {128, 64, 64}};
   const BlockShape four{4, 2, 1};
   // Each warp: 32 rows = 2 m16 tiles × 8 n8 tiles × 4 k16 steps = 64 MMAs per product.
-  const StepCost c = step_cost(s, false, false, f, four, tensor_only(0));
+  const StepCost c = step_cost(s, false, false, f, four, tensor_only(0), 1);
   // 128 MMAs at one cycle each on the tensor pipe; the issue slot also takes K's and V's 16 ldmatrix.x4
   // each (n8 tiles in pairs × k16 steps), the row max's 2 shuffle rounds for 2 m16 tiles of 2 row
   // halves each, and the step's two barriers.
   CHECK(c.warp_issue == doctest::Approx(128 + 32 + 8 + 2));
   CHECK(std::string(c.pipe) == "issue");
   // The chain: each product waits for its 4 dependent MMAs, or its 64 issues, whichever is longer.
-  const StepCost slow = step_cost(s, false, false, f, four, tensor_only(100));
+  const StepCost slow = step_cost(s, false, false, f, four, tensor_only(100), 1);
   CHECK(slow.chain == doctest::Approx(2 * 4 * 100));
-  const StepCost fast = step_cost(s, false, false, f, four, tensor_only(1));
+  const StepCost fast = step_cost(s, false, false, f, four, tensor_only(1), 1);
   CHECK(fast.chain == doctest::Approx(2 * 64));
 }
 

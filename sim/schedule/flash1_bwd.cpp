@@ -109,7 +109,10 @@ class Flash1Backward final : public Schedule {
 
   LaunchShape launch() const {
     const std::uint32_t threads = 32 * warps_;
-    return {threads, accumulator_registers(tiles_.br * tiles_.bc, threads), plan(tiles_).peak()};
+    // dK_j, dV_j live through the loop; then S and dP, or dQ_i, whichever is larger.
+    const double fragments =
+        static_cast<double>(2 * tiles_.bc * p_.d + std::max(2 * tiles_.br * tiles_.bc, tiles_.br * p_.d)) / threads;
+    return {threads, accumulator_registers(tiles_.br * tiles_.bc, threads), plan(tiles_).peak(), 1, fragments};
   }
 
   SramPlan plan(TileShape t) const {

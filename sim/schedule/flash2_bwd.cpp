@@ -121,8 +121,10 @@ class Flash2Backward final : public Schedule {
   LaunchShape launch() const {
     const std::uint32_t threads = 32 * warps_;
     // dK_j and dV_j accumulate in registers, with one B_r × B_c tile of S / dP.
+    const double fragments =
+        static_cast<double>(2 * tiles_.bc * p_.d + std::max(2 * tiles_.br * tiles_.bc, tiles_.br * p_.d)) / threads;
     return {threads, accumulator_registers(2 * tiles_.bc * p_.d + tiles_.br * tiles_.bc, threads), plan(tiles_).peak(),
-            stages_};
+            stages_, fragments};
   }
 
   /// FlashAttention-2's Flash_bwd_kernel_traits: Q_i (stages copies, double-buffered by default) and

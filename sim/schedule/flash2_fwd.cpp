@@ -84,8 +84,11 @@ class Flash2Forward final : public Schedule {
 
   LaunchShape launch() const {
     const std::uint32_t threads = 32 * warps_;
+    // S and O accumulate in fp32 registers; the project's kernel keeps Q_i's fragments in registers too.
+    const double fragments =
+        static_cast<double>(tiles_.br * tiles_.bc + tiles_.br * p_.d + tiles_.br * p_.d / 2) / threads;
     return {threads, accumulator_registers(tiles_.br * tiles_.bc + tiles_.br * p_.d, threads), plan(tiles_).peak(),
-            stages_};
+            stages_, fragments};
   }
 
   SramPlan plan(TileShape t) const {

@@ -24,6 +24,9 @@ struct LaunchShape {
   std::uint32_t registers_per_thread = 64;  ///< estimate: accumulators spread over the threads, plus a base
   Bytes smem;                                ///< shared memory per block
   std::uint32_t stages = 1;                  ///< copies of the streamed tiles: 2+ overlaps loads with math
+  /// Registers a thread holds across a step: its share of the fp32 accumulators and of operands kept in
+  /// registers (0 where the schedule does not say). The time model's register model starts from it.
+  double fragment_registers = 0;
 };
 
 /// How a kernel's grid head indexes a tensor's heads in memory.

@@ -78,12 +78,12 @@ SmRates sm_rates(const HardwareSpec& hw, DType t) {
 }
 
 StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& f, const BlockShape& shape,
-                   const SmRates& r) {
+                   const SmRates& r, std::uint32_t in_phase) {
   StepCost c;
   const std::uint64_t warps = std::max<std::uint32_t>(1, shape.warps);
   const auto w = static_cast<double>(warps);
-  // The warps of this block that share one sub-partition take turns on its pipes.
-  const auto own = static_cast<double>(ceil_div_u(warps, kSchedulersPerSm));
+  // The warps that share one sub-partition and run this phase with it take turns on its pipes.
+  const auto own = static_cast<double>(std::max<std::uint32_t>(1, in_phase));
   double tensor = 0, sfu = 0, fp32 = 0, shfl = 0, instructions = 0, smem_bytes = 0;
   std::uint64_t rows_per_warp = 0;
   constexpr MatmulRole kDefault{WarpSplit::grid, Operand::shared, Operand::shared};
@@ -158,6 +158,9 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
 BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockShape& shape, const SmRates& r,
                      std::uint32_t blocks) {
   BlockTime out;
+  // In phase: every resident warp of the sub-partition (all `blocks` blocks); staggered: this block's.
+  const std::uint64_t sharing = f.overlap == Overlap::in_phase ? std::uint64_t{blocks} * shape.warps : shape.warps;
+  const auto in_phase = static_cast<std::uint32_t>(ceil_div_u(sharing, kSchedulersPerSm));
   std::uint64_t segments = 0;
   for (const SegmentRun& run : p.runs) segments += run.count;
   const bool has_epilogue = segments > p.steps;
@@ -167,14 +170,14 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
     const bool last = has_epilogue && i + 1 == p.runs.size();
     std::uint64_t rest = run.count;
     if (i == 0) {
-      const StepCost c = step_cost(run.segment, true, last && run.count == 1, f, shape, r);
+      const StepCost c = step_cost(run.segment, true, last && run.count == 1, f, shape, r, in_phase);
       const StepTime t = step_time(c, shape, blocks);
       out.cycles += t.cycles;
       if (t.latency_bound) out.latency_cycles += t.cycles;
       --rest;
     }
     if (rest == 0) continue;
-    const StepCost c = step_cost(run.segment, false, last, f, shape, r);
+    const StepCost c = step_cost(run.segment, false, last, f, shape, r, in_phase);
     const StepTime t = step_time(c, shape, blocks);
     const double cycles = t.cycles * static_cast<double>(rest);
     out.cycles += cycles;

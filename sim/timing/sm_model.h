@@ -24,7 +24,7 @@
 
 #include "sim/core/dtype.h"
 #include "sim/core/hardware.h"
-#include "sim/timing/kernel_family.h"
+#include "sim/schedule/kernel_family.h"
 #include "sim/timing/step_profile.h"
 
 namespace iosim {
@@ -64,8 +64,9 @@ struct StepCost {
   const char* pipe = "";   ///< that busiest pipe
 };
 
+/// `in_phase` warps share the sub-partition and run this step's phases at the same time (kernel_family.h).
 [[nodiscard]] StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& f,
-                                 const BlockShape& shape, const SmRates& r);
+                                 const BlockShape& shape, const SmRates& r, std::uint32_t in_phase);
 
 /// The time of one step with `blocks` blocks resident on the SM, and which bound set it.
 struct StepTime {

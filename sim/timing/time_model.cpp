@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "sim/timing/block_schedule.h"
-#include "sim/timing/kernel_family.h"
+#include "sim/schedule/kernel_family.h"
 #include "sim/timing/sm_model.h"
 #include "sim/timing/step_profile.h"
 
@@ -40,7 +40,19 @@ void sm_time(KernelTime& t, const Kernel& kernel, const KernelFamily& family, co
   shape.stages = std::max(1u, k.launch.stages);
   const double l2_read_bytes = static_cast<double>(k.l2_read_sectors) * p.sector_bytes;
   shape.l2_hit_rate = l2_read_bytes > 0 ? 1 - static_cast<double>(k.dram_read.value) / l2_read_bytes : 1;
-  const std::uint32_t per_sm = std::max(1u, k.occupancy.blocks_per_sm);
+  // Blocks per SM: the occupancy with the family's register model (fitted to ptxas) where the
+  // schedule says which fragments a thread holds and the family's kernel can hold them; else the
+  // GPU model's (the schedule's estimate).
+  std::uint32_t per_sm = std::max(1u, k.occupancy.blocks_per_sm);
+  if (k.launch.fragment_registers > 0) {
+    LaunchShape with = k.launch;
+    with.registers_per_thread = family_registers(family, k.launch.fragment_registers);
+    const Occupancy o = occupancy(with, hw.sm);
+    if (o.infeasible.empty()) {
+      per_sm = o.blocks_per_sm;
+      t.registers = with.registers_per_thread;
+    }
+  }
   t.blocks_per_sm = per_sm;
 
   // Each distinct block's time at 1 … per_sm resident blocks.

@@ -64,12 +64,30 @@ std::string prediction_table(const ProblemRuns& pr, const HardwareSpec& hw) {
     }
   }
   if (!any) return {};
+  // Where each kernel's cold time goes (sim/timing/time_model.h): total = issue + latency + tail +
+  // memory + launch.
+  TextTable b({"schedule", "pass", "kernel", "family", "issue", "latency", "tail", "memory", "launch", "time", "bound by"},
+              {A::left, A::left, A::left, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::left});
+  for (const ScheduleRun& s : pr.schedules) {
+    if (!s.predicted) continue;
+    const TimePrediction& tp = s.predicted->cold_time;
+    for (std::size_t i = 0; i < tp.kernels.size(); ++i) {
+      const KernelTime& k = tp.kernels[i];
+      const auto part = [](double v) { return v > 0 ? ms(v) : std::string("-"); };
+      const std::string bound = k.binding == "issue" && !k.pipe.empty() ? "issue (" + k.pipe + ")" : k.binding;
+      b.add({i == 0 ? s.name : "", i == 0 ? std::string(name(s.pass)) : "", k.name, k.family, part(k.issue_s),
+             part(k.latency_s), part(k.tail_s), part(k.memory_s), part(k.launch_s), ms(k.total_s), bound});
+    }
+  }
   std::string out = fmt::format(
       "\n  predicted on {}: L2 = what the SMs ask of it (lts__t_sectors_srcunit_tex_op_*), DRAM = what reaches HBM\n"
       "  (dram__bytes_*, writes include the dirty lines drained after the last kernel); cold L2, warm at the right;\n"
       "  time at {}\n",
       hw.name, uses_measured(hw) ? "the config's measured ceilings (iosim calibrate)" : "the datasheet's peaks (a bound)");
-  return out + t.render("  ");
+  return out + t.render("  ") +
+         "\n  time of each kernel, cold L2: issue = pipes busy, latency = a dependent chain or a load's round trip\n"
+         "  exposed, tail = SMs idle while the last blocks run, memory = what DRAM or L2 bandwidth adds beyond that\n" +
+         b.render("  ");
 }
 
 namespace {
@@ -96,7 +114,10 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t) {
     w.field("sram_ms", kt.sram_s * 1e3).field("tensor_ms", kt.tensor_s * 1e3).field("exp_ms", kt.special_s * 1e3);
     w.field("vector_ms", kt.vector_s * 1e3);
     w.field("launch_ms", kt.launch_s * 1e3).field("total_ms", kt.total_s * 1e3);
-    w.field("binding", kt.binding).end_object().end_object();
+    w.field("family", kt.family).field("issue_ms", kt.issue_s * 1e3).field("latency_ms", kt.latency_s * 1e3);
+    w.field("tail_ms", kt.tail_s * 1e3).field("memory_ms", kt.memory_s * 1e3);
+    w.field("model_blocks_per_sm", std::uint64_t{kt.blocks_per_sm}).field("model_registers", std::uint64_t{kt.registers});
+    w.field("binding", kt.binding).field("pipe", kt.pipe).end_object().end_object();
   }
   w.end_array();
   w.field("lts__t_sectors_srcunit_tex_op_read", p.l2_read_sectors());

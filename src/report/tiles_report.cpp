@@ -23,6 +23,19 @@ double l2_bytes(const TileCandidate& c) {
          c.predicted.sector_bytes;
 }
 
+/// The candidate's time terms summed over its kernels.
+KernelTime terms(const TileCandidate& c) {
+  KernelTime sum;
+  for (const KernelTime& k : c.time.kernels) {
+    sum.issue_s += k.issue_s;
+    sum.latency_s += k.latency_s;
+    sum.tail_s += k.tail_s;
+    sum.memory_s += k.memory_s;
+    sum.launch_s += k.launch_s;
+  }
+  return sum;
+}
+
 }  // namespace
 
 std::string render_tiles_table(const TilesReport& r) {
@@ -43,9 +56,9 @@ std::string render_tiles_table(const TilesReport& r) {
                      feasible, std::min(r.top, feasible));
   using A = TextTable::Align;
   TextTable t({"rank", "B_r", "B_c", "warps", "stages", "smem", "regs", "per SM", "waves", "L2 traffic", "DRAM read",
-               "DRAM write", "time", "bound by"},
+               "DRAM write", "issue", "latency", "tail", "time", "bound by"},
               {A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left, A::right, A::right,
-               A::right, A::right, A::right, A::left});
+               A::right, A::right, A::right, A::right, A::right, A::right, A::left});
   std::size_t rank = 0;
   for (const TileCandidate& c : r.candidates) {
     if (!c.rejected.empty() || rank == r.top) break;
@@ -55,7 +68,7 @@ std::string render_tiles_table(const TilesReport& r) {
            fmt::format("{} ({})", c.occupancy.blocks_per_sm, c.occupancy.limited_by),
            fmt::format("{:.2f}", static_cast<double>(c.predicted.kernels.empty() ? 0 : c.predicted.kernels.front().waves)),
            si_bytes(l2_bytes(c)), si_bytes(c.predicted.dram_read()), si_bytes(c.predicted.dram_write()),
-           ms(c.time.total_s), c.time.binding});
+           ms(terms(c).issue_s), ms(terms(c).latency_s), ms(terms(c).tail_s), ms(c.time.total_s), c.time.binding});
   }
   out += t.render("  ");
   if (!rejected.empty()) {
@@ -93,6 +106,9 @@ std::string render_tiles_json(const TilesReport& r) {
     w.field("lts__t_sectors_srcunit_tex_op_write", c.predicted.l2_write_sectors());
     w.field("lts__t_sectors_srcunit_tex_op_red", c.predicted.l2_red_sectors());
     w.field("dram__bytes_read", c.predicted.dram_read().value).field("dram__bytes_write", c.predicted.dram_write().value);
+    const KernelTime sum = terms(c);
+    w.field("issue_ms", sum.issue_s * 1e3).field("latency_ms", sum.latency_s * 1e3).field("tail_ms", sum.tail_s * 1e3);
+    w.field("memory_ms", sum.memory_s * 1e3).field("launch_ms", sum.launch_s * 1e3);
     w.field("time_ms", c.time.total_s * 1e3).field("binding", c.time.binding).end_object();
   }
   w.end_array().end_object();

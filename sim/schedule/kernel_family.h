@@ -1,8 +1,9 @@
 // Kernel families: how a kind of CUDA kernel turns a schedule's step into warp instructions — its
 // warp layout, where its matrix operands come from, how its stages use shared memory, its register
-// model and which of its work overlaps. Data, not code paths: the SM model (sm_model.h) reads a
-// family and the step profile (step_profile.h) and nothing else, so a new kind of kernel (a
-// warp-specialised Hopper kernel, a Triton kernel) is a new description in kernel_family.cpp.
+// model and which of its work overlaps. Data, not code paths, beside the schedules: the schedules
+// take their register estimate from it, the time model's SM model (sim/timing/sm_model.h) reads a
+// family and the step profile and nothing else, so a new kind of kernel (a warp-specialised Hopper
+// kernel, a Triton kernel) is a new description in kernel_family.cpp.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,15 @@ enum class FamilyModel : std::uint8_t {
              ///< at its rate, the largest one binding
 };
 
+/// Whether the warps that share an SM sub-partition run their steps' phases at the same time.
+enum class Overlap : std::uint8_t {
+  in_phase,  ///< every resident warp does the same step in the same order (FlashAttention-2: the products,
+             ///< then the softmax, then the products), so one warp's phase on a pipe queues behind the
+             ///< others' on that pipe, and another pipe idles meanwhile
+  staggered, ///< warps are scheduled out of phase (FlashAttention-3's ping-pong): one's softmax runs
+             ///< while another's products do; a step takes the larger of one chain and the pipes' work
+};
+
 struct KernelFamily {
   std::string_view name;
   std::string_view source;  ///< where the description comes from (the kernel's own file)
@@ -52,13 +62,18 @@ struct KernelFamily {
   /// with s stages, s − 1 steps of compute cover a load's latency. False: every step waits for its
   /// own loads (the latency of a round trip to the L2 or DRAM is on the critical path).
   bool loads_pipelined = false;
-  /// Registers per thread beyond the accumulators and the operands held in registers: addresses,
-  /// indices, B fragments in flight, softmax temporaries.
-  std::uint32_t base_registers = 0;
-  /// Operand elements held in registers across the loop per block (FlashAttention-2's Q_i fragments:
-  /// B_r × d), as a multiple of B_r × d; 0 when none.
-  std::uint32_t held_rows_times_d = 0;
+  /// Registers per thread = base + per_fragment × the fragment registers the thread holds across a
+  /// step (its share of the fp32 accumulators and of operands kept in registers, as the schedule
+  /// counts them): the rest is addresses, indices, B fragments in flight and softmax temporaries,
+  /// which grow with the tile. Both fitted by least squares to ptxas -v of the family's compiled
+  /// kernels (scripts/fit-registers.py, results/ptxas-registers-sm90-cuda13.0.json).
+  double base_registers = 0;
+  double per_fragment = 1;
+  Overlap overlap = Overlap::in_phase;
 };
+
+/// A thread's registers in a kernel of `family` holding `fragment_registers` (see KernelFamily).
+[[nodiscard]] std::uint32_t family_registers(const KernelFamily& family, double fragment_registers);
 
 /// The family of a kernel, by the kernel's name (Kernel::name()); the roofline family for a name
 /// no family describes.
