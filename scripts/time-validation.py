@@ -43,6 +43,35 @@ def predict(iosim, config, run):
     return json.loads(done.stdout)["runs"][0]["schedules"][0]["predicted"]
 
 
+def sdpa_runs(path):
+    """PyTorch's runs (scripts/sdpa_bench.py --sweep) as runs of iosim's schedules: the flash backend is
+    FlashAttention-2 (flash2 at the model's default tiles, which are FlashAttention-2's own), the math
+    path is standard attention (naive); fwd+bwd is the sum of both passes' predictions."""
+    out = []
+    for r in json.load(open(path))["results"]:
+        if r.get("median_ms_cold") is None:
+            continue
+        problem = {"batch": r["batch"], "heads": r["heads"], "n": r["n"], "n_kv": r["n"], "d": r["d"],
+                   "dtype": r["dtype"]}
+        sched = "flash2" if r["impl"] == "flash" else "naive"
+        out.append({"schedule": sched, "pass": "fwd" if r["mode"] == "fwd" else "fwdbwd", "problem": problem,
+                    "tile": {"br": 0, "bc": 0, "warps": 0, "stages": 0}, "measured_ms": r["median_ms_cold"],
+                    "source": "torch " + r["impl"]})
+    return out
+
+
+def predict_any(iosim, config, run):
+    if run["pass"] != "fwdbwd":
+        return predict(iosim, config, run)
+    parts = [predict(iosim, config, dict(run, **{"pass": p})) for p in ("fwd", "bwd")]
+    for q in parts:
+        if "refused" in q:
+            return q
+    cold = {"time_ms": sum(q["cold"]["time_ms"] for q in parts), "binding": parts[1]["cold"].get("binding", ""),
+            "kernels": parts[0]["cold"]["kernels"] + parts[1]["cold"]["kernels"]}
+    return {"cold": cold}
+
+
 def measured_ms(run):
     for row in run.get("rows", []):
         if row["quantity"] == "time, cold L2":
@@ -85,12 +114,22 @@ def main():
     ap.add_argument("--config", required=True)
     ap.add_argument("--iosim", default="build/iosim")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--sdpa", action="append", default=[], help="PyTorch runs (scripts/sdpa_bench.py --sweep)")
+    ap.add_argument("--schedule", help="only runs of this schedule")
+    ap.add_argument("--pass", dest="pass_", help="only runs of this pass")
+    ap.add_argument("--n", type=int, help="only runs of this n")
+    ap.add_argument("--fail-above-median", type=float, metavar="PCT",
+                    help="exit 1 when the median |error| exceeds PCT percent (the CPU test that holds the model)")
     ap.add_argument("--json-out")
     ap.add_argument("--markdown")
     a = ap.parse_args()
     runs = [r for f in a.runs for r in json.load(open(f))["runs"] if measured_ms(r)]
+    for f in a.sdpa:
+        runs += sdpa_runs(f)
+    runs = [r for r in runs if (not a.schedule or r["schedule"] == a.schedule) and
+            (not a.pass_ or r["pass"] == a.pass_) and (not a.n or r["problem"]["n"] == a.n)]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-        preds = list(ex.map(lambda r: predict(a.iosim, a.config, r), runs))
+        preds = list(ex.map(lambda r: predict_any(a.iosim, a.config, r), runs))
     rows = []
     refused = [(r, p["refused"]) for r, p in zip(runs, preds) if "refused" in p]
     runs, preds = zip(*[(r, p) for r, p in zip(runs, preds) if "refused" not in p]) if refused else (runs, preds)
@@ -98,7 +137,7 @@ def main():
         m = measured_ms(run)
         ms = pred["cold"]["time_ms"]
         kernels = pred["cold"]["kernels"]
-        rows.append({"schedule": run["schedule"], "pass": run["pass"], "problem": run["problem"],
+        rows.append({"source": run.get("source", "iosim"), "schedule": run["schedule"], "pass": run["pass"], "problem": run["problem"],
                      "tile": run["tile"], "measured_ms": m, "predicted_ms": ms, "error": (m - ms) / m,
                      "binding": pred["cold"].get("binding", ""),
                      "kernels": [{"name": k["name"], "time": k["time"]} for k in kernels]})
@@ -125,12 +164,14 @@ def main():
     line("|---|---|---|---|---|---|")
     summary("all", rows)
     summary("n ≤ 2048", [r for r in rows if r["problem"]["n"] <= 2048])
-    for key in sorted({(r["schedule"], r["pass"]) for r in rows}):
-        summary(f"{key[0]} {key[1]}", [r for r in rows if (r["schedule"], r["pass"]) == key])
+    for key in sorted({(r["source"], r["schedule"], r["pass"]) for r in rows}):
+        summary(f"{key[0]}: {key[1]} {key[2]}", [r for r in rows if (r["source"], r["schedule"], r["pass"]) == key])
 
     groups = {}
     for r in rows:
         p = r["problem"]
+        if r["source"] != "iosim":
+            continue  # PyTorch's runs have one tile each
         key = (r["schedule"], r["pass"], p["batch"], p["heads"], p["n"], p["n_kv"], p["d"], p["dtype"])
         groups.setdefault(key, []).append(r)
     line("")
@@ -156,6 +197,12 @@ def main():
         json.dump(rows, open(a.json_out, "w"), indent=1)
     if a.markdown:
         open(a.markdown, "w").write("\n".join(out) + "\n")
+    if a.fail_above_median is not None:
+        median = 100 * statistics.median(abs(r["error"]) for r in rows)
+        if median > a.fail_above_median:
+            print(f"FAIL: median |error| {median:.1f}% is above {a.fail_above_median}%")
+            return 1
+        print(f"ok: median |error| {median:.1f}% ≤ {a.fail_above_median}%")
     return 0
 
 

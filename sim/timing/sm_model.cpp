@@ -97,20 +97,24 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     tensor += mma * r.mma_interval;
     instructions += mma + ldsm;
     smem_bytes += w * ldsm * kLdmatrixBytes;
-    c.chain += std::max(own * mma * r.mma_interval, static_cast<double>(t.kt) * r.lat.mma_latency) +
-               (ldsm > 0 ? r.lat.ldmatrix_latency : 0);
+    const double busy = own * mma * r.mma_interval;
+    const double phase = std::max(busy, static_cast<double>(t.kt) * r.lat.mma_latency);
+    c.chain += phase + (ldsm > 0 ? r.lat.ldmatrix_latency : 0);
+    c.chain_busy += busy;
   }
   if (s.vector_flops > 0) {
     const double n = s.vector_flops / (w * kWarpLanes);
     fp32 += n * r.fp32_interval;
     instructions += n;
     c.chain += own * n * r.fp32_interval + r.lat.fma_latency;
+    c.chain_busy += own * n * r.fp32_interval;
   }
   if (s.special_ops > 0) {
     const double n = s.special_ops / (w * kWarpLanes);
     sfu += n * r.ex2_interval;
     instructions += n;
     c.chain += own * n * r.ex2_interval + r.lat.ex2_latency;
+    c.chain_busy += own * n * r.ex2_interval;
   }
   if (!last && f.shuffle_rounds_per_step > 0 && rows_per_warp > 0) {
     // Each lane holds two rows of every m16 tile: one shuffle per row pair, tile and round.
@@ -152,7 +156,8 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
   const double issue = std::max(per_smsp * c.warp_issue, static_cast<double>(blocks) * c.block_smem);
   const double covered = c.pipelined ? static_cast<double>(shape.stages - 1) * std::max(c.chain, issue) : 0;
   const double latency = c.chain + std::max(0.0, c.memory - covered);
-  return {std::max(latency, issue), latency >= issue};
+  if (latency < issue) return {issue, false, issue};
+  return {latency, true, std::min(c.chain_busy, latency)};
 }
 
 BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockShape& shape, const SmRates& r,
@@ -173,7 +178,7 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
       const StepCost c = step_cost(run.segment, true, last && run.count == 1, f, shape, r, in_phase);
       const StepTime t = step_time(c, shape, blocks);
       out.cycles += t.cycles;
-      if (t.latency_bound) out.latency_cycles += t.cycles;
+      out.latency_cycles += t.cycles - t.busy;
       --rest;
     }
     if (rest == 0) continue;
@@ -181,10 +186,9 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
     const StepTime t = step_time(c, shape, blocks);
     const double cycles = t.cycles * static_cast<double>(rest);
     out.cycles += cycles;
-    if (t.latency_bound) {
-      out.latency_cycles += cycles;
-    } else if (cycles > longest_issue) {
-      longest_issue = cycles;
+    out.latency_cycles += (t.cycles - t.busy) * static_cast<double>(rest);
+    if (t.busy * static_cast<double>(rest) > longest_issue) {
+      longest_issue = t.busy * static_cast<double>(rest);
       out.pipe = c.pipe;
     }
   }

@@ -57,6 +57,7 @@ struct BlockShape {
 /// One segment's cost for a block of `shape`, in cycles.
 struct StepCost {
   double chain = 0;        ///< one warp's dependent chain, memory waits left out
+  double chain_busy = 0;   ///< the part of it its sub-partition's pipes are busy (the rest is waiting)
   double memory = 0;       ///< the round trip of the step's loads
   bool pipelined = false;  ///< its loads were issued `stages - 1` steps ahead
   double warp_issue = 0;   ///< one warp's work on its sub-partition's busiest pipe
@@ -72,10 +73,12 @@ struct StepCost {
 struct StepTime {
   double cycles = 0;
   bool latency_bound = false;
+  double busy = 0;  ///< cycles of it the pipes were busy: issue-bound work; the rest is latency
 };
 [[nodiscard]] StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blocks);
 
-/// A whole block at `blocks` blocks per SM: cycles, and the part of them set by latency.
+/// A whole block at `blocks` blocks per SM: cycles, and the part of them spent waiting on latency
+/// (a dependent chain, a barrier, a load's round trip) rather than keeping a pipe busy.
 struct BlockTime {
   double cycles = 0;
   double latency_cycles = 0;
