@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/error.h"
+#include "sim/core/progress.h"
 #include "sim/gpu/address_map.h"
 #include "sim/memory/dram.h"
 #include "sim/memory/l2_cache.h"
@@ -96,6 +97,8 @@ class KernelRun {
     for (std::size_t i = 0; i < slots.size(); ++i) slots[i].partition = static_cast<std::uint32_t>(i % sms % 2);
     for (Slot& s : slots) start(s);
     std::size_t running = slots.size();
+    const std::string progress_what = "GPU model, " + out.name + ": blocks";  // progress (sim/core/progress.h)
+    std::uint64_t finished = 0;
     while (running > 0) {
       for (std::size_t i = 0; i < slots.size(); ++i) {
         Slot& s = slots[i];
@@ -111,6 +114,7 @@ class KernelRun {
         out.special += Flops(static_cast<std::uint64_t>(s.rec.special));
         out.sram += Bytes(static_cast<std::uint64_t>(s.rec.sram));
         s.busy = false;
+        report_progress(progress_what, ++finished, out.blocks);  // progress (sim/core/progress.h)
         if (launched < out.blocks) {
           start(s);
         } else {
