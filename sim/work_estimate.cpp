@@ -25,6 +25,33 @@ double sectors(const Schedule& s, const ScheduleContext& ctx) {
   return bytes / std::max<double>(1, ctx.hardware.l2.sector_bytes);
 }
 
+/// Counts the events of one block as the GPU model records them (transfers, each `times` over, and steps).
+class EventCounter final : public EventSink {
+ public:
+  std::uint64_t events = 0;
+  void on_transfer(const Transfer& t) override { events += t.times; }
+  void on_compute(const Compute&) override {}
+  void on_step() override { ++events; }
+};
+
+/// What the GPU model holds for its running blocks: each one's recorded events (about 48 bytes each:
+/// a tile, a direction, a flag), for as many blocks as run at once; the largest kernel's.
+double running_blocks_bytes(const Schedule& s, const ScheduleContext& ctx) {
+  constexpr double kEventBytes = 48;
+  double most = 0;
+  for (const Kernel* k : s.kernels()) {
+    const Occupancy occ = occupancy(k->launch(), ctx.hardware.sm);
+    if (!occ.infeasible.empty()) continue;
+    const Tiling g = k->grid_x();
+    if (g.count() == 0) continue;
+    EventCounter c;
+    k->block(Span{0, 1, g.size(0), g.begin(0)}, Emitter(c, Walk::each));  // the first block, as the model does
+    const double running = static_cast<double>(std::min<std::uint64_t>(occ.concurrent, g.count() * k->grid_heads()));
+    most = std::max(most, running * static_cast<double>(c.events) * kEventBytes);
+  }
+  return most;
+}
+
 /// Whether every kernel of `s` can be resident on an SM (what search_tiles and predict() check).
 bool fits(const Schedule& s, const ScheduleContext& ctx) {
   for (const Kernel* k : s.kernels()) {
@@ -52,10 +79,10 @@ WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, 
   WorkEstimate e;
   e.seconds = sectors(s, ctx) * replays * ns * 1e-9;
   // The L2's state (a tag, an age and a sector mask per line: 8 bytes) and the running blocks'
-  // recorded steps, which stay small beside it.
+  // recorded events.
   const L2Spec& l2 = ctx.hardware.l2;
   const double lines = static_cast<double>(l2.capacity.value) / std::max<double>(1, l2.line_bytes);
-  e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8);
+  e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8 + running_blocks_bytes(s, ctx));
   e.slowest = e.largest = "predicting " + std::string(s.name()) + " " + pass_name(s.pass());
   e.slowest_seconds = e.seconds;
   return e;

@@ -18,17 +18,20 @@ namespace iosim {
 /// Per-unit costs of the slow parts, measured on one core of the development machine (2-core VM,
 /// 2026-12-01; docs/performance.md).
 struct WorkCosts {
-  /// The exact L2 replay of the GPU model, per SM-to-L2 sector of the schedule's count and replay:
-  /// streams of misses (naive) and tiled schedules (bench_gpu_model predict_naive, predict_flash2).
+  /// The exact L2 replay of the GPU model, per sector of the schedule's HBM count and per replay: a
+  /// stream of misses (naive) and tiled schedules' hits. bench_gpu_model measures 46 M (naive) and
+  /// 97 M (flash2) simulated sectors per second; these are fitted per sector of the count on whole
+  /// runs of --predict and tiles (docs/performance.md). They are the exact replay's: a faster model
+  /// needs its own.
   double ns_per_sector_streaming = 26;
-  double ns_per_sector_tiled = 12;
+  double ns_per_sector_tiled = 8;
   /// Execution on numbers, per floating-point operation of its matrix products: the reference (in
   /// double, blocks of 256 query rows) and the schedule's own run in fp32 or fp64.
   double ns_per_flop_reference = 0.12;
   double ns_per_flop_fp32 = 0.08;
   double ns_per_flop_fp64 = 0.14;
   /// The process before any work (configs, the program itself).
-  std::uint64_t base_bytes = 16ull << 20;
+  std::uint64_t base_bytes = 8ull << 20;
 };
 
 struct WorkEstimate {
