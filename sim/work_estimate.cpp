@@ -121,6 +121,7 @@ WorkEstimate estimate_runs(const std::vector<std::string>& names, const std::vec
                            const ScheduleContext& ctx, const RunOptions& opt, const WorkCosts& c) {
   WorkEstimate total;
   total.bytes = c.base_bytes;
+  total.largest = "the program itself";
   if (!opt.predict && !opt.execute) return total;
   for (const std::string& name : names) {
     for (Pass pass : passes) {
@@ -135,6 +136,7 @@ WorkEstimate estimate_runs(const std::vector<std::string>& names, const std::vec
 WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& spec, const WorkCosts& c) {
   WorkEstimate total;
   total.bytes = c.base_bytes;
+  total.largest = "the program itself";
   const std::vector<std::uint32_t> stages = spec.schedule == "flash2" ? spec.stages : std::vector<std::uint32_t>{1};
   double seconds = 0;
   std::uint64_t peak = 0;

@@ -110,7 +110,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   }
 
   try {
-    const ProgressScope progress(err, !quiet && stderr_is_terminal(err));
+    // validate and calibrate write their own progress lines, which a redrawn line would overwrite.
+    const bool own_lines = validate->parsed() || calibrate->parsed();
+    const ProgressScope progress(err, !quiet && !own_lines && stderr_is_terminal(err));
     const Limits limits = resolve_limits(max_time, max_memory);
     std::ostringstream no_progress;  // --quiet: validate's and calibrate's progress lines too
     std::ostream& progress_lines = quiet ? no_progress : err;
