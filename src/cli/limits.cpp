@@ -119,6 +119,7 @@ std::string format_seconds(double s) {
 
 std::string format_bytes(double b) {
   constexpr double kGiB = static_cast<double>(1ull << 30);
+  if (b < (1 << 20)) return fmt::format("{:.0f} bytes", b);
   if (b < kGiB) return fmt::format("{:.0f} MiB", b / (1 << 20));
   return fmt::format("{:.1f} GiB", b / kGiB);
 }
