@@ -24,3 +24,22 @@ if(NOT IOSIM_CUDA STREQUAL "OFF")
   endif()
 endif()
 message(STATUS "iosim: CUDA backend ${IOSIM_HAVE_CUDA}")
+
+# iosim_add_gpu_module(SOURCES ... LIBS ...): the GPU module, libiosim_gpu.so, placed next to the iosim
+# binary, where cuda/loader/loader.cpp looks for it. cuda/ builds it from the real backend, cuda/stub/
+# from the stub; it exports one symbol (cuda/loader/module.map), and the program opens it only for the
+# commands that need the GPU.
+function(iosim_add_gpu_module)
+  cmake_parse_arguments(M "" "" "SOURCES;LIBS" ${ARGN})
+  add_library(iosim_gpu_module MODULE ${PROJECT_SOURCE_DIR}/cuda/loader/module_entry.cpp ${M_SOURCES})
+  set_target_properties(iosim_gpu_module PROPERTIES OUTPUT_NAME iosim_gpu PREFIX lib
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+  target_include_directories(iosim_gpu_module PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(iosim_gpu_module PRIVATE ${M_LIBS})
+  target_link_options(iosim_gpu_module PRIVATE "-Wl,--version-script=${PROJECT_SOURCE_DIR}/cuda/loader/module.map")
+  set_property(TARGET iosim_gpu_module APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cuda/loader/module.map)
+  if(NOT IOSIM_SANITIZE)  # the sanitizers' runtime is the program's: their symbols stay undefined here
+    target_link_options(iosim_gpu_module PRIVATE -Wl,--no-undefined)
+  endif()
+  iosim_target_defaults(iosim_gpu_module)
+endfunction()

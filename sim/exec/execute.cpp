@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/core/error.h"
+#include "sim/core/progress.h"
 #include "sim/exec/executors.h"
 #include "sim/exec/inputs.h"
 #include "sim/exec/reference.h"
@@ -157,6 +158,11 @@ Run run(const Target& t, const Inputs& in, const Expected& ref, Bug bug, bool re
 
 template <class T>
 ExecutionResult execute_in(const Target& t, const Inputs& given, const ExecuteOptions& o) {
+  // Progress in steps: the reference, the correct run, the bugged run.
+  const std::string what = "execute " + std::string(t.schedule) + " " + (t.pass == Pass::fwd ? "fwd" : "bwd") +
+                           ": reference and runs";
+  const std::uint64_t steps = o.bug == Bug::none ? 2 : 3;
+  report_progress(what, 0, steps);
   const Inputs in = rounded<T>(given);
   Expected ref;
   if (t.pass == Pass::fwd) {
@@ -164,9 +170,11 @@ ExecutionResult execute_in(const Target& t, const Inputs& given, const ExecuteOp
   } else {
     ref.g = reference_backward(in);
   }
+  report_progress(what, 1, steps);
   ExecutionResult res;
   res.options = o;
   Run correct = run<T>(t, in, ref, Bug::none, o.record && o.bug == Bug::none);
+  report_progress(what, 2, steps);
   if (online_softmax(t.schedule)) res.max_grew = correct.max_grew;
   if (o.bug == Bug::none) {
     res.outputs = std::move(correct.errors);
@@ -174,6 +182,7 @@ ExecutionResult execute_in(const Target& t, const Inputs& given, const ExecuteOp
     return res;
   }
   Run bugged = run<T>(t, in, ref, o.bug, o.record);
+  report_progress(what, 3, steps);
   res.outputs = std::move(bugged.errors);
   res.correct = std::move(correct.errors);
   res.transfers = std::move(bugged.transfers);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/error.h"
+#include "sim/core/progress.h"
 #include "sim/gpu/address_map.h"
 #include "sim/gpu/block_recorder.h"
 #include "sim/gpu/fast_replay.h"
@@ -60,6 +61,8 @@ class KernelRun {
     for (std::size_t i = 0; i < slots.size(); ++i) slots[i].partition = static_cast<std::uint32_t>(i % sms % 2);
     for (Slot& s : slots) start(s);
     std::size_t running = slots.size();
+    const std::string progress_what = "GPU model, " + out.name + ": blocks";  // progress (sim/core/progress.h)
+    std::uint64_t finished = 0;
     while (running > 0) {
       for (std::size_t i = 0; i < slots.size(); ++i) {
         Slot& s = slots[i];
@@ -75,6 +78,7 @@ class KernelRun {
         out.special += Flops(static_cast<std::uint64_t>(s.rec.special));
         out.sram += Bytes(static_cast<std::uint64_t>(s.rec.sram));
         s.busy = false;
+        report_progress(progress_what, ++finished, out.blocks);  // progress (sim/core/progress.h)
         if (launched < out.blocks) {
           start(s);
         } else {

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "sim/core/error.h"
+#include "sim/core/progress.h"
 
 namespace iosim {
 
@@ -69,11 +70,17 @@ std::vector<TileCandidate> search_tiles(const ScheduleContext& base, const TileS
     }
   }
   const unsigned threads = spec.threads != 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> next{0}, evaluated{0};
   std::vector<std::exception_ptr> errors(threads);
   const auto work = [&](unsigned id) {
     try {
-      for (std::size_t i = next++; i < all.size(); i = next++) evaluate(all[i], base, spec);
+      for (std::size_t i = next++; i < all.size(); i = next++) {
+        {
+          const ProgressMute mute;  // the candidates report, not each one's prediction
+          evaluate(all[i], base, spec);
+        }
+        report_progress("tiles: candidates", ++evaluated, all.size());
+      }
     } catch (...) {
       errors[id] = std::current_exception();
     }

@@ -2,8 +2,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sstream>
+
 #include "sim/core/error.h"
 #include "src/cli/commands.h"
+#include "src/cli/progress_bar.h"
 
 namespace iosim::cli {
 
@@ -28,6 +31,19 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   add_problem_flags(app, run_flags, FlagSet::run);
   add_execute_flags(app, run_flags);
   add_format(app, run_format);
+
+  // Limits of the work a request may take (src/cli/limits.h), and whether progress shows on a terminal.
+  std::string max_time, max_memory;
+  bool quiet = false;
+  const auto add_limits = [&](CLI::App& a) {
+    a.add_option("--max-time", max_time, "refuse a request estimated to take longer (default 10m; e.g. 30m, 2h)");
+    a.add_option("--max-memory", max_memory, "refuse a request estimated to need more memory (default 8GiB)");
+  };
+  const auto add_quiet = [&](CLI::App& a) {
+    a.add_flag("--quiet,-q", quiet, "no progress on stderr (shown only when stderr is a terminal)");
+  };
+  add_limits(app);
+  add_quiet(app);
 
   ProblemFlags bounds_flags;
   std::string bounds_format = "table";
@@ -88,6 +104,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CLI::App* trace = app.add_subcommand("trace", "every tile transfer of a small problem in order: a table, JSON or an SVG");
   add_trace_flags(*trace, trace_flags);
 
+  add_limits(*tiles);
+  for (CLI::App* sub : {bounds, tiles, measure, validate, calibrate, trace}) add_quiet(*sub);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -100,16 +119,22 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   }
 
   try {
+    // validate and calibrate write their own progress lines, which a redrawn line would overwrite.
+    const bool own_lines = validate->parsed() || calibrate->parsed();
+    const ProgressScope progress(err, !quiet && !own_lines && stderr_is_terminal(err));
+    const Limits limits = resolve_limits(max_time, max_memory);
+    std::ostringstream no_progress;  // --quiet: validate's and calibrate's progress lines too
+    std::ostream& progress_lines = quiet ? no_progress : err;
     if (bounds->parsed()) {
       if (bounds_flags.d.empty()) bounds_flags.d.push_back(64);
       return bounds_command(bounds_flags, bounds_format, out);
     }
-    if (tiles->parsed()) return tiles_command(tiles_flags, tiles_format, tiles_top, out);
+    if (tiles->parsed()) return tiles_command(tiles_flags, tiles_format, tiles_top, out, limits);
     if (measure->parsed()) return measure_command(measure_flags, measure_opts, measure_format, out);
-    if (validate->parsed()) return validate_command(validate_flags, out, err);
-    if (calibrate->parsed()) return calibrate_command(calibrate_config, calibrate_write, out, err);
+    if (validate->parsed()) return validate_command(validate_flags, out, progress_lines);
+    if (calibrate->parsed()) return calibrate_command(calibrate_config, calibrate_write, out, progress_lines);
     if (trace->parsed()) return trace_command(trace_flags, out);
-    return run_command(run_flags, run_format, out);
+    return run_command(run_flags, run_format, out, limits);
   } catch (const InputError& e) {
     err << "iosim: error: " << e.what() << '\n';
     return kExitBadInput;

@@ -1,12 +1,14 @@
 // `iosim tiles --config h200.yaml --n 8192 --d 64`: rank tile shapes, warps and stages by predicted time.
 #include "sim/core/error.h"
+#include "sim/work_estimate.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
 #include "src/report/tiles_report.h"
 
 namespace iosim::cli {
 
-int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t top, std::ostream& out) {
+int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t top, std::ostream& out,
+                  const Limits& limits) {
   const Resolved r = resolve(f, /*need_n=*/true);
   if (r.problems.size() != 1) throw InputError("tiles: give one n and one d");
   if (r.passes.size() != 1) throw InputError("tiles: --pass must be fwd or bwd");
@@ -16,6 +18,7 @@ int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t 
   spec.pass = r.passes.front();
   spec.gpu = r.run.gpu;
   const ScheduleContext base{r.problems.front(), r.hardware, {}, r.splits, {}};
+  enforce(estimate_tiles(base, spec), limits);  // refuse what exceeds --max-time or --max-memory
   report::TilesReport rep{r.config_file, r.hardware, base.problem, spec, search_tiles(base, spec), top};
   if (format == "json") {
     out << report::render_tiles_json(rep);

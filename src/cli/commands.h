@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "src/cli/limits.h"
 #include "src/cli/problem_flags.h"
 
 namespace iosim::cli {
@@ -20,9 +21,11 @@ struct MeasureFlags {
   std::string json_out;  ///< measure: also write the JSON here
 };
 
-int run_command(const ProblemFlags& f, const std::string& format, std::ostream& out);
+/// `limits`: --max-time and --max-memory; a request whose estimate exceeds them is refused (InputError).
+int run_command(const ProblemFlags& f, const std::string& format, std::ostream& out, const Limits& limits = {});
 int bounds_command(const ProblemFlags& f, const std::string& format, std::ostream& out);
-int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t top, std::ostream& out);
+int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t top, std::ostream& out,
+                  const Limits& limits = {});
 int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::string& format, std::ostream& out);
 
 /// `validate`'s grid: `quick` is the subset scripts/gpu-check runs.

@@ -37,11 +37,12 @@ inline CliResult cli(std::initializer_list<std::string> args) {
   return r;
 }
 
-/// `iosim args` as a child process through the shell; stderr captured apart.
-inline CliResult process(const std::string& args) {
+/// `env` (VAR=value ..., may be empty) then `iosim args` as a child process through the shell;
+/// stderr captured apart.
+inline CliResult process_with_env(const std::string& env, const std::string& args) {
   TempDir dir;
   const std::string err_path = dir.path() + "/stderr";
-  const std::string cmd = std::string(IOSIM_BINARY) + " " + args + " 2>" + err_path;
+  const std::string cmd = env + " " + std::string(IOSIM_BINARY) + " " + args + " 2>" + err_path;
   CliResult r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (pipe == nullptr) return r;
@@ -54,6 +55,9 @@ inline CliResult process(const std::string& args) {
   r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return r;
 }
+
+/// `iosim args` as a child process through the shell; stderr captured apart.
+inline CliResult process(const std::string& args) { return process_with_env("", args); }
 
 /// JSON is YAML 1.2: yaml-cpp parses iosim's JSON output (and throws if it is malformed).
 inline YAML::Node parse_json(const std::string& text) { return YAML::Load(text); }

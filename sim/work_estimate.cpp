@@ -1,0 +1,175 @@
+#include "sim/work_estimate.h"
+
+#include <algorithm>
+#include <optional>
+#include <thread>
+
+#include "sim/core/error.h"
+#include "sim/core/ledger.h"
+#include "sim/exec/execute.h"
+#include "sim/gpu/occupancy.h"
+
+namespace iosim {
+
+namespace {
+
+constexpr double kDouble = 8;
+
+std::string pass_name(Pass p) { return p == Pass::fwd ? "fwd" : "bwd"; }
+
+/// Sectors the SMs ask of the L2 in one replay: the schedule's HBM-level traffic, in sectors.
+double sectors(const Schedule& s, const ScheduleContext& ctx) {
+  Ledger l(ctx.problem.dtype);
+  s.emit(Emitter(l, Walk::runs));
+  const double bytes = static_cast<double>(l.total(Level::hbm).bytes().value);
+  return bytes / std::max<double>(1, ctx.hardware.l2.sector_bytes);
+}
+
+/// Counts the events of one block as the GPU model records them (transfers, each `times` over, and steps).
+class EventCounter final : public EventSink {
+ public:
+  std::uint64_t events = 0;
+  void on_transfer(const Transfer& t) override { events += t.times; }
+  void on_compute(const Compute&) override {}
+  void on_step() override { ++events; }
+};
+
+/// What the GPU model holds for its running blocks: each one's recorded events (about 48 bytes each:
+/// a tile, a direction, a flag), for as many blocks as run at once; the largest kernel's.
+double running_blocks_bytes(const Schedule& s, const ScheduleContext& ctx) {
+  constexpr double kEventBytes = 48;
+  double most = 0;
+  for (const Kernel* k : s.kernels()) {
+    const Occupancy occ = occupancy(k->launch(), ctx.hardware.sm);
+    if (!occ.infeasible.empty()) continue;
+    const Tiling g = k->grid_x();
+    if (g.count() == 0) continue;
+    EventCounter c;
+    k->block(Span{0, 1, g.size(0), g.begin(0)}, Emitter(c, Walk::each));  // the first block, as the model does
+    const double running = static_cast<double>(std::min<std::uint64_t>(occ.concurrent, g.count() * k->grid_heads()));
+    most = std::max(most, running * static_cast<double>(c.events) * kEventBytes);
+  }
+  return most;
+}
+
+/// Whether every kernel of `s` can be resident on an SM (what search_tiles and predict() check).
+bool fits(const Schedule& s, const ScheduleContext& ctx) {
+  for (const Kernel* k : s.kernels()) {
+    if (!occupancy(k->launch(), ctx.hardware.sm).infeasible.empty()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void WorkEstimate::then(const WorkEstimate& part) {
+  seconds += part.seconds;
+  if (part.seconds > slowest_seconds) {
+    slowest_seconds = part.seconds;
+    slowest = part.slowest;
+  }
+  if (part.bytes > bytes) {
+    bytes = part.bytes;
+    largest = part.largest;
+  }
+}
+
+WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, int replays, const WorkCosts& c) {
+  const double ns = s.name() == "naive" ? c.ns_per_sector_streaming : c.ns_per_sector_tiled;
+  WorkEstimate e;
+  e.seconds = sectors(s, ctx) * replays * ns * 1e-9;
+  // The L2's state (a tag, an age and a sector mask per line: 8 bytes) and the running blocks'
+  // recorded events.
+  const L2Spec& l2 = ctx.hardware.l2;
+  const double lines = static_cast<double>(l2.capacity.value) / std::max<double>(1, l2.line_bytes);
+  e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8 + running_blocks_bytes(s, ctx));
+  e.slowest = e.largest = "predicting " + std::string(s.name()) + " " + pass_name(s.pass());
+  e.slowest_seconds = e.seconds;
+  return e;
+}
+
+WorkEstimate estimate_execution(const Schedule& s, const Problem& p, const ExecuteOptions& o, const WorkCosts& c) {
+  const auto n = static_cast<double>(p.n), nkv = static_cast<double>(p.n_kv), d = static_cast<double>(p.d);
+  const double t = o.precision == Precision::fp32 ? 4 : 8;
+  const bool fwd = s.pass() == Pass::fwd;
+  const bool naive = s.name() == "naive";
+  const double runs = o.bug == Bug::none ? 1 : 2;
+  // Matrix products, 2·n·n_kv·d operations each: the forward has two (S = QKᵀ, O = PV); the
+  // backward's reference five, its execution the forward's two, then five (flash: six, S again).
+  const double nnd = 2 * n * nkv * d;
+  const double ref_flops = (fwd ? 2 : 5) * nnd;
+  const double run_flops = (fwd ? 2 : (naive ? 7 : 8)) * nnd;
+  WorkEstimate e;
+  const double ns = o.precision == Precision::fp32 ? c.ns_per_flop_fp32 : c.ns_per_flop_fp64;
+  e.seconds = (ref_flops * c.ns_per_flop_reference + runs * run_flops * ns) * 1e-9;
+  // Memory of one head: the inputs Q, K, V, dO in double, drawn and rounded to the working precision
+  // (two copies); the reference's outputs and its block of 256 query rows; the schedule's HBM (the
+  // inputs and outputs in the working precision, and naive's n × n_kv matrices with their temporaries).
+  const double inputs = (2 * n + 2 * nkv) * d;
+  double bytes = 2 * inputs * kDouble;
+  bytes += (fwd ? n * d : (n + 2 * nkv) * d) * kDouble + (fwd ? 2 : 4) * 256 * nkv * kDouble;
+  bytes += (inputs + (fwd ? n * d : 3 * n * d + 2 * nkv * d)) * t;
+  if (naive) bytes += (fwd ? 4 : 8) * n * nkv * t;
+  e.bytes = c.base_bytes + static_cast<std::uint64_t>(bytes);
+  e.slowest = e.largest = "executing " + std::string(s.name()) + " " + pass_name(s.pass()) + " in " +
+                          (o.precision == Precision::fp32 ? "fp32" : "fp64");
+  e.slowest_seconds = e.seconds;
+  return e;
+}
+
+WorkEstimate estimate_runs(const std::vector<std::string>& names, const std::vector<Pass>& passes,
+                           const ScheduleContext& ctx, const RunOptions& opt, const WorkCosts& c) {
+  WorkEstimate total;
+  total.bytes = c.base_bytes;
+  total.largest = "the program itself";
+  if (!opt.predict && !opt.execute) return total;
+  for (const std::string& name : names) {
+    for (Pass pass : passes) {
+      const std::unique_ptr<Schedule> s = make_schedule(name, pass, ctx);
+      if (opt.predict) total.then(estimate_prediction(*s, ctx, 3, c));  // cold, then warm-up and warm
+      if (opt.execute) total.then(estimate_execution(*s, ctx.problem, *opt.execute, c));
+    }
+  }
+  return total;
+}
+
+WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& spec, const WorkCosts& c) {
+  WorkEstimate total;
+  total.bytes = c.base_bytes;
+  total.largest = "the program itself";
+  const std::vector<std::uint32_t> stages = spec.schedule == "flash2" ? spec.stages : std::vector<std::uint32_t>{1};
+  double seconds = 0;
+  std::uint64_t peak = 0;
+  for (std::uint64_t br : spec.sizes) {
+    for (std::uint64_t bc : spec.sizes) {
+      std::optional<WorkEstimate> one;  // the traffic depends on the tile only: counted once per tile
+      for (std::uint32_t w : spec.warps) {
+        for (std::uint32_t st : stages) {
+          // The same rejections as search_tiles, before its prediction: they cost nothing.
+          if ((spec.pass == Pass::fwd ? br : bc) < kRowsPerWarp * w) continue;
+          ScheduleContext ctx = base;
+          ctx.tiles = {br, bc};
+          ctx.kernel = {w, st};
+          std::unique_ptr<Schedule> s;
+          try {
+            s = make_schedule(spec.schedule, spec.pass, ctx);
+          } catch (const InputError&) {
+            continue;
+          }
+          if (!fits(*s, ctx)) continue;
+          if (!one) one = estimate_prediction(*s, ctx, 1, c);
+          seconds += one->seconds;
+          peak = std::max(peak, one->bytes - c.base_bytes);
+        }
+      }
+    }
+  }
+  const unsigned threads = spec.threads != 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+  total.seconds = seconds / threads;
+  total.slowest_seconds = total.seconds;
+  total.slowest = total.largest = "the tiles search (" + spec.schedule + " " + pass_name(spec.pass) + ")";
+  total.bytes = c.base_bytes + peak * threads;
+  return total;
+}
+
+}  // namespace iosim

@@ -1,0 +1,65 @@
+// What a request will cost before it runs: seconds and peak memory, from counts that take
+// microseconds (the ledger, the sizes of the matrices) times per-unit costs measured on the
+// development machine (docs/performance.md, "Work estimates", says how and how close they come).
+// The program refuses a request over its limits (--max-time, --max-memory) instead of running it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/exec/execute.h"
+#include "sim/run.h"
+#include "sim/schedule/schedule.h"
+#include "sim/tiles/search.h"
+
+namespace iosim {
+
+/// Per-unit costs of the slow parts, measured on one core of the development machine (2-core VM,
+/// 2026-12-01; docs/performance.md).
+struct WorkCosts {
+  /// The exact L2 replay of the GPU model, per sector of the schedule's HBM count and per replay: a
+  /// stream of misses (naive) and tiled schedules' hits. bench_gpu_model measures 46 M (naive) and
+  /// 97 M (flash2) simulated sectors per second; these are fitted per sector of the count on whole
+  /// runs of --predict and tiles (docs/performance.md). They are the exact replay's: a faster model
+  /// needs its own.
+  double ns_per_sector_streaming = 26;
+  double ns_per_sector_tiled = 8;
+  /// Execution on numbers, per floating-point operation of its matrix products: the reference (in
+  /// double, blocks of 256 query rows) and the schedule's own run in fp32 or fp64.
+  double ns_per_flop_reference = 0.12;
+  double ns_per_flop_fp32 = 0.08;
+  double ns_per_flop_fp64 = 0.14;
+  /// The process before any work (configs, the program itself).
+  std::uint64_t base_bytes = 8ull << 20;
+};
+
+struct WorkEstimate {
+  double seconds = 0;
+  std::uint64_t bytes = 0;   ///< peak memory of the process
+  std::string slowest;       ///< the part that takes longest, e.g. "executing naive bwd in fp32"
+  double slowest_seconds = 0;
+  std::string largest;       ///< the part that needs most memory
+  /// Adds a part that runs after the others: times add, memory is the larger.
+  void then(const WorkEstimate& part);
+};
+
+/// One GPU-model prediction of `s` (built from `ctx`) with `replays` passes through the L2 (a cold
+/// prediction is one, cold and warm together three: the warm one replays a warm-up first).
+[[nodiscard]] WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, int replays,
+                                               const WorkCosts& c = {});
+
+/// One execution of `s` on numbers (one head; the correct run and, with a bug, the bugged one).
+[[nodiscard]] WorkEstimate estimate_execution(const Schedule& s, const Problem& p, const ExecuteOptions& o,
+                                              const WorkCosts& c = {});
+
+/// What run_schedules(names, passes, ctx, opt) will cost: counting is free, predictions and
+/// executions are not.
+[[nodiscard]] WorkEstimate estimate_runs(const std::vector<std::string>& names, const std::vector<Pass>& passes,
+                                         const ScheduleContext& ctx, const RunOptions& opt, const WorkCosts& c = {});
+
+/// What search_tiles(base, spec) will cost on `threads` host threads (0: all cores).
+[[nodiscard]] WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& spec,
+                                          const WorkCosts& c = {});
+
+}  // namespace iosim

@@ -1,0 +1,128 @@
+// Work estimates (sim/work_estimate.h): what a request will cost, before it runs.
+#include <doctest/doctest.h>
+
+#include <sys/resource.h>
+
+#include "sim/work_estimate.h"
+#include "support/cli_run.h"
+#include "support/fixtures.h"
+
+using namespace iosim;
+using iosim::test::a100;
+using iosim::test::problem;
+
+namespace {
+
+ScheduleContext context(std::uint64_t n, std::uint64_t d, std::uint64_t heads = 1) {
+  return ScheduleContext{problem(n, d, 1, heads), a100(), {}, 0, {}};
+}
+
+Ledger count(const Schedule& s) {
+  Ledger l(DType::fp16);
+  s.emit(Emitter(l, Walk::runs));
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("counting alone costs nothing to estimate and is estimated as nothing") {
+  const WorkEstimate e = estimate_runs({"naive", "flash1", "flash2"}, {Pass::fwd, Pass::bwd}, context(1 << 20, 128),
+                                       RunOptions{});
+  CHECK(e.seconds == 0);
+  CHECK(e.bytes == WorkCosts{}.base_bytes);
+}
+
+TEST_CASE("a prediction's time is the schedule's sectors times the measured cost per sector") {
+  const ScheduleContext ctx = context(4096, 64, 4);
+  const auto s = make_schedule("flash2", Pass::fwd, ctx);
+  const Ledger l = count(*s);
+  const double sectors = static_cast<double>(l.total(Level::hbm).bytes().value) / 32;
+  WorkCosts c;
+  c.ns_per_sector_tiled = 10;
+  const WorkEstimate one = estimate_prediction(*s, ctx, 1, c);
+  CHECK(one.seconds == doctest::Approx(sectors * 10e-9));
+  CHECK(estimate_prediction(*s, ctx, 3, c).seconds == doctest::Approx(3 * one.seconds));
+  // Four times the heads, four times the sectors.
+  const ScheduleContext more = context(4096, 64, 16);
+  CHECK(estimate_prediction(*make_schedule("flash2", Pass::fwd, more), more, 1, c).seconds ==
+        doctest::Approx(4 * one.seconds));
+  // naive's stream of misses costs more per sector than a tiled schedule's hits.
+  const auto naive = make_schedule("naive", Pass::fwd, ctx);
+  CHECK(estimate_prediction(*naive, ctx, 1).seconds >
+        static_cast<double>(count(*naive).total(Level::hbm).bytes().value) / 32 * WorkCosts{}.ns_per_sector_tiled * 1e-9);
+}
+
+TEST_CASE("an execution's memory: the issue's n = 4096, d = 4096 in fp32 needs 1.4 to 2 GiB, n² matrices for naive") {
+  const ScheduleContext ctx = context(4096, 4096);
+  ExecuteOptions o;
+  const WorkEstimate naive = estimate_execution(*make_schedule("naive", Pass::fwd, ctx), ctx.problem, o);
+  CHECK(naive.bytes > 1.4 * (1ull << 30));
+  CHECK(naive.bytes < 2.0 * (1ull << 30));
+  CHECK(naive.largest == "executing naive fwd in fp32");
+  // Where d is small the n × n_kv matrices dominate naive, not the flash schedules.
+  const ScheduleContext narrow = context(4096, 64);
+  const auto e_naive = estimate_execution(*make_schedule("naive", Pass::fwd, narrow), narrow.problem, o);
+  const auto e_flash = estimate_execution(*make_schedule("flash2", Pass::fwd, narrow), narrow.problem, o);
+  CHECK(e_naive.bytes > 4 * 4096ull * 4096 * 4);
+  CHECK(e_flash.bytes < e_naive.bytes / 4);
+  // fp64 and a bug cost more time; the backward more than the forward.
+  ExecuteOptions fp64 = o;
+  fp64.precision = Precision::fp64;
+  ExecuteOptions bug = o;
+  bug.bug = Bug::no_rescale;
+  const auto flash_fwd = make_schedule("flash2", Pass::fwd, narrow);
+  CHECK(estimate_execution(*flash_fwd, narrow.problem, fp64).seconds > e_flash.seconds);
+  CHECK(estimate_execution(*flash_fwd, narrow.problem, bug).seconds > e_flash.seconds);
+  CHECK(estimate_execution(*make_schedule("flash2", Pass::bwd, narrow), narrow.problem, o).seconds > e_flash.seconds);
+}
+
+TEST_CASE("an execution's memory estimate against the peak of a real process (within 35%)") {
+  // naive, n = 2048, d = 128, fp32 and fp64: the n × n_kv matrices are most of it.
+  for (const char* x : {"fp32", "fp64"}) {
+    CAPTURE(x);
+    const ScheduleContext ctx = context(2048, 128);
+    ExecuteOptions o;
+    o.precision = std::string(x) == "fp32" ? Precision::fp32 : Precision::fp64;
+    const WorkEstimate e = estimate_execution(*make_schedule("naive", Pass::bwd, ctx), ctx.problem, o);
+    rusage before{};
+    ::getrusage(RUSAGE_CHILDREN, &before);
+    const auto r = iosim::test::process(std::string("-c a100 --n 2048 --d 128 --schedule naive --pass bwd --execute ") +
+                                        x + " -f csv");
+    REQUIRE(r.code == 0);
+    rusage after{};
+    ::getrusage(RUSAGE_CHILDREN, &after);
+    // ru_maxrss of the children is the largest child's peak so far, in KiB: this child's when it is the largest.
+    const double peak = static_cast<double>(after.ru_maxrss) * 1024;
+    if (after.ru_maxrss == before.ru_maxrss && before.ru_maxrss > 0) {
+      MESSAGE("an earlier child was larger: peak not measurable here");
+      continue;
+    }
+    CAPTURE(peak);
+    CAPTURE(e.bytes);
+    CHECK(static_cast<double>(e.bytes) > 0.65 * peak);
+    CHECK(static_cast<double>(e.bytes) < 1.35 * peak);
+  }
+}
+
+TEST_CASE("the tiles search: only candidates that pass its checks cost a prediction, spread over its threads") {
+  const ScheduleContext ctx = context(2048, 64);
+  TileSearchSpec spec;
+  spec.threads = 1;
+  const WorkEstimate one = estimate_tiles(ctx, spec);
+  spec.threads = 4;
+  CHECK(estimate_tiles(ctx, spec).seconds == doctest::Approx(one.seconds / 4));
+  // Against the sum over every combination, rejected ones included, it is smaller.
+  double all = 0;
+  for (std::uint64_t br : spec.sizes) {
+    for (std::uint64_t bc : spec.sizes) {
+      ScheduleContext c = ctx;
+      c.tiles = {br, bc};
+      try {
+        all += estimate_prediction(*make_schedule("flash2", Pass::fwd, c), c, 1).seconds * 8;
+      } catch (const InputError&) {
+      }
+    }
+  }
+  CHECK(one.seconds > 0);
+  CHECK(one.seconds < all);
+}
