@@ -52,6 +52,7 @@ class BlockRecorder final : public EventSink {
 
 /// A block running in one slot of an SM.
 struct Slot {
+  std::uint64_t block = 0;  ///< launch order (for the observer)
   std::uint64_t head = 0;
   std::uint32_t partition = 0;  ///< of the L2, the SM's
   BlockRecorder rec;
@@ -90,10 +91,14 @@ class KernelRun {
       k_.block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(s.rec, Walk::each));
       s.next = 0;
       s.busy = true;
+      s.block = b;
+      const auto slot = static_cast<std::uint64_t>(&s - slots.data());
+      if (opt_.observer != nullptr) opt_.observer->on_block(b, slot, slot % sms);
     };
     // Slot i runs on SM i mod SMs; SMs alternate between the L2's partitions, as consecutive blocks
     // are spread over the GPCs.
     for (std::size_t i = 0; i < slots.size(); ++i) slots[i].partition = static_cast<std::uint32_t>(i % sms % 2);
+    if (opt_.observer != nullptr) opt_.observer->on_kernel(out.name, out.blocks, out.occupancy.concurrent, sms);
     for (Slot& s : slots) start(s);
     std::size_t running = slots.size();
     while (running > 0) {
@@ -143,6 +148,10 @@ class KernelRun {
         runs_.push_back({batch_.size(), s.partition, r});
       }
       if (batch_.size() >= kBatch) drain();
+      if (opt_.observer != nullptr) {  // the observer sees each transfer's effect on the L2 on its own
+        drain();
+        opt_.observer->on_transfer(s.block, e.tile, e.dir, l2_.counters());
+      }
     }
     return false;
   }
@@ -248,7 +257,9 @@ Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModel
   const AddressMap amap(ctx.problem, spec.line_bytes, spec.sector_bytes);
   const std::vector<const Kernel*> kernels = s.kernels();
   if (opt.warm) {
-    for (const Kernel* k : kernels) (void)KernelRun(*k, ctx, opt, *l2, partitioned, amap).run();
+    GpuModelOptions warm_up = opt;
+    warm_up.observer = nullptr;  // the observer sees the run measured, not the one that warms the L2
+    for (const Kernel* k : kernels) (void)KernelRun(*k, ctx, warm_up, *l2, partitioned, amap).run();
     l2->flush();
   }
   Prediction p;

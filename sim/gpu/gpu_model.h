@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/core/units.h"
+#include "sim/gpu/gpu_observer.h"
 #include "sim/gpu/occupancy.h"
 #include "sim/schedule/schedule.h"
 
@@ -30,6 +31,8 @@ struct GpuModelOptions {
   /// back (clean), as in a timing loop after its first iteration.
   bool warm = false;
   std::string replacement = "lru";
+  /// Told about every block and transfer of the (cold or measured) run; not of a warm-up run. Null: none.
+  GpuObserver* observer = nullptr;
 };
 
 /// Work a kernel's blocks did on the busiest SM, for the time model.
