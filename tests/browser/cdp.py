@@ -16,9 +16,10 @@ import time
 
 
 def find_chromium() -> str | None:
-    """The browser: $CHROMIUM if set, else chromium (Debian's package) or chromium-browser on PATH."""
+    """The browser: $CHROMIUM if set (None if that is not a program), else chromium (Debian's package) or
+    chromium-browser on PATH."""
     if os.environ.get("CHROMIUM"):
-        return os.environ["CHROMIUM"]
+        return shutil.which(os.environ["CHROMIUM"])
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
