@@ -33,7 +33,11 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const Ru
     GpuModelOptions g = opt.gpu;
     PredictedRun p;
     g.warm = false;
+    WaveStats waves;
+    g.observer = &waves;
     p.cold = predict(s, ctx, g);
+    p.cold_waves = waves.kernels();
+    g.observer = opt.gpu.observer;
     g.warm = true;
     p.warm = predict(s, ctx, g);
     p.cold_time = predict_time(p.cold, ctx.hardware, ctx.problem.dtype);

@@ -186,3 +186,24 @@ TEST_CASE("iosim trace -f html and --predict, bad input: one line on stderr and 
   };
   check_bad_inputs(cases);
 }
+
+TEST_CASE("iosim --predict -f json: waves_l2 per cold kernel, adding up to the kernel's L2 reads") {
+  const CliResult r = iosim::test::cli({"-c", "teaching", "--n", "512", "--d", "16", "--heads", "2", "--br", "32", "--bc", "32", "--predict",
+                                        "-f", "json"});
+  REQUIRE(r.code == 0);
+  const YAML::Node schedules = parse_json(r.out)["runs"][0]["schedules"];
+  REQUIRE(schedules.size() == 3);
+  for (const YAML::Node& s : schedules) {
+    for (const YAML::Node& k : s["predicted"]["cold"]["kernels"]) {
+      std::uint64_t read = 0, blocks = 0;
+      for (const YAML::Node& w : k["waves_l2"]) {
+        read += w["read_sectors"].as<std::uint64_t>();
+        blocks += w["blocks"].as<std::uint64_t>();
+      }
+      CHECK(read == k["lts__t_sectors_srcunit_tex_op_read"].as<std::uint64_t>() +
+                        k["lts__t_sectors_srcunit_tex_op_red"].as<std::uint64_t>());
+      CHECK(blocks == k["blocks"].as<std::uint64_t>());
+    }
+    CHECK_FALSE(s["predicted"]["warm"]["kernels"][0]["waves_l2"]);
+  }
+}
