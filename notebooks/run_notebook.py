@@ -13,6 +13,8 @@ figure of the cell tagged `readme-figure`, else the notebook's first figure.
 The check (the default) fails, saying what to run, when the recorded version or hash is not today's, when a
 cell fails, when a cell that had figures does not draw as many again, when a text output differs from the
 committed one, or when notebooks/img/NAME.png is not the notebook's figure. The file is not modified.
+Paths inside the repository are written relative to it in the text outputs, so that they compare equal
+on any checkout.
 The notebook runs in a kernel named python3 with notebooks/ as its working directory, figures inline.
 """
 
@@ -48,11 +50,24 @@ def iosim_version(binary: Path) -> str:
     return subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=True).stdout.strip()
 
 
+def relative_paths(nb) -> None:
+    """Paths inside the repository, in text outputs, written relative to it: the outputs then read the
+    same on every checkout (iosim's JSON names its config file by its full path)."""
+    root = str(HERE.parent) + os.sep
+    for c in nb.cells:
+        for o in c.get("outputs", []) if c.cell_type == "code" else []:
+            if o.get("output_type") == "stream":
+                o["text"] = o["text"].replace(root, "")
+            elif "text/plain" in o.get("data", {}):
+                o["data"]["text/plain"] = o["data"]["text/plain"].replace(root, "")
+
+
 def clear(nb) -> None:
     for c in nb.cells:
         if c.cell_type == "code":
             c.outputs = []
             c.execution_count = None
+            c.metadata.pop("execution", None)  # timings: they would change the file on every run
 
 
 def texts(cell) -> list[str]:
@@ -85,7 +100,7 @@ def execute(nb, name: str) -> str | None:
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     os.environ.pop("MPLBACKEND", None)  # the inline backend, so that figures become outputs
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(HERE)}})
     try:
         client.execute()
@@ -167,6 +182,7 @@ def main(argv: list[str]) -> int:
         print(failure, file=sys.stderr)
         return 1
     took = time.monotonic() - start
+    relative_paths(nb)
     png = figure(nb)
     if png is None:
         print(f"{name}: draws no figure", file=sys.stderr)

@@ -92,8 +92,10 @@ class KernelRun {
       s.next = 0;
       s.busy = true;
       s.block = b;
-      const auto slot = static_cast<std::uint64_t>(&s - slots.data());
-      if (opt_.observer != nullptr) opt_.observer->on_block(b, slot, slot % sms);
+      if (opt_.observer != nullptr) {
+        const auto slot = static_cast<std::uint64_t>(&s - slots.data());
+        opt_.observer->on_block(b, slot, slot % sms);
+      }
     };
     // Slot i runs on SM i mod SMs; SMs alternate between the L2's partitions, as consecutive blocks
     // are spread over the GPCs.

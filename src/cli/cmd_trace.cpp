@@ -43,7 +43,8 @@ void add_trace_flags(CLI::App& trace, TraceFlags& f) {
   trace.add_option("--dtype", p.dtype, "element type: fp32, fp16 (default), bf16, fp8");
   trace.add_option("--pass", p.pass, "fwd (default) or bwd");
   trace.add_flag("--causal", p.causal, "causal mask (query r sees keys up to r + n_kv - n)");
-  trace.add_option("--schedule", p.schedules, "schedules to trace, side by side in the SVG (default flash1, flash2)")
+  trace.add_option("--schedule", p.schedules,
+                   "schedules to trace, side by side in the SVG and the page (default flash1, flash2; html: naive too)")
       ->delimiter(',');
   trace.add_option("--br", p.br, "rows of Q per tile (B_r), for every schedule traced");
   trace.add_option("--bc", p.bc, "rows of K and V per tile (B_c), for every schedule traced");
@@ -51,7 +52,7 @@ void add_trace_flags(CLI::App& trace, TraceFlags& f) {
   trace.add_option("--format,-f", f.format, "output: text (default), json, svg or html (a page to step through)")
       ->check(CLI::IsMember(std::vector<std::string>{"text", "json", "svg", "html"}));
   trace.add_flag("--predict", f.predict,
-                 "json, html: run each schedule through the GPU model too (L2 hits and misses per step, blocks per SM)");
+                 "json, html: each schedule through the GPU model too (L2 hits and misses per step, blocks per SM)");
   trace.add_option("--out,-o", f.out, "write to this file instead of standard output");
   trace.add_option("--at", f.at, "svg: the step whose SRAM contents are shown (default: each schedule's middle step)");
 }
