@@ -1,27 +1,142 @@
 #!/usr/bin/env python3
-"""Execute one notebook top to bottom; exit 1 on the first error (the test suite runs each notebook so).
+"""Run a notebook top to bottom, and check that its committed outputs came from its committed code.
 
-    python3 notebooks/run_notebook.py notebooks/01-why-attention-is-io-bound.ipynb
+    python3 notebooks/run_notebook.py notebooks/01-why-attention-is-io-bound.ipynb           # check (the tests)
+    python3 notebooks/run_notebook.py --write notebooks/01-why-attention-is-io-bound.ipynb   # re-execute in place
 
-The notebook runs in a kernel named python3 with notebooks/ as its working directory. Outputs are kept in
-memory only: the file on disk is not modified.
+The notebooks are committed with their outputs, so that a reader sees the figures without running anything.
+`--write` (scripts/run-notebooks) executes a notebook from scratch, stores the outputs, records in its
+metadata `iosim` the program's version (`iosim --version`) and a SHA-256 of the code that made them (the
+code cells and iosim_nb.py), and exports one figure to notebooks/img/NAME.png for the README: the first
+figure of the cell tagged `readme-figure`, else the notebook's first figure.
+
+The check (the default) fails, saying what to run, when the recorded version or hash is not today's, when a
+cell fails, when a cell that had figures does not draw as many again, when a text output differs from the
+committed one, or when notebooks/img/NAME.png is not the notebook's figure. The file is not modified.
+Paths inside the repository are written relative to it in the text outputs, so that they compare equal
+on any checkout.
+The notebook runs in a kernel named python3 with notebooks/ as its working directory, figures inline.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib
+import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 REQUIRED = ["numpy", "matplotlib", "nbformat", "nbclient", "ipykernel"]   # notebooks/requirements.txt
 CELL_TIMEOUT_S = 120
+HERE = Path(__file__).resolve().parent
+IMG = HERE / "img"
+
+
+def code_hash(nb) -> str:
+    """SHA-256 of the code cells' sources, in order, and of iosim_nb.py, which they import."""
+    h = hashlib.sha256()
+    for c in nb.cells:
+        if c.cell_type == "code":
+            h.update(c.source.encode("utf-8") + b"\0")
+    h.update((HERE / "iosim_nb.py").read_bytes())
+    return h.hexdigest()
+
+
+def iosim_version(binary: Path) -> str:
+    return subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def relative_paths(nb) -> None:
+    """Paths inside the repository, in text outputs, written relative to it: the outputs then read the
+    same on every checkout (iosim's JSON names its config file by its full path)."""
+    root = str(HERE.parent) + os.sep
+    for c in nb.cells:
+        for o in c.get("outputs", []) if c.cell_type == "code" else []:
+            if o.get("output_type") == "stream":
+                o["text"] = o["text"].replace(root, "")
+            elif "text/plain" in o.get("data", {}):
+                o["data"]["text/plain"] = o["data"]["text/plain"].replace(root, "")
+
+
+def clear(nb) -> None:
+    for c in nb.cells:
+        if c.cell_type == "code":
+            c.outputs = []
+            c.execution_count = None
+            c.metadata.pop("execution", None)  # timings: they would change the file on every run
+
+
+def texts(cell) -> list[str]:
+    """A cell's text outputs: printed streams and plain-text results (figures and HTML left out)."""
+    out = []
+    for o in cell.get("outputs", []):
+        if o.get("output_type") == "stream":
+            out.append(f"{o['name']}: {o['text']}")
+        elif "text/plain" in o.get("data", {}) and not any(k.startswith("image/") for k in o["data"]):
+            out.append(o["data"]["text/plain"])
+    return ["".join(out)]
+
+
+def images(cell) -> list[str]:
+    return [o["data"]["image/png"] for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+
+
+def figure(nb) -> str | None:
+    """The README's figure (base64 PNG): the tagged cell's first, else the notebook's first."""
+    tagged = [c for c in nb.cells if c.cell_type == "code" and "readme-figure" in c.metadata.get("tags", [])]
+    for c in tagged + [c for c in nb.cells if c.cell_type == "code"]:
+        if images(c):
+            return images(c)[0]
+    return None
+
+
+def execute(nb, name: str) -> str | None:
+    """Runs every cell; returns None, or why it failed."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    os.environ.pop("MPLBACKEND", None)  # the inline backend, so that figures become outputs
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", record_timing=False,
+                            resources={"metadata": {"path": str(HERE)}})
+    try:
+        client.execute()
+    except CellExecutionError as e:
+        failed = next((i for i, c in enumerate(nb.cells)
+                       if any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
+        where = f"cell {failed}" if failed is not None else "a cell"
+        detail = "" if e.ename == "IosimError" else re.sub(r"\x1b\[[0-9;]*m", "", str(e)) + "\n"
+        return f"{detail}{name}: {where} failed: {e.ename}: {e.evalue}"
+    except CellTimeoutError as e:
+        return f"{name}: a cell ran longer than {CELL_TIMEOUT_S} s\n{e}"
+    except DeadKernelError as e:
+        return f"{name}: the kernel died: {e}"
+    return None
+
+
+def compare(committed, ran, name: str) -> list[str]:
+    """Where the fresh run's outputs differ from the committed ones."""
+    problems = []
+    code = [(i, c) for i, c in enumerate(committed.cells) if c.cell_type == "code"]
+    fresh = [c for c in ran.cells if c.cell_type == "code"]
+    for (i, old), new in zip(code, fresh):
+        if any(o.get("output_type") == "error" for o in old.outputs):
+            problems.append(f"cell {i}: committed with an error")
+        if len(images(old)) != len(images(new)):
+            problems.append(f"cell {i}: {len(images(new))} figures now, {len(images(old))} committed")
+        if texts(old) != texts(new):
+            problems.append(f"cell {i}: its text output differs from the committed one")
+    return problems
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: run_notebook.py NOTEBOOK.ipynb", file=sys.stderr)
+    args = [a for a in argv[1:] if a != "--write"]
+    write = "--write" in argv[1:]
+    if len(args) != 1:
+        print("usage: run_notebook.py [--write] NOTEBOOK.ipynb", file=sys.stderr)
         return 2
     for module in REQUIRED:
         try:
@@ -32,46 +147,65 @@ def main(argv: list[str]) -> int:
             return 1
 
     import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-
+    sys.path.insert(0, str(HERE))
     import iosim_nb
     try:
-        iosim_nb.binary()
+        binary = iosim_nb.binary()
     except iosim_nb.IosimError as e:
         print(f"run_notebook.py: {e}", file=sys.stderr)
         return 1
 
-    path = Path(argv[1]).resolve()
+    path = Path(args[0]).resolve()
     if not path.is_file():
-        print(f"run_notebook.py: {argv[1]}: no such notebook", file=sys.stderr)
+        print(f"run_notebook.py: {args[0]}: no such notebook", file=sys.stderr)
         return 2
-    nb = nbformat.read(path, as_version=4)
-    if any(c.cell_type == "code" and (c.outputs or c.execution_count) for c in nb.cells):
-        print(f"{path.name}: saved with outputs; clear them before committing (Jupyter: Edit → Clear Outputs "
-              f"of All Cells)", file=sys.stderr)
-        return 1
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                            resources={"metadata": {"path": str(Path(__file__).resolve().parent)}})
+    name = path.name
+    committed = nbformat.read(path, as_version=4)
+    version, digest = iosim_version(binary), code_hash(committed)
+    again = f"run scripts/run-notebooks {path.stem} and commit the result"
+    if not write:
+        recorded = committed.metadata.get("iosim", {})
+        if recorded.get("code_sha256") != digest:
+            print(f"{name}: its outputs are not from its code (the code cells or iosim_nb.py changed): {again}",
+                  file=sys.stderr)
+            return 1
+        if recorded.get("version") != version:
+            print(f"{name}: its outputs are from {recorded.get('version', 'no recorded iosim')}, this is {version}: "
+                  f"{again}", file=sys.stderr)
+            return 1
+
+    nb = nbformat.from_dict(committed)
+    clear(nb)
     start = time.monotonic()
-    try:
-        client.execute()
-    except CellExecutionError as e:
-        failed = next((i for i, c in enumerate(nb.cells)
-                       if any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
-        where = f"cell {failed}" if failed is not None else "a cell"
-        if e.ename != "IosimError":   # iosim's own errors are one line already; others need their traceback
-            print(re.sub(r"\x1b\[[0-9;]*m", "", str(e)), file=sys.stderr)
-        print(f"{path.name}: {where} failed: {e.ename}: {e.evalue}", file=sys.stderr)
+    failure = execute(nb, name)
+    if failure:
+        print(failure, file=sys.stderr)
         return 1
-    except CellTimeoutError as e:
-        print(f"{path.name}: a cell ran longer than {CELL_TIMEOUT_S} s\n{e}", file=sys.stderr)
+    took = time.monotonic() - start
+    relative_paths(nb)
+    png = figure(nb)
+    if png is None:
+        print(f"{name}: draws no figure", file=sys.stderr)
         return 1
-    except DeadKernelError as e:
-        print(f"{path.name}: the kernel died: {e}", file=sys.stderr)
+    image = IMG / f"{path.stem}.png"
+    if write:
+        nb.metadata["iosim"] = {"version": version, "code_sha256": digest}
+        nbformat.write(nb, path)
+        IMG.mkdir(exist_ok=True)
+        image.write_bytes(base64.b64decode(png))
+        print(f"{name}: executed in {took:.1f} s and written with its outputs; figure {image.relative_to(HERE.parent)}")
+        return 0
+    problems = compare(committed, nb, name)
+    committed_png = figure(committed)
+    if not image.is_file() or committed_png is None or image.read_bytes() != base64.b64decode(committed_png):
+        problems.append(f"{image.relative_to(HERE.parent)} is not the notebook's committed figure")
+    for p in problems:
+        print(f"{name}: {p}", file=sys.stderr)
+    if problems:
+        print(f"{name}: {again}", file=sys.stderr)
         return 1
-    print(f"{path.name}: {sum(c.cell_type == 'code' for c in nb.cells)} code cells ran without error "
-          f"in {time.monotonic() - start:.1f} s")
+    print(f"{name}: {sum(c.cell_type == 'code' for c in nb.cells)} code cells ran without error in {took:.1f} s; "
+          f"outputs match the committed ones ({version})")
     return 0
 
 

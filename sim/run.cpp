@@ -32,9 +32,22 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const Ru
   if (opt.predict) {
     GpuModelOptions g = opt.gpu;
     PredictedRun p;
-    ColdWarm both = predict_cold_warm(s, ctx, g);
-    p.cold = std::move(both.cold);
-    p.warm = std::move(both.warm);
+    if (g.l2 == L2Mode::exact || g.observer != nullptr) {
+      // The exact replay, run twice, with the cold run's per-wave L2 statistics (sim/gpu/wave_stats.h).
+      g.warm = false;
+      WaveStats waves;
+      g.observer = &waves;
+      p.cold = predict(s, ctx, g);
+      p.cold_waves = waves.kernels();
+      g.observer = opt.gpu.observer;
+      g.warm = true;
+      p.warm = predict(s, ctx, g);
+    } else {
+      // The fast replay (the default): one filling pass serves both runs; no per-wave statistics.
+      ColdWarm both = predict_cold_warm(s, ctx, g);
+      p.cold = std::move(both.cold);
+      p.warm = std::move(both.warm);
+    }
     p.cold_time = predict_time(s, ctx, p.cold, ctx.hardware);
     p.warm_time = predict_time(s, ctx, p.warm, ctx.hardware);
     HardwareSpec datasheet = ctx.hardware;

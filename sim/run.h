@@ -9,6 +9,7 @@
 #include "sim/core/ledger.h"
 #include "sim/exec/execute.h"
 #include "sim/gpu/gpu_model.h"
+#include "sim/gpu/wave_stats.h"
 #include "sim/timing/time_model.h"
 #include "sim/schedule/schedule.h"
 
@@ -24,6 +25,8 @@ struct PredictedRun {
   /// cold_time at the datasheet's peaks, ignoring the config's measured ceilings: a lower bound on
   /// the time (the same as cold_time when the config has none).
   TimePrediction cold_bound;
+  /// The cold run's L2 reads and hits per wave, one entry per kernel (sim/gpu/wave_stats.h).
+  std::vector<KernelWaves> cold_waves;
 };
 
 struct RunOptions {

@@ -17,6 +17,7 @@ namespace {
 
 /// A block running in one slot of an SM.
 struct Slot {
+  std::uint64_t block = 0;  ///< launch order (for the observer)
   std::uint64_t head = 0;
   std::uint32_t partition = 0;  ///< of the L2, the SM's
   BlockRecorder rec;
@@ -55,10 +56,16 @@ class KernelRun {
       k_.block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(s.rec, Walk::each));
       s.next = 0;
       s.busy = true;
+      s.block = b;
+      if (opt_.observer != nullptr) {
+        const auto slot = static_cast<std::uint64_t>(&s - slots.data());
+        opt_.observer->on_block(b, slot, slot % sms);
+      }
     };
     // Slot i runs on SM i mod SMs; SMs alternate between the L2's partitions, as consecutive blocks
     // are spread over the GPCs.
     for (std::size_t i = 0; i < slots.size(); ++i) slots[i].partition = static_cast<std::uint32_t>(i % sms % 2);
+    if (opt_.observer != nullptr) opt_.observer->on_kernel(out.name, out.blocks, out.occupancy.concurrent, sms);
     for (Slot& s : slots) start(s);
     std::size_t running = slots.size();
     const std::string progress_what = "GPU model, " + out.name + ": blocks";  // progress (sim/core/progress.h)
@@ -111,6 +118,10 @@ class KernelRun {
         runs_.push_back({batch_.size(), s.partition, r});
       }
       if (batch_.size() >= kBatch) drain();
+      if (opt_.observer != nullptr) {  // the observer sees each transfer's effect on the L2 on its own
+        drain();
+        opt_.observer->on_transfer(s.block, e.tile, e.dir, l2_.counters());
+      }
     }
     return false;
   }
@@ -278,7 +289,8 @@ Prediction one(Replay& r, const std::vector<const Kernel*>& kernels, bool warm, 
 
 Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const std::vector<const Kernel*> kernels = s.kernels();
-  if (opt.l2 == L2Mode::fast) {
+  // An observer watches the exact replay (its hooks are in KernelRun); the fast one has none.
+  if (opt.l2 == L2Mode::fast && opt.observer == nullptr) {
     FastReplay r(s, ctx, opt);
     return one(r, kernels, opt.warm, opt.order);
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/core/units.h"
+#include "sim/gpu/gpu_observer.h"
 #include "sim/gpu/occupancy.h"
 #include "sim/schedule/schedule.h"
 
@@ -43,6 +44,8 @@ struct GpuModelOptions {
   std::uint32_t sample_stride = 0;
   /// Fast mode: extrapolate over heads that repeat (false: replay every head, sampling sets only).
   bool skip_heads = true;
+  /// Told about every block and transfer of the (cold or measured) run; not of a warm-up run. Null: none.
+  GpuObserver* observer = nullptr;
 };
 
 /// Work a kernel's blocks did on the busiest SM, for the time model.

@@ -5,6 +5,7 @@
 #include "sim/core/error.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
+#include "src/report/trace_html.h"
 #include "src/report/trace_report.h"
 #include "src/report/trace_svg.h"
 
@@ -14,6 +15,8 @@ namespace {
 
 /// Schedules traced when none is asked for: the pair whose loop orders the picture contrasts.
 const std::vector<std::string> kTraceDefault{"flash1", "flash2"};
+/// The page compares the traffic too, so it adds standard attention.
+const std::vector<std::string> kHtmlDefault{"naive", "flash1", "flash2"};
 
 void write(const std::string& text, const std::string& path, std::ostream& out) {
   if (path.empty()) {
@@ -40,20 +43,23 @@ void add_trace_flags(CLI::App& trace, TraceFlags& f) {
   trace.add_option("--dtype", p.dtype, "element type: fp32, fp16 (default), bf16, fp8");
   trace.add_option("--pass", p.pass, "fwd (default) or bwd");
   trace.add_flag("--causal", p.causal, "causal mask (query r sees keys up to r + n_kv - n)");
-  trace.add_option("--schedule", p.schedules, "schedules to trace, side by side in the SVG (default flash1, flash2)")
+  trace.add_option("--schedule", p.schedules,
+                   "schedules to trace, side by side in the SVG and the page (default flash1, flash2; html: naive too)")
       ->delimiter(',');
   trace.add_option("--br", p.br, "rows of Q per tile (B_r), for every schedule traced");
   trace.add_option("--bc", p.bc, "rows of K and V per tile (B_c), for every schedule traced");
   trace.add_option("--splits", p.splits, "K/V splits of flashdecode (default: FlashAttention-2's heuristic)");
-  trace.add_option("--format,-f", f.format, "output: text (default), json or svg")
-      ->check(CLI::IsMember(std::vector<std::string>{"text", "json", "svg"}));
+  trace.add_option("--format,-f", f.format, "output: text (default), json, svg or html (a page to step through)")
+      ->check(CLI::IsMember(std::vector<std::string>{"text", "json", "svg", "html"}));
+  trace.add_flag("--predict", f.predict,
+                 "json, html: each schedule through the GPU model too (L2 hits and misses per step, blocks per SM)");
   trace.add_option("--out,-o", f.out, "write to this file instead of standard output");
   trace.add_option("--at", f.at, "svg: the step whose SRAM contents are shown (default: each schedule's middle step)");
 }
 
 int trace_command(const TraceFlags& f, std::ostream& out) {
   ProblemFlags pf = f.problem;
-  if (pf.schedules.empty() && pf.scenario.empty()) pf.schedules = kTraceDefault;
+  if (pf.schedules.empty() && pf.scenario.empty()) pf.schedules = f.format == "html" ? kHtmlDefault : kTraceDefault;
   const Resolved r = resolve(pf, /*need_n=*/true);
   if (r.problems.size() != 1) throw InputError("trace: give one n and one d");
   if (r.passes.size() != 1) throw InputError("trace: --pass must be fwd or bwd");
@@ -61,14 +67,21 @@ int trace_command(const TraceFlags& f, std::ostream& out) {
   if (f.at && f.format != "svg") {
     throw InputError("--at is for --format svg (text and JSON list what is in SRAM after every step)");
   }
+  if (f.predict && f.format != "json" && f.format != "html") {
+    throw InputError("--predict is for --format json or html (the table and the picture show the trace alone)");
+  }
   if (f.at && *f.at < 0) throw InputError("--at must be a step, 0 or more (got " + std::to_string(*f.at) + ")");
   const ScheduleContext ctx{r.problems.front(), r.hardware, r.tiles.front(), r.splits, r.kernel};
-  report::TraceReport rep{r.config_file, r.hardware, {}};
+  report::TraceReport rep{r.config_file, r.hardware, {}, {}};
   for (const std::string& name : r.schedules) {
-    rep.traces.push_back(trace_schedule(*make_schedule(name, r.passes.front(), ctx), ctx));
+    const auto schedule = make_schedule(name, r.passes.front(), ctx);
+    rep.traces.push_back(trace_schedule(*schedule, ctx));
+    if (f.predict) rep.predicted.push_back(predict_trace(rep.traces.back(), *schedule, ctx));
   }
   if (f.format == "json") {
     write(report::render_trace_json(rep), f.out, out);
+  } else if (f.format == "html") {
+    write(report::render_trace_html(rep), f.out, out);
   } else if (f.format == "svg") {
     const std::optional<std::uint64_t> at =
         f.at ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*f.at)) : std::nullopt;

@@ -53,7 +53,8 @@ int calibrate_command(const std::string& config, const std::string& write_file, 
 /// `trace`: every tile transfer of small problems, as text, JSON or an SVG picture (cmd_trace.cpp).
 struct TraceFlags {
   ProblemFlags problem;
-  std::string format = "text";       ///< text, json or svg
+  std::string format = "text";       ///< text, json, svg or html
+  bool predict = false;              ///< json, html: each step through the GPU model's L2
   std::string out;                   ///< write here instead of to standard output
   std::optional<std::int64_t> at;    ///< svg: the step whose SRAM contents are shown
 };

@@ -92,7 +92,18 @@ std::string prediction_table(const ProblemRuns& pr, const HardwareSpec& hw) {
 
 namespace {
 
-void one(JsonWriter& w, const Prediction& p, const TimePrediction& t) {
+/// Per wave of a kernel (cold run): the L2 reads its blocks made and how many hit, K and V's apart.
+void waves_json(JsonWriter& w, const KernelWaves& k) {
+  w.key("waves_l2").begin_array();
+  for (const WaveL2& v : k.waves) {
+    w.begin_object_one_line().field("wave", v.wave).field("blocks", v.blocks).field("read_sectors", v.read_sectors);
+    w.field("read_hit_sectors", v.read_hit_sectors).field("kv_read_sectors", v.kv_read_sectors);
+    w.field("kv_read_hit_sectors", v.kv_read_hit_sectors).field("write_sectors", v.write_sectors).end_object();
+  }
+  w.end_array();
+}
+
+void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std::vector<KernelWaves>* waves) {
   const std::uint64_t sb = p.sector_bytes;
   w.begin_object().key("kernels").begin_array();
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
@@ -117,7 +128,9 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t) {
     w.field("family", kt.family).field("issue_ms", kt.issue_s * 1e3).field("latency_ms", kt.latency_s * 1e3);
     w.field("tail_ms", kt.tail_s * 1e3).field("memory_ms", kt.memory_s * 1e3);
     w.field("model_blocks_per_sm", std::uint64_t{kt.blocks_per_sm}).field("model_registers", std::uint64_t{kt.registers});
-    w.field("binding", kt.binding).field("pipe", kt.pipe).end_object().end_object();
+    w.field("binding", kt.binding).field("pipe", kt.pipe).end_object();
+    if (waves != nullptr && i < waves->size()) waves_json(w, (*waves)[i]);
+    w.end_object();
   }
   w.end_array();
   w.field("lts__t_sectors_srcunit_tex_op_read", p.l2_read_sectors());
@@ -134,9 +147,9 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t) {
 
 void prediction_json(JsonWriter& w, const PredictedRun& p) {
   w.begin_object().key("cold");
-  one(w, p.cold, p.cold_time);
+  one(w, p.cold, p.cold_time, &p.cold_waves);
   w.key("warm");
-  one(w, p.warm, p.warm_time);
+  one(w, p.warm, p.warm_time, nullptr);
   w.field("cold_time_at_datasheet_peaks_ms", p.cold_bound.total_s * 1e3);
   w.end_object();
 }

@@ -119,7 +119,7 @@ void traffic_json(JsonWriter& w, const Traffic& t) {
   w.field("read_elements", t.read_elements.value).field("write_elements", t.write_elements.value);
 }
 
-void transfers_json(JsonWriter& w, const Trace& t) {
+void transfers_json(JsonWriter& w, const Trace& t, const TracePrediction* pred) {
   w.key("transfers").begin_array();
   Residency held;
   for (const TraceTransfer& x : t.transfers) {
@@ -131,6 +131,12 @@ void transfers_json(JsonWriter& w, const Trace& t) {
     pair_json(w, "tile", x.index.i, x.index.j);
     if (t.split_slices[index(x.tile.tensor)]) w.field("slice", x.tile.slice);
     w.field("bytes", x.bytes.value);
+    if (pred != nullptr && pred->per_step) {
+      const TransferL2& l2 = pred->steps.at(x.step);
+      w.key("l2").begin_object_one_line().field("read_sectors", l2.read_sectors);
+      w.field("hit_sectors", l2.hit_sectors()).field("miss_sectors", l2.miss_sectors);
+      w.field("write_sectors", l2.write_sectors).end_object();
+    }
     w.key("sram").begin_array();
     for (const HeldTile& h : held.tiles()) w.value(tile_label(t, h.tile) + (h.written_back ? "*" : ""));
     w.end_array().end_object();
@@ -138,7 +144,41 @@ void transfers_json(JsonWriter& w, const Trace& t) {
   w.end_array();
 }
 
-void trace_json(JsonWriter& w, const Trace& t) {
+/// The GPU model's view of the trace (--predict): where each block ran, the L2 per wave, the totals.
+void predicted_json(JsonWriter& w, const TracePrediction& p) {
+  w.key("predicted").begin_object();
+  w.field("per_step", p.per_step);
+  if (!p.per_step) {
+    w.field("why_not_per_step",
+            "the trace's transfers are the count's, not the kernels' (standard attention is counted in whole "
+            "matrices, as the paper counts it; its kernels move panels)");
+  }
+  w.field("l2_read_sectors", p.prediction.l2_read_sectors()).field("l2_write_sectors", p.prediction.l2_write_sectors());
+  w.field("l2_red_sectors", p.prediction.l2_red_sectors()).field("dram_read_bytes", p.prediction.dram_read().value);
+  w.field("dram_write_bytes", p.prediction.dram_write().value);
+  w.key("kernels").begin_array();
+  for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+    const KernelPlaces& kp = p.kernels[k];
+    w.begin_object().field("name", kp.name).field("concurrent", kp.concurrent).field("sms", kp.sms);
+    w.key("blocks").begin_array();
+    for (const BlockPlace& b : kp.blocks) {
+      w.begin_object_one_line().field("block", b.block).field("wave", b.wave).field("slot", b.slot).field("sm", b.sm);
+      if (p.per_step) w.field("first_step", b.first_step);
+      w.field("steps", b.steps).end_object();
+    }
+    w.end_array();
+    w.key("waves").begin_array();
+    for (const WaveL2& v : p.waves.at(k).waves) {
+      w.begin_object_one_line().field("wave", v.wave).field("blocks", v.blocks).field("read_sectors", v.read_sectors);
+      w.field("read_hit_sectors", v.read_hit_sectors).field("kv_read_sectors", v.kv_read_sectors);
+      w.field("kv_read_hit_sectors", v.kv_read_hit_sectors).field("write_sectors", v.write_sectors).end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+}
+
+void trace_json(JsonWriter& w, const Trace& t, const TracePrediction* pred) {
   w.begin_object().field("schedule", t.schedule).field("pass", name(t.pass));
   problem_json(w, t.problem);
   w.key("tile").begin_object_one_line().field("br", t.tiles.br).field("bc", t.tiles.bc).end_object();
@@ -146,7 +186,7 @@ void trace_json(JsonWriter& w, const Trace& t) {
   w.field("t_r", ceil_div(t.problem.n, t.tiles.br)).field("t_c", ceil_div(t.problem.n_kv, t.tiles.bc)).end_object();
   w.field("order", order_name(visit_order(t)));
   w.field("residency_rule", residency_rule());
-  transfers_json(w, t);
+  transfers_json(w, t, pred);
   w.key("visits").begin_array();
   for (const ScoreVisit& v : t.visits) {
     w.begin_object_one_line().field("visit", v.visit);
@@ -177,7 +217,9 @@ void trace_json(JsonWriter& w, const Trace& t) {
     traffic_json(w, t.tensors[index(x)]);
     w.end_object();
   }
-  w.end_object().end_object().end_object();
+  w.end_object().end_object();
+  if (pred != nullptr) predicted_json(w, *pred);
+  w.end_object();
 }
 
 }  // namespace
@@ -217,7 +259,9 @@ std::string render_trace_json(const TraceReport& r) {
   w.begin_object().field("schema_version", std::uint64_t{1});
   w.key("config").begin_object_one_line().field("file", r.config_file).field("name", r.hardware.name).end_object();
   w.key("traces").begin_array();
-  for (const Trace& t : r.traces) trace_json(w, t);
+  for (std::size_t k = 0; k < r.traces.size(); ++k) {
+    trace_json(w, r.traces[k], r.predicted.empty() ? nullptr : &r.predicted.at(k));
+  }
   w.end_array().end_object();
   return w.str();
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/core/hardware.h"
+#include "sim/trace/trace_predict.h"
 #include "sim/trace/trace_sink.h"
 
 namespace iosim::report {
@@ -14,6 +15,7 @@ struct TraceReport {
   std::string config_file;
   HardwareSpec hardware;
   std::vector<Trace> traces;  ///< one per schedule, in the order asked
+  std::vector<TracePrediction> predicted;  ///< --predict: one per trace, else empty
 };
 
 /// "load", "store", "reduce": the JSON's `dir`.
