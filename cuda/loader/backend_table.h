@@ -16,7 +16,7 @@
 namespace iosim::gpu {
 
 /// Bumped when the table's order or signatures change.
-inline constexpr std::uint32_t kBackendAbi = 1;
+inline constexpr std::uint32_t kBackendAbi = 2;
 
 struct BackendTable {
   std::uint32_t abi = 0;
@@ -25,11 +25,13 @@ struct BackendTable {
   bool (*available)(std::string* why) = nullptr;
   DeviceInfo (*device_info)() = nullptr;
   std::vector<std::pair<int, int>> (*compiled_tiles)(Algo, Direction, int, DType) = nullptr;
+  std::vector<KernelVariant> (*compiled_variants)(Algo, Direction, int, DType) = nullptr;
   KernelShape (*kernel_shape)(const KernelSpec&) = nullptr;
   std::string (*unsupported)(const KernelSpec&) = nullptr;
   std::vector<Accuracy> (*check_accuracy)(const KernelSpec&, std::uint64_t) = nullptr;
   Measurement (*measure)(const KernelSpec&, const MeasureOptions&) = nullptr;
   Ceilings (*measure_ceilings)() = nullptr;
+  PipelineSpec (*measure_pipeline)() = nullptr;
 };
 
 /// A fingerprint of the structs that cross the boundary: a module built from other sources than the
@@ -38,7 +40,8 @@ struct BackendTable {
   std::uint64_t h = 1469598103934665603ULL;
   for (const std::size_t s : {sizeof(DeviceInfo), sizeof(KernelSpec), sizeof(KernelShape), sizeof(Accuracy),
                               sizeof(Counters), sizeof(Timing), sizeof(MeasureOptions), sizeof(Measurement),
-                              sizeof(Ceilings), sizeof(BackendTable)}) {
+                              sizeof(Ceilings), sizeof(KernelVariant), sizeof(PipelineSpec),
+                              sizeof(BackendTable)}) {
     h = (h ^ s) * 1099511628211ULL;
   }
   return h;

@@ -95,6 +95,10 @@ std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d
   return table().compiled_tiles(algo, pass, d, dtype);
 }
 
+std::vector<KernelVariant> compiled_variants(Algo algo, Direction pass, int d, DType dtype) {
+  return table().compiled_variants(algo, pass, d, dtype);
+}
+
 KernelShape kernel_shape(const KernelSpec& spec) { return table().kernel_shape(spec); }
 
 std::string unsupported(const KernelSpec& spec) {
@@ -109,5 +113,7 @@ std::vector<Accuracy> check_accuracy(const KernelSpec& spec, std::uint64_t seed)
 Measurement measure(const KernelSpec& spec, const MeasureOptions& opt) { return table().measure(spec, opt); }
 
 Ceilings measure_ceilings() { return table().measure_ceilings(); }
+
+PipelineSpec measure_pipeline() { return table().measure_pipeline(); }
 
 }  // namespace iosim::gpu

@@ -10,11 +10,13 @@ extern "C" __attribute__((visibility("default"))) const iosim::gpu::BackendTable
       .available = &available,
       .device_info = &device_info,
       .compiled_tiles = &compiled_tiles,
+      .compiled_variants = &compiled_variants,
       .kernel_shape = &kernel_shape,
       .unsupported = &unsupported,
       .check_accuracy = &check_accuracy,
       .measure = &measure,
       .measure_ceilings = &measure_ceilings,
+      .measure_pipeline = &measure_pipeline,
   };
   return &table;
 }
