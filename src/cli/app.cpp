@@ -2,6 +2,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <new>
+
 #include "sim/core/error.h"
 #include "src/cli/commands.h"
 
@@ -16,9 +21,57 @@ CLI::Option* add_format(CLI::App& app, std::string& format) {
       ->check(CLI::IsMember(kFormats));
 }
 
+/// Why `v`, given to an option of CLI11 type `type` ("INT", "UINT", "FLOAT", "TEXT", ...), is refused;
+/// empty when it is fine. Without this, CLI11 runs an empty value with the default and saturates
+/// numbers beyond the type (--seed -1 and --seed 2^64 both became 2^64 - 1).
+std::string value_problem(const std::string& v, const std::string& type) {
+  if (v.empty()) return "expected a value, got an empty one";
+  const char* end = v.data() + v.size();
+  const auto whole = [&](auto parsed) { return parsed.ec == std::errc() && parsed.ptr == end; };
+  if (type == "INT") {
+    std::int64_t x = 0;
+    if (!whole(std::from_chars(v.data(), end, x))) return "expected an integer below 2^63, got '" + v + "'";
+  } else if (type == "UINT") {
+    std::uint64_t x = 0;
+    if (!whole(std::from_chars(v.data(), end, x))) return "expected a non-negative integer below 2^64, got '" + v + "'";
+  } else if (type == "FLOAT") {
+    double x = 0;
+    if (!whole(std::from_chars(v.data(), end, x)) || !std::isfinite(x)) return "expected a finite number, got '" + v + "'";
+  }
+  return "";
+}
+
+/// Puts value_problem() in front of every option of `app` and its subcommands that takes a value.
+void check_values(CLI::App& app) {
+  for (CLI::Option* o : app.get_options()) {
+    if (o->get_type_size() == 0) continue;  // a flag
+    const std::string full = o->get_type_name();
+    const std::string type = full.substr(0, full.find(':'));  // "UINT:POSITIVE" once a check is added
+    o->check(CLI::Validator([type](std::string& v) { return value_problem(v, type); }, ""));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_values(*sub);
+}
+
+int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  // Whatever escapes is still one line and exit 2: out of memory (the configs' limits should keep every
+  // input inside it), or a library's error that a check upstream missed.
+  try {
+    return run_checked(argc, argv, out, err);
+  } catch (const std::bad_alloc&) {
+    err << "iosim: error: out of memory: the problem or the hardware is too large to model\n";
+  } catch (const std::exception& e) {
+    err << "iosim: error: " << e.what() << '\n';
+  }
+  return kExitBadInput;
+}
+
+namespace {
+
+int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"iosim: how many bytes attention schedules move between HBM and SRAM, and how long that takes"};
   app.set_version_flag("--version", "iosim 0.1.0");
   app.require_subcommand(0, 1);
@@ -79,6 +132,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CLI::App* trace = app.add_subcommand("trace", "every tile transfer of a small problem in order: a table, JSON or an SVG");
   add_trace_flags(*trace, trace_flags);
 
+  check_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -113,5 +167,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     return kExitCheckFailed;
   }
 }
+
+}  // namespace
 
 }  // namespace iosim::cli
