@@ -1,11 +1,13 @@
 #include "src/cli/app.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <new>
+#include <string_view>
 
 #include "sim/core/error.h"
 #include "src/cli/commands.h"
@@ -19,6 +21,23 @@ const std::vector<std::string> kFormats{"table", "json", "csv"};
 CLI::Option* add_format(CLI::App& app, std::string& format) {
   return app.add_option("--format,-f", format, "output: table (default), json or csv")
       ->check(CLI::IsMember(kFormats));
+}
+
+/// "iosim: error: " and `what` on one line: a control character that a message echoes from the input
+/// (a key or value with a newline in it) is written as an escape, so the error stays one line.
+void error_line(std::ostream& err, std::string_view what) {
+  std::string line = "iosim: error: ";
+  for (const char c : what) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      line += "\\n";
+    } else if (u < 0x20 || u == 0x7F) {
+      line += fmt::format("\\x{:02x}", u);
+    } else {
+      line += c;
+    }
+  }
+  err << line << '\n';
 }
 
 /// Why `v`, given to an option of CLI11 type `type` ("INT", "UINT", "FLOAT", "TEXT", ...), is refused;
@@ -62,9 +81,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   try {
     return run_checked(argc, argv, out, err);
   } catch (const std::bad_alloc&) {
-    err << "iosim: error: out of memory: the problem or the hardware is too large to model\n";
+    error_line(err, "out of memory: the problem or the hardware is too large to model");
   } catch (const std::exception& e) {
-    err << "iosim: error: " << e.what() << '\n';
+    error_line(err, e.what());
   }
   return kExitBadInput;
 }
@@ -140,7 +159,7 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
       app.exit(e, out, err);
       return kExitOk;
     }
-    err << "iosim: error: " << e.what() << '\n';
+    error_line(err, e.what());
     return kExitBadInput;
   }
 
@@ -156,14 +175,14 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
     if (trace->parsed()) return trace_command(trace_flags, out);
     return run_command(run_flags, run_format, out);
   } catch (const InputError& e) {
-    err << "iosim: error: " << e.what() << '\n';
+    error_line(err, e.what());
     return kExitBadInput;
   } catch (const OverflowError& e) {
-    err << "iosim: error: sizes too large: " << e.what() << '\n';
+    error_line(err, std::string("sizes too large: ") + e.what());
     return kExitBadInput;
   } catch (const std::runtime_error& e) {
     // The GPU failed under a command that needs it (a CUDA error): not bad input, not a check.
-    err << "iosim: error: " << e.what() << '\n';
+    error_line(err, e.what());
     return kExitCheckFailed;
   }
 }

@@ -39,8 +39,8 @@ std::optional<std::string> plain_text(const YAML::Node& n) {
 /// What a value that is not of the expected type was, for the error.
 std::string got(const YAML::Node& n) {
   if (!n.IsScalar()) return "a non-scalar";
-  if (!plain_text(n)) return "'" + n.Scalar() + "', a string (quoted or tagged)";
-  return "'" + n.Scalar() + "'";
+  if (!plain_text(n)) return "'" + printable(n.Scalar()) + "', a string (quoted or tagged)";
+  return "'" + printable(n.Scalar()) + "'";
 }
 
 std::optional<std::uint64_t> plain_u64(const YAML::Node& n) {
@@ -57,6 +57,26 @@ std::optional<double> parse_double(const std::string& s) {
 }
 
 }  // namespace
+
+std::string printable(std::string_view text) {
+  constexpr std::size_t kMax = 60;
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    if (text[i] == '\n') {
+      out += "\\n";
+    } else if (u < 0x20 || u == 0x7F) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 0xF];
+    } else {
+      out += text[i];
+    }
+  }
+  if (text.size() > kMax) out += "…";
+  return out;
+}
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -85,7 +105,7 @@ YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string key_path,
     const std::string& key = kv.first.Scalar();
     for (const auto& [k, at] : seen) {
       if (k == key) {
-        throw ConfigError(where(file_, kv.first) + ": duplicate key '" + path_of(key) + "' (first at line " +
+        throw ConfigError(where(file_, kv.first) + ": duplicate key '" + printable(path_of(key)) + "' (first at line " +
                           line_of(at.Mark()) + ")");
       }
     }
@@ -100,7 +120,7 @@ YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string key_path,
         hint = k;
       }
     }
-    std::string msg = "unknown key '" + path_of(key) + "'";
+    std::string msg = "unknown key '" + printable(path_of(key)) + "'";
     if (!hint.empty()) msg += " (did you mean '" + path_of(hint) + "'?)";
     throw ConfigError(where(file_, kv.first) + ": " + msg);
   }

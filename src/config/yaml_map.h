@@ -71,6 +71,10 @@ class YamlMap {
   std::vector<std::string> schema_;
 };
 
+/// `text` as an error message may quote it: control characters escaped (\n, \x01), at most 60
+/// characters (then "…"), so that the message stays one short line whatever the file holds.
+[[nodiscard]] std::string printable(std::string_view text);
+
 /// Levenshtein distance, for "did you mean".
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
 
