@@ -110,3 +110,19 @@ TEST_CASE("a file larger than 1 MiB is refused before it is read") {
   CAPTURE(r.err);
   CHECK(r.code == 0);
 }
+
+TEST_CASE("a key or value with a newline in it is quoted escaped: the error stays one line") {
+  TempDir dir;
+  const std::string key = dir.write("key.yaml", iosim::test::kToyConfig + "\"bad\\nkey\": 1\n");
+  const std::string value = dir.write("value.yaml", toy("count: 2", "count: \"2\\n3\""));
+  const std::string longer = dir.write("long.yaml", toy("count: 2", "count: " + std::string(5000, '9') + "x"));
+  const std::string sc = dir.write("sc.yaml", "problem:\n  dtype: \"fp\\n16\"\n");
+  const BadInput cases[] = {
+      {{"-c", key, "--n", "64", "--d", "16"}, "unknown key 'bad\\nkey'"},
+      {{"-c", value, "--n", "64", "--d", "16"}, "sm.count: expected a positive integer, got '2\\n3', a string"},
+      {{"-c", longer, "--n", "64", "--d", "16"}, "got '999999999999999999999999999999999999999999999999999999999999…'"},
+      {{"-s", sc}, "problem.dtype: 'fp\\n16' is not one of"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--dtype", "fp\n16"}, "--dtype must be one of fp32, fp16, bf16, fp8 (got 'fp\\n16')"},
+  };
+  check_bad_inputs(cases);
+}

@@ -39,8 +39,10 @@ std::optional<std::string> plain_text(const YAML::Node& n) {
 /// What a value that is not of the expected type was, for the error.
 std::string got(const YAML::Node& n) {
   if (!n.IsScalar()) return "a non-scalar";
-  if (!plain_text(n)) return "'" + printable(n.Scalar()) + "', a string (quoted or tagged)";
-  return "'" + printable(n.Scalar()) + "'";
+  std::string out = "'";  // appended, not "'" + printable(...): GCC 12 warns on that (-Wrestrict, falsely)
+  out += printable(n.Scalar());
+  out += plain_text(n) ? "'" : "', a string (quoted or tagged)";
+  return out;
 }
 
 std::optional<std::uint64_t> plain_u64(const YAML::Node& n) {
