@@ -17,7 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       iosim::fuzz::finding("the L2 is not a whole number of sets per partition");
     }
   } catch (const iosim::InputError& e) {
-    if (std::string(e.what()).find('\n') != std::string::npos) iosim::fuzz::finding("a message of two lines");
+    if (std::string(e.what()).find('\n') != std::string::npos) {
+      iosim::fuzz::finding("a message of two lines: " + iosim::config::printable(e.what()));
+    }
   }
   return 0;
 }

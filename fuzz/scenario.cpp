@@ -15,7 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (s.n && *s.n == 0) iosim::fuzz::finding("problem.n is 0");
   } catch (const iosim::InputError& e) {
-    if (std::string(e.what()).find('\n') != std::string::npos) iosim::fuzz::finding("a message of two lines");
+    if (std::string(e.what()).find('\n') != std::string::npos) {
+      iosim::fuzz::finding("a message of two lines: " + iosim::config::printable(e.what()));
+    }
   }
   return 0;
 }

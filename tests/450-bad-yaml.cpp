@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/config/hardware_config.h"
 #include "src/config/yaml_map.h"
 #include "support/bad_input.h"
 #include "support/temp_file.h"
@@ -117,12 +118,22 @@ TEST_CASE("a key or value with a newline in it is quoted escaped: the error stay
   const std::string value = dir.write("value.yaml", toy("count: 2", "count: \"2\\n3\""));
   const std::string longer = dir.write("long.yaml", toy("count: 2", "count: " + std::string(5000, '9') + "x"));
   const std::string sc = dir.write("sc.yaml", "problem:\n  dtype: \"fp\\n16\"\n");
+  // A NUL byte makes yaml-cpp's own message end in a line break (found by fuzz/hardware_config).
+  const std::string nul = dir.write("nul.yaml", toy("count: 2\n", std::string("count: 2\0\n", 10)));
   const BadInput cases[] = {
       {{"-c", key, "--n", "64", "--d", "16"}, "unknown key 'bad\\nkey'"},
       {{"-c", value, "--n", "64", "--d", "16"}, "sm.count: expected a positive integer, got '2\\n3', a string"},
       {{"-c", longer, "--n", "64", "--d", "16"}, "got '999999999999999999999999999999999999999999999999999999999999…'"},
       {{"-s", sc}, "problem.dtype: 'fp\\n16' is not one of"},
+      {{"-c", nul, "--n", "64", "--d", "16"}, "nul.yaml:5: malformed YAML: unknown escape character: \\n"},
       {{"-c", "teaching", "--n", "64", "--d", "16", "--dtype", "fp\n16"}, "--dtype must be one of fp32, fp16, bf16, fp8 (got 'fp\\n16')"},
   };
   check_bad_inputs(cases);
+  // The loader's own message, not only what the command line prints, is one line.
+  try {
+    (void)iosim::config::load_hardware(nul);
+    FAIL("expected ConfigError");
+  } catch (const iosim::config::ConfigError& e) {
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
+  }
 }

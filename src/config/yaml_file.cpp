@@ -111,7 +111,7 @@ YAML::Node load_yaml_file(const std::string& path) {
     throw ConfigError(path + ":" + line_of(e.mark) + ": nesting deeper than " + std::to_string(kMaxYamlDepth) +
                       " levels of mappings and lists");
   } catch (const YAML::ParserException& e) {
-    throw ConfigError(path + ":" + line_of(e.mark) + ": malformed YAML: " + e.msg);
+    throw ConfigError(path + ":" + line_of(e.mark) + ": malformed YAML: " + printable(e.msg));
   }
 }
 
