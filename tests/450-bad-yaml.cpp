@@ -112,7 +112,7 @@ TEST_CASE("a file larger than 1 MiB is refused before it is read") {
   CHECK(r.code == 0);
 }
 
-TEST_CASE("a key or value with a newline in it is quoted escaped: the error stays one line") {
+TEST_CASE("a key or value with a newline in it is escaped: the error stays one line") {
   TempDir dir;
   const std::string key = dir.write("key.yaml", iosim::test::kToyConfig + "\"bad\\nkey\": 1\n");
   const std::string value = dir.write("value.yaml", toy("count: 2", "count: \"2\\n3\""));
