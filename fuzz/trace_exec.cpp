@@ -1,8 +1,9 @@
 // Fuzz target: the trace and execution paths (and the GPU model) on tiny problems. Input: a scenario
 // (YAML), optionally a line "..." and bytes choosing the SRAM size, precision, bug, seed and scale.
 // The scenario's sizes are folded into tiny ones (n, n_kv ≤ 64, d ≤ 32, batch and heads ≤ 4), the
-// hardware is configs/teaching.yaml with the SRAM chosen. Promises checked: a trace's totals are the
-// ledger's HBM counts, and a correct execution (no bug, inputs of order 1) matches the reference.
+// hardware is configs/teaching.yaml with the SRAM chosen, the GPU model runs on the first schedule.
+// Promises checked: a trace's totals are the ledger's HBM counts, and a correct execution (no bug,
+// inputs of order 1) matches the reference.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -95,7 +96,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   o.seed = in.u32();
   static const double kScales[] = {1, 0.5, 2, 10};
   o.input_scale = kScales[(knobs >> 3) % 4];
-  const bool predict = (knobs & 0x20) != 0;
+  // The GPU model is the slow part under coverage and ASan (seconds for 16 heads): the first run of
+  // problems of one or two heads only.
+  bool predict = (knobs & 0x20) != 0 && p.batch * p.heads <= 2;
 
   std::vector<std::string> names;
   if (sc.schedules) {
@@ -111,6 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (iosim::Pass pass : passes) {
       try {
         one(name, pass, ctx, o, predict);
+        predict = false;
       } catch (const iosim::InputError&) {
         // an unknown schedule, a tile that does not fit: one line, as the command line prints it
       }
