@@ -90,14 +90,16 @@ class L2Cache final : public MemoryLevel {
   void write_back(std::uint64_t set, std::uint32_t way);
 
   /// n ÷ sets_ and n mod sets_ without a hardware division (the model's hot path): a multiply by the
-  /// reciprocal, then one correction.
+  /// reciprocal, then one correction. The reciprocal is ⌊(2^64 − 1) / d⌋, which fits 64 bits for every
+  /// d ≥ 1 (⌊2^64 / 1⌋ does not: an L2 of one set); it is at most 1 below 2^64 / d, so the estimate
+  /// n·m / 2^64 is at most 1 below n / d for n < 2^64, and one correction makes it exact.
   __extension__ using u128 = unsigned __int128;
   struct Divider {
     std::uint64_t d = 1;
-    std::uint64_t m = 0;  ///< ⌊2^64 / d⌋
+    std::uint64_t m = ~std::uint64_t{0};  ///< ⌊(2^64 − 1) / d⌋
     void set(std::uint64_t divisor) {
       d = divisor;
-      m = static_cast<std::uint64_t>((static_cast<u128>(1) << 64) / divisor);
+      m = ~std::uint64_t{0} / divisor;
     }
     [[nodiscard]] std::uint64_t div(std::uint64_t n, std::uint64_t& rem) const {
       auto q = static_cast<std::uint64_t>((static_cast<u128>(n) * m) >> 64);

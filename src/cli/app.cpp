@@ -1,6 +1,13 @@
 #include "src/cli/app.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <new>
+#include <string_view>
 
 #include <sstream>
 
@@ -19,9 +26,74 @@ CLI::Option* add_format(CLI::App& app, std::string& format) {
       ->check(CLI::IsMember(kFormats));
 }
 
+/// "iosim: error: " and `what` on one line: a control character that a message echoes from the input
+/// (a key or value with a newline in it) is written as an escape, so the error stays one line.
+void error_line(std::ostream& err, std::string_view what) {
+  std::string line = "iosim: error: ";
+  for (const char c : what) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      line += "\\n";
+    } else if (u < 0x20 || u == 0x7F) {
+      line += fmt::format("\\x{:02x}", u);
+    } else {
+      line += c;
+    }
+  }
+  err << line << '\n';
+}
+
+/// Why `v`, given to an option of CLI11 type `type` ("INT", "UINT", "FLOAT", "TEXT", ...), is refused;
+/// empty when it is fine. Without this, CLI11 runs an empty value with the default and saturates
+/// numbers beyond the type (--seed -1 and --seed 2^64 both became 2^64 - 1).
+std::string value_problem(const std::string& v, const std::string& type) {
+  if (v.empty()) return "expected a value, got an empty one";
+  const char* end = v.data() + v.size();
+  const auto whole = [&](auto parsed) { return parsed.ec == std::errc() && parsed.ptr == end; };
+  if (type == "INT") {
+    std::int64_t x = 0;
+    if (!whole(std::from_chars(v.data(), end, x))) return "expected an integer below 2^63, got '" + v + "'";
+  } else if (type == "UINT") {
+    std::uint64_t x = 0;
+    if (!whole(std::from_chars(v.data(), end, x))) return "expected a non-negative integer below 2^64, got '" + v + "'";
+  } else if (type == "FLOAT") {
+    double x = 0;
+    if (!whole(std::from_chars(v.data(), end, x)) || !std::isfinite(x)) return "expected a finite number, got '" + v + "'";
+  }
+  return "";
+}
+
+/// Puts value_problem() in front of every option of `app` and its subcommands that takes a value.
+void check_values(CLI::App& app) {
+  for (CLI::Option* o : app.get_options()) {
+    if (o->get_type_size() == 0) continue;  // a flag
+    const std::string full = o->get_type_name();
+    const std::string type = full.substr(0, full.find(':'));  // "UINT:POSITIVE" once a check is added
+    o->check(CLI::Validator([type](std::string& v) { return value_problem(v, type); }, ""));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_values(*sub);
+}
+
+int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  // Whatever escapes is still one line and exit 2: out of memory (the configs' limits should keep every
+  // input inside it), or a library's error that a check upstream missed.
+  try {
+    return run_checked(argc, argv, out, err);
+  } catch (const std::bad_alloc&) {
+    error_line(err, "out of memory: the problem or the hardware is too large to model");
+  } catch (const std::exception& e) {
+    error_line(err, e.what());
+  }
+  return kExitBadInput;
+}
+
+namespace {
+
+int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"iosim: how many bytes attention schedules move between HBM and SRAM, and how long that takes"};
   app.set_version_flag("--version", "iosim 0.1.0");
   app.require_subcommand(0, 1);
@@ -107,6 +179,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   add_limits(*tiles);
   for (CLI::App* sub : {bounds, tiles, measure, validate, calibrate, trace}) add_quiet(*sub);
 
+  check_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -114,7 +187,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       app.exit(e, out, err);
       return kExitOk;
     }
-    err << "iosim: error: " << e.what() << '\n';
+    error_line(err, e.what());
     return kExitBadInput;
   }
 
@@ -136,16 +209,18 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     if (trace->parsed()) return trace_command(trace_flags, out);
     return run_command(run_flags, run_format, out, limits);
   } catch (const InputError& e) {
-    err << "iosim: error: " << e.what() << '\n';
+    error_line(err, e.what());
     return kExitBadInput;
   } catch (const OverflowError& e) {
-    err << "iosim: error: sizes too large: " << e.what() << '\n';
+    error_line(err, std::string("sizes too large: ") + e.what());
     return kExitBadInput;
   } catch (const std::runtime_error& e) {
     // The GPU failed under a command that needs it (a CUDA error): not bad input, not a check.
-    err << "iosim: error: " << e.what() << '\n';
+    error_line(err, e.what());
     return kExitCheckFailed;
   }
 }
+
+}  // namespace
 
 }  // namespace iosim::cli

@@ -43,9 +43,8 @@ void add_trace_flags(CLI::App& trace, TraceFlags& f) {
   trace.add_option("--dtype", p.dtype, "element type: fp32, fp16 (default), bf16, fp8");
   trace.add_option("--pass", p.pass, "fwd (default) or bwd");
   trace.add_flag("--causal", p.causal, "causal mask (query r sees keys up to r + n_kv - n)");
-  trace.add_option("--schedule", p.schedules,
-                   "schedules to trace, side by side in the SVG and the page (default flash1, flash2; html: naive too)")
-      ->delimiter(',');
+  add_name_list(trace, "--schedule", p.schedules,
+                "schedules to trace, side by side in the SVG and the page (default flash1, flash2; html: naive too)");
   trace.add_option("--br", p.br, "rows of Q per tile (B_r), for every schedule traced");
   trace.add_option("--bc", p.bc, "rows of K and V per tile (B_c), for every schedule traced");
   trace.add_option("--splits", p.splits, "K/V splits of flashdecode (default: FlashAttention-2's heuristic)");

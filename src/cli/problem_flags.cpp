@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 
 #include "sim/core/error.h"
@@ -12,6 +13,26 @@
 namespace iosim::cli {
 
 namespace {
+
+/// The members of a comma-separated list flag's values, none empty (CLI11's own delimiter drops empty
+/// members: `--n 64,,128` would run as `--n 64,128`).
+std::vector<std::string> members(const std::vector<std::string>& raw, const std::string& flag) {
+  std::vector<std::string> out;
+  for (const std::string& r : raw) {
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = r.find(',', start);
+      std::string m = r.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (m.empty()) throw CLI::ValidationError(flag, "an empty member in the list '" + r + "'");
+      out.push_back(std::move(m));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+std::string first_name(const std::string& names) { return names.substr(0, names.find(',')); }
 
 std::uint64_t positive(std::int64_t v, const char* flag) {
   if (v <= 0) throw InputError(std::string(flag) + " must be a positive integer (got " + std::to_string(v) + ")");
@@ -73,6 +94,37 @@ std::optional<ExecuteOptions> execute_options(const ProblemFlags& f) {
 
 }  // namespace
 
+CLI::Option* add_integer_list(CLI::App& app, const std::string& names, std::vector<std::int64_t>& out,
+                              const std::string& help) {
+  const std::string flag = first_name(names);
+  return app
+      .add_option_function<std::vector<std::string>>(
+          names,
+          [&out, flag](const std::vector<std::string>& raw) {
+            out.clear();
+            for (const std::string& m : members(raw, flag)) {
+              std::int64_t v = 0;
+              const char* end = m.data() + m.size();
+              const auto [p, ec] = std::from_chars(m.data(), end, v);
+              if (ec != std::errc() || p != end) {
+                throw CLI::ValidationError(flag, "expected an integer below 2^63, got '" + m + "'");
+              }
+              out.push_back(v);
+            }
+          },
+          help)
+      ->type_name("INT[,INT...]");
+}
+
+CLI::Option* add_name_list(CLI::App& app, const std::string& names, std::vector<std::string>& out,
+                           const std::string& help) {
+  const std::string flag = first_name(names);
+  return app
+      .add_option_function<std::vector<std::string>>(
+          names, [&out, flag](const std::vector<std::string>& raw) { out = members(raw, flag); }, help)
+      ->type_name("NAME[,NAME...]");
+}
+
 void add_execute_flags(CLI::App& app, ProblemFlags& f) {
   app.add_option("--execute", f.execute,
                  "also execute each schedule on random inputs in fp32 or fp64 and report its error (n <= 4096)");
@@ -84,7 +136,7 @@ void add_execute_flags(CLI::App& app, ProblemFlags& f) {
 void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   const bool run = set == FlagSet::run;
   app.add_option("--config,-c", f.config, "hardware config: a file, or a name in configs/ (a100.yaml, h200, ...)");
-  app.add_option("--d", f.d, "head dimension" + std::string(run ? " (a list sweeps: 64,128)" : ""))->delimiter(',');
+  add_integer_list(app, "--d", f.d, "head dimension" + std::string(run ? " (a list sweeps: 64,128)" : ""));
   app.add_option("--batch", f.batch, "batch size (default 1)");
   app.add_option("--heads", f.heads, "query heads (default 1)");
   app.add_option("--dtype", f.dtype, "element type: fp32, fp16 (default), bf16, fp8");
@@ -92,16 +144,14 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   if (set == FlagSet::bounds) return;
   // run and tiles
   app.add_option("--scenario,-s", f.scenario, "scenario file, or a name in scenarios/; flags override it");
-  app.add_option("--n", f.n, std::string("queries per head") + (run ? " (a list sweeps: 1024,2048,4096)" : ""))
-      ->delimiter(',');
+  add_integer_list(app, "--n", f.n, std::string("queries per head") + (run ? " (a list sweeps: 1024,2048,4096)" : ""));
   app.add_option("--n-kv", f.n_kv, "keys per head (default n)");
   app.add_option("--kv-heads", f.kv_heads, "key/value heads, dividing --heads (grouped-query attention; default = heads)");
   app.add_flag("--causal", f.causal, "causal mask (query r sees keys up to r + n_kv - n)");
   app.add_option("--splits", f.splits, "K/V splits of flashdecode (default: FlashAttention-2's heuristic)");
-  app.add_option("--schedule", f.schedules,
-                 run ? "schedules (default naive, flash1, flash2; also flashdecode, dtiled)"
-                     : "the schedule whose tiles to search (default flash2)")
-      ->delimiter(',');
+  add_name_list(app, "--schedule", f.schedules,
+                run ? "schedules (default naive, flash1, flash2; also flashdecode, dtiled)"
+                    : "the schedule whose tiles to search (default flash2)");
   app.add_option("--launch-order", f.launch_order, "GPU model: blocks launched x-first (x, default) or heads-first (heads)");
   app.add_option("--l2-policy", f.l2_policy, "GPU model: L2 replacement, lru (default), fifo or random");
   app.add_option("--l2", f.l2_mode,
@@ -110,8 +160,8 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_flag("--predict,-p", f.predict, "run the GPU model: L2 and DRAM traffic, occupancy and time (slower)");
   app.add_option("--warps", f.warps, "warps per block of the tiled kernels (default per schedule)");
   app.add_option("--stages", f.stages, "copies of the streamed K/V tiles in shared memory (default per schedule)");
-  app.add_option("--br", f.br, "rows of Q per tile (B_r), for every tiled schedule (a list sweeps)")->delimiter(',');
-  app.add_option("--bc", f.bc, "rows of K and V per tile (B_c), for every tiled schedule (a list sweeps)")->delimiter(',');
+  add_integer_list(app, "--br", f.br, "rows of Q per tile (B_r), for every tiled schedule (a list sweeps)");
+  add_integer_list(app, "--bc", f.bc, "rows of K and V per tile (B_c), for every tiled schedule (a list sweeps)");
 }
 
 Resolved resolve(const ProblemFlags& f, bool need_n) {
@@ -180,10 +230,12 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   } else {
     throw InputError("--pass must be fwd, bwd or fwdbwd (got '" + pass + "')");
   }
-  r.kernel.warps = static_cast<std::uint32_t>(pick(f.warps, std::nullopt, "--warps").value_or(0));
-  r.kernel.stages = static_cast<std::uint32_t>(pick(f.stages, std::nullopt, "--stages").value_or(0));
-  if (r.kernel.warps > 32) throw InputError("--warps must be at most 32 (got " + std::to_string(r.kernel.warps) + ")");
-  if (r.kernel.stages > 8) throw InputError("--stages must be at most 8 (got " + std::to_string(r.kernel.stages) + ")");
+  const std::uint64_t warps = pick(f.warps, std::nullopt, "--warps").value_or(0);
+  const std::uint64_t stages = pick(f.stages, std::nullopt, "--stages").value_or(0);
+  if (warps > 32) throw InputError("--warps must be at most 32 (got " + std::to_string(warps) + ")");
+  if (stages > 8) throw InputError("--stages must be at most 8 (got " + std::to_string(stages) + ")");
+  r.kernel.warps = static_cast<std::uint32_t>(warps);
+  r.kernel.stages = static_cast<std::uint32_t>(stages);
   r.run.predict = f.predict;
   if (f.launch_order.empty() || f.launch_order == "x") {
     r.run.gpu.order = LaunchOrder::x_major;

@@ -62,6 +62,13 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set);
 /// --execute, --bug, --seed, --input-scale: executing the schedules on numbers (sim/exec).
 void add_execute_flags(CLI::App& app, ProblemFlags& f);
 
+/// A comma-separated list flag (`--n 1024,2048`; repeating the flag appends): every member must be
+/// there (`--n 64,,128` is an error, not 64,128) and, for add_integer_list, a decimal integer.
+CLI::Option* add_integer_list(CLI::App& app, const std::string& names, std::vector<std::int64_t>& out,
+                              const std::string& help);
+CLI::Option* add_name_list(CLI::App& app, const std::string& names, std::vector<std::string>& out,
+                           const std::string& help);
+
 /// Loads config and scenario, merges flags over the scenario over defaults, checks every value.
 /// Throws InputError (one line) on anything missing or wrong. `need_n` is false where n is swept.
 [[nodiscard]] Resolved resolve(const ProblemFlags& f, bool need_n);

@@ -91,6 +91,24 @@ std::vector<std::string> measured_keys() {
                                    "tensor_bf16_tflops", "exp2_g_per_s", "date"};
   for (const std::string& k : pipeline_keys()) keys.push_back(k);
   return keys;
+/// The bounds of what the model simulates (docs/configs.md), checked before any work: the L2 model
+/// holds every line of the cache and the GPU model a slot per resident block.
+void check_limits(const std::string& path, const HardwareSpec& hw) {
+  const auto at_most = [&](const char* key, std::uint64_t value, std::uint64_t limit, const char* why) {
+    if (value > limit) {
+      throw ConfigError(path + ": " + key + ": at most " + std::to_string(limit) + " " + why + ", got " +
+                        std::to_string(value));
+    }
+  };
+  at_most("sm.count", hw.sm.count, kMaxSms, "SMs are modelled");
+  at_most("sm.max_blocks_per_sm", hw.sm.max_blocks_per_sm, kMaxBlocksPerSm, "blocks per SM are modelled");
+  at_most("l2.size_bytes", hw.l2.capacity.value, kMaxL2Bytes, "bytes (1 GiB) of L2 are modelled");
+  at_most("l2.size_bytes", hw.l2.capacity.value / hw.l2.line_bytes, kMaxL2Lines,
+          "lines (l2.size_bytes ÷ l2.line_bytes, sets × ways) are modelled");
+  if (hw.l2.partitions == 2 && hw.l2.capacity.value % (2 * std::uint64_t{hw.l2.line_bytes} * hw.l2.ways) != 0) {
+    throw ConfigError(path + ": l2.size_bytes must be a whole number of sets (line_bytes × ways) in each of the "
+                      "2 partitions");
+  }
 }
 
 }  // namespace
@@ -149,6 +167,7 @@ HardwareSpec load_hardware(const std::string& path) {
   if (hw.l2.capacity.value % (std::uint64_t{hw.l2.line_bytes} * hw.l2.ways) != 0) {
     throw ConfigError(path + ": l2.size_bytes must be a whole number of sets (line_bytes × ways)");
   }
+  check_limits(path, hw);
   return hw;
 }
 

@@ -20,12 +20,12 @@ Scenario load_scenario(const std::string& path) {
     s.d = p->optional_positive_integer("d");
     if (std::optional<std::string> t = p->optional_string("dtype")) {
       s.dtype = parse_dtype(*t);
-      if (!s.dtype) throw ConfigError(path + ": problem.dtype: '" + *t + "' is not one of fp32, fp16, bf16, fp8");
+      if (!s.dtype) throw ConfigError(path + ": problem.dtype: '" + printable(*t) + "' is not one of fp32, fp16, bf16, fp8");
     }
   }
   s.pass = top.optional_string("pass");
   if (s.pass && *s.pass != "fwd" && *s.pass != "bwd" && *s.pass != "fwdbwd") {
-    throw ConfigError(path + ": pass: '" + *s.pass + "' is not one of fwd, bwd, fwdbwd");
+    throw ConfigError(path + ": pass: '" + printable(*s.pass) + "' is not one of fwd, bwd, fwdbwd");
   }
   s.schedules = top.optional_string_list("schedules");
   s.splits = top.optional_positive_integer("splits");

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <stdexcept>
 
 namespace iosim::config {
@@ -25,6 +24,32 @@ std::optional<std::uint64_t> parse_u64(const std::string& s) {
   return v;
 }
 
+/// The text of a scalar that YAML reads as a number or a boolean: plain (untagged, unquoted) or tagged
+/// !!int, !!float or !!bool. A quoted "4" or a !!str 4 is a string, and is not read as a number.
+std::optional<std::string> plain_text(const YAML::Node& n) {
+  if (!n.IsScalar()) return std::nullopt;
+  const std::string& tag = n.Tag();
+  if (tag == "?" || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
+      tag == "tag:yaml.org,2002:bool") {
+    return n.Scalar();
+  }
+  return std::nullopt;
+}
+
+/// What a value that is not of the expected type was, for the error.
+std::string got(const YAML::Node& n) {
+  if (!n.IsScalar()) return "a non-scalar";
+  std::string out = "'";  // appended, not "'" + printable(...): GCC 12 warns on that (-Wrestrict, falsely)
+  out += printable(n.Scalar());
+  out += plain_text(n) ? "'" : "', a string (quoted or tagged)";
+  return out;
+}
+
+std::optional<std::uint64_t> plain_u64(const YAML::Node& n) {
+  const std::optional<std::string> t = plain_text(n);
+  return t ? parse_u64(*t) : std::nullopt;
+}
+
 std::optional<double> parse_double(const std::string& s) {
   double v = 0;
   const char* end = s.data() + s.size();
@@ -35,16 +60,24 @@ std::optional<double> parse_double(const std::string& s) {
 
 }  // namespace
 
-YAML::Node load_yaml_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot read the file");
-  try {
-    YAML::Node n = YAML::Load(in);
-    if (!n.IsDefined() || n.IsNull()) throw ConfigError(path + ": the file is empty");
-    return n;
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(path + ":" + line_of(e.mark) + ": malformed YAML: " + e.msg);
+std::string printable(std::string_view text) {
+  constexpr std::size_t kMax = 60;
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    if (text[i] == '\n') {
+      out += "\\n";
+    } else if (u < 0x20 || u == 0x7F) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 0xF];
+    } else {
+      out += text[i];
+    }
   }
+  if (text.size() > kMax) out += "…";
+  return out;
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -68,8 +101,17 @@ YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string key_path,
     throw ConfigError(where(file_, node_) + ": " + (key_path_.empty() ? std::string("the file") : key_path_) +
                       ": expected a mapping of keys to values");
   }
+  std::vector<std::pair<std::string, YAML::Node>> seen;
   for (const auto& kv : node_) {
+    if (!kv.first.IsScalar()) throw ConfigError(where(file_, kv.first) + ": a key that is not a name");
     const std::string& key = kv.first.Scalar();
+    for (const auto& [k, at] : seen) {
+      if (k == key) {
+        throw ConfigError(where(file_, kv.first) + ": duplicate key '" + printable(path_of(key)) + "' (first at line " +
+                          line_of(at.Mark()) + ")");
+      }
+    }
+    seen.emplace_back(key, kv.first);
     if (std::find(schema_.begin(), schema_.end(), key) != schema_.end()) continue;
     std::string hint;
     std::size_t best = std::string::npos;
@@ -80,7 +122,7 @@ YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string key_path,
         hint = k;
       }
     }
-    std::string msg = "unknown key '" + path_of(key) + "'";
+    std::string msg = "unknown key '" + printable(path_of(key)) + "'";
     if (!hint.empty()) msg += " (did you mean '" + path_of(hint) + "'?)";
     throw ConfigError(where(file_, kv.first) + ": " + msg);
   }
@@ -112,17 +154,15 @@ YAML::Node YamlMap::need(std::string_view key) {
 
 std::uint64_t YamlMap::count(std::string_view key) {
   const YAML::Node n = need(key);
-  const std::optional<std::uint64_t> v = n.IsScalar() ? parse_u64(n.Scalar()) : std::nullopt;
-  if (!v) fail(n, key, "expected a non-negative integer, got '" + (n.IsScalar() ? n.Scalar() : "a non-scalar") + "'");
+  const std::optional<std::uint64_t> v = plain_u64(n);
+  if (!v) fail(n, key, "expected a non-negative integer, got " + got(n));
   return *v;
 }
 
 std::uint64_t YamlMap::positive_integer(std::string_view key) {
   const YAML::Node n = need(key);
-  const std::optional<std::uint64_t> v = n.IsScalar() ? parse_u64(n.Scalar()) : std::nullopt;
-  if (!v || *v == 0) {
-    fail(n, key, "expected a positive integer, got '" + (n.IsScalar() ? n.Scalar() : "a non-scalar") + "'");
-  }
+  const std::optional<std::uint64_t> v = plain_u64(n);
+  if (!v || *v == 0) fail(n, key, "expected a positive integer, got " + got(n));
   return *v;
 }
 
@@ -133,8 +173,8 @@ std::vector<std::uint64_t> YamlMap::positive_integer_list(std::string_view key) 
   std::vector<std::uint64_t> out;
   if (n->IsSequence()) {
     for (const YAML::Node& item : *n) {
-      const std::optional<std::uint64_t> v = item.IsScalar() ? parse_u64(item.Scalar()) : std::nullopt;
-      if (!v || *v == 0) fail(item, key, "expected a positive integer or a list of them");
+      const std::optional<std::uint64_t> v = plain_u64(item);
+      if (!v || *v == 0) fail(item, key, "expected a positive integer or a list of them, got " + got(item));
       out.push_back(*v);
     }
   }
@@ -155,17 +195,17 @@ std::optional<std::uint64_t> YamlMap::optional_positive_integer(std::string_view
 
 double YamlMap::non_negative_number(std::string_view key) {
   const YAML::Node n = need(key);
-  const std::optional<double> v = n.IsScalar() ? parse_double(n.Scalar()) : std::nullopt;
-  if (!v || *v < 0) fail(n, key, "expected a number ≥ 0, got '" + (n.IsScalar() ? n.Scalar() : "a non-scalar") + "'");
+  const std::optional<std::string> t = plain_text(n);
+  const std::optional<double> v = t ? parse_double(*t) : std::nullopt;
+  if (!v || *v < 0) fail(n, key, "expected a number ≥ 0, got " + got(n));
   return *v;
 }
 
 double YamlMap::positive_number(std::string_view key) {
   const YAML::Node n = need(key);
-  const std::optional<double> v = n.IsScalar() ? parse_double(n.Scalar()) : std::nullopt;
-  if (!v || *v <= 0) {
-    fail(n, key, "expected a positive number, got '" + (n.IsScalar() ? n.Scalar() : "a non-scalar") + "'");
-  }
+  const std::optional<std::string> t = plain_text(n);
+  const std::optional<double> v = t ? parse_double(*t) : std::nullopt;
+  if (!v || *v <= 0) fail(n, key, "expected a positive number, got " + got(n));
   return *v;
 }
 
@@ -180,8 +220,9 @@ bool YamlMap::has(std::string_view key) { return find(key).has_value(); }
 std::optional<bool> YamlMap::optional_bool(std::string_view key) {
   std::optional<YAML::Node> n = find(key);
   if (!n) return std::nullopt;
-  if (n->IsScalar() && (n->Scalar() == "true" || n->Scalar() == "false")) return n->Scalar() == "true";
-  fail(*n, key, "expected true or false, got '" + (n->IsScalar() ? n->Scalar() : "a non-scalar") + "'");
+  const std::optional<std::string> t = plain_text(*n);
+  if (t && (*t == "true" || *t == "false")) return *t == "true";
+  fail(*n, key, "expected true or false, got " + got(*n));
 }
 
 std::optional<std::string> YamlMap::optional_string(std::string_view key) {

@@ -21,7 +21,15 @@ class ConfigError : public InputError {
   using InputError::InputError;
 };
 
-/// Parses `path`; a missing, unreadable or malformed file throws ConfigError with the line.
+/// The largest file load_yaml_file() reads (the shipped ones are 1–2 kB); a larger one is refused
+/// before it is parsed.
+inline constexpr std::uint64_t kMaxYamlFileBytes = std::uint64_t{1} << 20;
+/// The deepest nesting of mappings and lists it accepts (the schemas use 2).
+inline constexpr std::size_t kMaxYamlDepth = 32;
+
+/// Parses `path` (yaml_file.cpp); a missing, unreadable, oversized or malformed file throws ConfigError
+/// with the line, and so does YAML the schemas never need: a second document, an alias or a list as a key,
+/// nesting deeper than kMaxYamlDepth.
 [[nodiscard]] YAML::Node load_yaml_file(const std::string& path);
 
 class YamlMap {
@@ -62,6 +70,10 @@ class YamlMap {
   std::string key_path_;
   std::vector<std::string> schema_;
 };
+
+/// `text` as an error message may quote it: control characters escaped (\n, \x01), at most 60
+/// characters (then "…"), so that the message stays one short line whatever the file holds.
+[[nodiscard]] std::string printable(std::string_view text);
 
 /// Levenshtein distance, for "did you mean".
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);

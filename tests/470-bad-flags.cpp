@@ -1,0 +1,87 @@
+// Flag values that CLI11 alone would run with a default, drop, wrap or clamp: empty values, empty list
+// members, integers of 2^32 and beyond, negative or 2^64 seeds. Each is one line naming the flag.
+#include <doctest/doctest.h>
+
+#include "support/bad_input.h"
+
+using iosim::test::BadInput;
+using iosim::test::check_bad_inputs;
+using iosim::test::cli;
+using iosim::test::CliResult;
+
+TEST_CASE("an empty value is an error, never the default") {
+  const BadInput cases[] = {
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--pass", ""}, "--pass: expected a value, got an empty one"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--execute", ""}, "--execute: expected a value"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--dtype", ""}, "--dtype: expected a value"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--l2-policy", ""}, "--l2-policy: expected a value"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--launch-order", ""}, "--launch-order: expected a value"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--execute", "fp32", "--bug", ""}, "--bug: expected a value"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--execute", "fp32", "--input-scale", ""},
+       "--input-scale: expected a value"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--splits", ""}, "--splits: expected a value"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--warps", ""}, "--warps: expected a value"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--stages", ""}, "--stages: expected a value"},
+      {{"-c", "", "--n", "64", "--d", "16"}, "--config: expected a value"},
+      {{"-c", "teaching", "--n", "", "--d", "16"}, "--n: expected a value, got an empty one"},
+      {{"tiles", "-c", "teaching", "--n", "64", "--d", "16", "--l2-policy", ""}, "--l2-policy: expected a value"},
+      {{"trace", "-c", "teaching", "--n", "64", "--d", "16", "--format", ""}, "--format:  not in {text,json,svg}"},
+      {{"bounds", "-c", "teaching", "--pass", ""}, "--pass: expected a value"},
+  };
+  check_bad_inputs(cases);
+}
+
+TEST_CASE("a list with an empty member is an error, not a shorter or repeated list") {
+  const BadInput cases[] = {
+      {{"-c", "teaching", "--n", ",128", "--d", "16"}, "--n: an empty member in the list ',128'"},
+      {{"-c", "teaching", "--n", "64,,128", "--d", "16"}, "--n: an empty member in the list '64,,128'"},
+      {{"-c", "teaching", "--n", "64", "--d", "16,"}, "--d: an empty member in the list '16,'"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "naive,"}, "--schedule: an empty member in the list 'naive,'"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--bc", "16,,32"}, "--bc: an empty member"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--br", ","}, "--br: an empty member"},
+      {{"-c", "teaching", "--n", "64,x", "--d", "16"}, "--n: expected an integer below 2^63, got 'x'"},
+      {{"trace", "-c", "teaching", "--n", "64", "--d", "16", "--schedule", "flash1,"}, "--schedule: an empty member"},
+  };
+  check_bad_inputs(cases);
+}
+
+TEST_CASE("lists and repeated flags still sweep") {
+  const CliResult r = cli({"-c", "teaching", "--n", "64,128", "--n", "256", "--d", "16", "--schedule", "naive", "-f", "csv"});
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(iosim::test::lines(r.out) == 4);  // a header and n = 64, 128, 256
+}
+
+TEST_CASE("integers of 2^32 and beyond: refused in range, never wrapped or saturated") {
+  const BadInput cases[] = {
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--warps", "4294967300"}, "--warps must be at most 32 (got 4294967300)"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--stages", "4294967297"}, "--stages must be at most 8 (got 4294967297)"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--warps", "18446744073709551616"},
+       "--warps: expected an integer below 2^63, got '18446744073709551616'"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--warps", "9223372036854775808"}, "--warps: expected an integer"},
+      {{"-c", "teaching", "--n", "18446744073709551616", "--d", "16"}, "--n: expected an integer below 2^63"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--heads", "0x10"}, "--heads: expected an integer below 2^63, got '0x10'"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--batch", "1e3"}, "--batch: expected an integer"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--execute", "fp32", "--seed", "-1"},
+       "--seed: expected a non-negative integer below 2^64, got '-1'"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--execute", "fp32", "--seed", "18446744073709551616"},
+       "--seed: expected a non-negative integer below 2^64, got '18446744073709551616'"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--execute", "fp32", "--input-scale", "1e400"},
+       "--input-scale: expected a finite number, got '1e400'"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--execute", "fp32", "--input-scale", "nan"},
+       "--input-scale: expected a finite number"},
+      {{"tiles", "-c", "teaching", "--n", "64", "--d", "16", "--top", "18446744073709551616"}, "--top: expected a non-negative"},
+      {{"trace", "-c", "teaching", "--n", "64", "--d", "16", "-f", "svg", "--at", "99999999999999999999"}, "--at: expected an integer"},
+      {{"validate", "-c", "h200", "--n", "-1"}, "--n: expected a non-negative integer below 2^64, got '-1'"},
+  };
+  check_bad_inputs(cases);
+}
+
+TEST_CASE("the largest seed runs, and is the seed used") {
+  const CliResult r = cli({"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "flash2", "--execute", "fp64", "--seed",
+                           "18446744073709551615", "-f", "json"});
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(iosim::test::parse_json(r.out)["runs"][0]["schedules"][0]["execution"]["seed"].as<std::uint64_t>() ==
+        18446744073709551615u);
+}
