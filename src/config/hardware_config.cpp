@@ -91,6 +91,8 @@ std::vector<std::string> measured_keys() {
                                    "tensor_bf16_tflops", "exp2_g_per_s", "date"};
   for (const std::string& k : pipeline_keys()) keys.push_back(k);
   return keys;
+}
+
 /// The bounds of what the model simulates (docs/configs.md), checked before any work: the L2 model
 /// holds every line of the cache and the GPU model a slot per resident block.
 void check_limits(const std::string& path, const HardwareSpec& hw) {
