@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <numeric>
 #include <queue>
@@ -78,7 +77,7 @@ struct Profile {
 class FastKernel {
  public:
   FastKernel(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt, MemoryLevel& l2,
-             PartitionedL2* partitioned, Dram& dram, const AddressMap& amap, const SetSample& sample)
+             PartitionedL2* partitioned, SampledDram& dram, const AddressMap& amap, const SetSample& sample)
       : k_(k), ctx_(ctx), opt_(opt), l2_(l2), partitioned_(partitioned), dram_(dram), amap_(amap), sample_(sample),
         xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_), profiles_(xs_) {
     const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
@@ -189,7 +188,7 @@ class FastKernel {
   /// Decides, once the first period has started every block, which heads to replay.
   void plan() {
     planned_ = true;
-    if (!opt_.skip_heads || std::getenv("IOSIM_NOSKIP")) return;
+    if (!opt_.skip_heads) return;
     std::uint64_t bytes = 0;
     for (const auto& [lo, hi] : spans_) bytes += hi > lo ? hi - lo : 0;
     if (bytes == 0) return;
@@ -359,7 +358,7 @@ class FastKernel {
   const GpuModelOptions& opt_;
   MemoryLevel& l2_;
   PartitionedL2* partitioned_;
-  Dram& dram_;
+  SampledDram& dram_;
   const AddressMap& amap_;
   const SetSample& sample_;
   std::uint64_t xs_, heads_, period_ = 1;
@@ -378,11 +377,47 @@ class FastKernel {
 
 }  // namespace
 
-FastReplay::FastReplay(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt)
-    : ctx_(ctx), opt_(opt), dram_(ctx.hardware.l2.sector_bytes),
-      amap_(ctx.problem, ctx.hardware.l2.line_bytes, ctx.hardware.l2.sector_bytes),
-      sample_(sets_per_partition(ctx.hardware.l2), choose_stride(s, ctx, opt), ctx.hardware.l2.line_bytes,
-              ctx.hardware.l2.sector_bytes) {
+void SampledDram::add(std::uint64_t line, std::uint32_t mask, int which) {
+  const std::uint64_t n = sector_count(mask);
+  (which == 0 ? counters_.read_sectors : counters_.write_sectors) += n;
+  per_set_[line % per_set_.size()][static_cast<std::size_t>(which)] += n;
+}
+
+void SampledDram::reset_counters() {
+  counters_ = {};
+  std::fill(per_set_.begin(), per_set_.end(), std::array<std::uint64_t, 2>{});
+}
+
+double sample_error(const std::vector<double>& per_set, std::uint32_t stride) {
+  if (stride == 1 || per_set.size() < 2) return 0;
+  const auto m = static_cast<double>(per_set.size());
+  double sum = 0, squares = 0;
+  for (double v : per_set) {
+    sum += v;
+    squares += v * v;
+  }
+  if (sum == 0) return 0;
+  const double variance = std::max(0.0, (squares - sum * sum / m) / (m - 1));
+  // Var(stride × Σ) for m sets drawn from m × stride without replacement, relative to the estimate.
+  const double r = static_cast<double>(stride);
+  return std::sqrt(r * r * m * variance * (1.0 - 1.0 / r)) / (r * sum);
+}
+
+double SampledDram::relative_error(std::uint32_t stride) const {
+  double worst = 0;
+  std::vector<double> v(per_set_.size());
+  for (std::size_t which = 0; which < 2; ++which) {
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(per_set_[i][which]);
+    worst = std::max(worst, sample_error(v, stride));
+  }
+  return worst;
+}
+
+FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, std::uint32_t stride)
+    : ctx_(ctx), opt_(opt),
+      sample_(sets_per_partition(ctx.hardware.l2), stride, ctx.hardware.l2.line_bytes, ctx.hardware.l2.sector_bytes),
+      dram_(ctx.hardware.l2.sector_bytes, sets_per_partition(ctx.hardware.l2) / stride),
+      amap_(ctx.problem, ctx.hardware.l2.line_bytes, ctx.hardware.l2.sector_bytes) {
   const L2Spec spec = shrunk(ctx.hardware.l2, sample_.stride());
   // Sampled lines are already placed (set_sample.h): the small cache indexes them modulo.
   const SetIndex index = sample_.stride() == 1 ? SetIndex::hashed : SetIndex::modulo;
@@ -398,17 +433,43 @@ FastReplay::FastReplay(const Schedule& s, const ScheduleContext& ctx, const GpuM
   }
 }
 
+std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt,
+                                            Prediction& cold) {
+  std::uint32_t stride = choose_stride(s, ctx, opt);
+  const std::vector<const Kernel*> kernels = s.kernels();
+  for (;;) {
+    auto r = std::make_unique<FastReplay>(ctx, opt, stride);
+    cold = r->pass(kernels);
+    const double e = r->standard_error();
+    if (stride == 1 || e <= kMaxStandardError) return r;
+    // The variance grows with the stride: the stride that would meet the bound, a power of two,
+    // at most half this one.
+    const double ratio = (kMaxStandardError / e) * (kMaxStandardError / e);
+    std::uint32_t next = 1;
+    while (next * 2 <= static_cast<double>(stride) * ratio && next * 2 < stride) next *= 2;
+    stride = std::min(next, stride / 2);
+  }
+}
+
 Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   Prediction p;
   p.l2 = L2Mode::fast;
   p.sample_stride = sample_.stride();
   p.sector_bytes = ctx_.hardware.l2.sector_bytes;
+  error_ = 0;
   for (const Kernel* k : kernels) {
     l2_->reset_counters();
     dram_.reset_counters();
     p.kernels.push_back(FastKernel(*k, ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_).run());
+    error_ = std::max(error_, dram_.relative_error(sample_.stride()));
   }
   p.dirty_at_end = Bytes(l2_->dirty_bytes().value * sample_.stride());
+  std::vector<double> dirty(sets_per_partition(ctx_.hardware.l2) / sample_.stride());
+  for (std::size_t set = 0; set < dirty.size(); ++set) {
+    dirty[set] = static_cast<double>(partitioned_ != nullptr ? partitioned_->dirty_sectors(set)
+                                                               : static_cast<const L2Cache&>(*l2_).dirty_sectors(set));
+  }
+  error_ = std::max(error_, sample_error(dirty, sample_.stride()));
   return p;
 }
 

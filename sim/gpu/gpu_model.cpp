@@ -269,8 +269,13 @@ Prediction one(Replay& r, const std::vector<const Kernel*>& kernels, bool warm) 
 Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const std::vector<const Kernel*> kernels = s.kernels();
   if (opt.l2 == L2Mode::fast) {
-    FastReplay r(s, ctx, opt);
-    return one(r, kernels, opt.warm);
+    Prediction cold;
+    const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, opt, cold);
+    if (!opt.warm) return cold;
+    r->flush();
+    Prediction warm = r->pass(kernels);
+    warm.warm = true;
+    return warm;
   }
   ExactReplay r(ctx, opt);
   return one(r, kernels, opt.warm);
@@ -279,8 +284,12 @@ Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModel
 ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const std::vector<const Kernel*> kernels = s.kernels();
   if (opt.l2 == L2Mode::fast) {
-    FastReplay r(s, ctx, opt);
-    return cold_and_warm(r, kernels, true);
+    ColdWarm out;
+    const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, opt, out.cold);
+    r->flush();
+    out.warm = r->pass(kernels);
+    out.warm.warm = true;
+    return out;
   }
   ExactReplay r(ctx, opt);
   return cold_and_warm(r, kernels, true);

@@ -44,6 +44,10 @@ class PartitionedL2 final : public MemoryLevel {
   void reduce(std::uint64_t line, std::uint32_t mask) override;
   void flush() override;
   Bytes dirty_bytes() const override;
+  /// Dirty sectors in set `set` of both partitions.
+  [[nodiscard]] std::uint64_t dirty_sectors(std::uint64_t set) const {
+    return part_[0]->dirty_sectors(set) + part_[1]->dirty_sectors(set);
+  }
   /// What the SMs asked (read/write/reduce sectors) and, as read_miss_sectors, what missed in the
   /// partition that was asked.
   const LevelCounters& counters() const override { return counters_; }
