@@ -68,8 +68,8 @@ class FastReplay {
   /// The fewest sets per partition a sample keeps.
   static constexpr std::uint64_t kMinSets = 16;
   /// The sampled DRAM counts' relative standard error a pass may have; above it the replay is
-  /// run again at a smaller stride (4 standard errors within 1%).
-  static constexpr double kMaxStandardError = 0.0025;
+  /// run again at a smaller stride (2 standard errors within 1%; the estimate is conservative).
+  static constexpr double kMaxStandardError = 0.005;
 
   FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, std::uint32_t stride);
 
