@@ -140,9 +140,10 @@ class FastKernel {
     std::uint64_t block;
   };
   static constexpr std::size_t kBatch = 4096;
-  static constexpr std::size_t kAhead = 8;
-  /// A head this many waves long or more may be skipped whatever slots its successors then take.
-  static constexpr std::uint64_t kWavesPerHead = 1;  ///< slots whose next events are fetched ahead
+  static constexpr std::size_t kAhead = 8;  ///< slots whose next events are fetched ahead
+  /// A head this many waves long or more may be skipped whatever slots its successors then take
+  /// (naive's P·V, 64 blocks a head in 264 slots, leaves 27% fewer dirty bytes when it is not).
+  static constexpr std::uint64_t kWavesPerHead = 1;
 
   /// The next block of the (shortened) launch into `s`; false when none is left.
   bool start(Slot& s) {
