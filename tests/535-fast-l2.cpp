@@ -9,6 +9,7 @@
 #include "sim/gpu/gpu_model.h"
 #include "sim/gpu/set_sample.h"
 #include "sim/memory/l2_cache.h"
+#include "sim/memory/partitioned_l2.h"
 #include "support/fixtures.h"
 
 using namespace iosim;
@@ -168,6 +169,7 @@ TEST_CASE("set sample: the sampled lines of a range are those whose set is a mul
   for (const LineAccess& l : lines) {
     const std::uint64_t original = sample.original(l.line);
     CHECK(L2Cache::hashed_set(original, sets) == (l.line % (sets / 8)) * 8);
+    CHECK(sample.home(l.line) == PartitionedL2::home(original));
   }
   CHECK_THROWS_AS(SetSample(sets, 3, 128, 32), std::invalid_argument);
 }

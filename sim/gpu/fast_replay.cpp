@@ -82,6 +82,7 @@ class FastKernel {
         xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_), profiles_(xs_) {
     const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
     period_ = shared_kv ? ctx.problem.group() : 1;
+    for (Tensor t : kAllTensors) maps_[index(t)] = k.head_map(t);
     if (period_ == 0 || heads_ % period_ != 0) period_ = heads_;
     spans_.assign(kTensorCount * AddressMap::kMaxSlices, {~std::uint64_t{0}, 0});
   }
@@ -178,7 +179,7 @@ class FastKernel {
   void footprint(const Slot& s) {
     for (const auto& e : s.rec.events) {
       if (e.step) continue;
-      const TileBytes b = amap_.bytes(e.tile, s.head, k_.head_map(e.tile.tensor));
+      const TileBytes b = amap_.bytes(e.tile, s.head, maps_[index(e.tile.tensor)]);
       if (b.rows == 0 || b.width == 0) continue;
       auto& span = spans_[index(e.tile.tensor) * AddressMap::kMaxSlices + std::min<std::uint64_t>(e.tile.slice, AddressMap::kMaxSlices - 1)];
       span.first = std::min(span.first, b.start);
@@ -226,7 +227,7 @@ class FastKernel {
       const auto& e = ev[s.next++];
       if (e.step) return true;
       const Request r = request_of(e.dir);
-      const std::uint64_t sectors = sample_.add(amap_.bytes(e.tile, s.head, k_.head_map(e.tile.tensor)), batch_);
+      const std::uint64_t sectors = sample_.add(amap_.bytes(e.tile, s.head, maps_[index(e.tile.tensor)]), batch_);
       (r == Request::read ? c.read : r == Request::write ? c.write : c.red) += sectors;
       if (!runs_.empty() && runs_.back().partition == s.partition && runs_.back().request == r && runs_.back().block == s.block) {
         runs_.back().end = batch_.size();
@@ -381,6 +382,7 @@ class FastKernel {
   const SetSample& sample_;
   std::uint64_t xs_, heads_, period_ = 1;
   std::uint64_t concurrent_ = 1;
+  std::array<HeadMap, kTensorCount> maps_{};  ///< k_.head_map() of each tensor, looked up once
   std::vector<HeadCounts> counts_;
   std::vector<Profile> profiles_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> spans_;  ///< [first, end) bytes per tensor and copy
@@ -444,7 +446,7 @@ FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, s
   if (spec.partitions == 2) {
     auto two = std::make_unique<PartitionedL2>(spec, [&] { return make_replacement(opt.replacement); }, dram_, index);
     partitioned_ = two.get();
-    if (sample_.stride() > 1) partitioned_->set_original([this](std::uint64_t v) { return sample_.original(v); });
+    if (sample_.stride() > 1) partitioned_->set_home([this](std::uint64_t v) { return sample_.home(v); });
     l2_ = std::move(two);
   } else {
     l2_ = std::make_unique<L2Cache>(spec, std::move(policy), dram_, index);
