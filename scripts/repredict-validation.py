@@ -29,7 +29,7 @@ def predict(iosim, config, run, policy):
     p, t = run["problem"], run["tile"]
     cmd = [iosim, "--config", config, "--schedule", run["schedule"], "--pass", run["pass"],
            "--n", str(p["n"]), "--n-kv", str(p["n_kv"]), "--d", str(p["d"]), "--batch", str(p["batch"]),
-           "--heads", str(p["heads"]), "--dtype", p["dtype"], "--predict", "--format", "json"]
+           "--heads", str(p["heads"]), "--dtype", p["dtype"], "--predict", "--l2", "exact", "--format", "json"]
     if t["br"]:
         cmd += ["--br", str(t["br"]), "--bc", str(t["bc"])]
     if t.get("warps"):

@@ -18,6 +18,7 @@
 // block's step count, which does not depend on the L2).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -25,19 +26,57 @@
 #include "sim/gpu/address_map.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/gpu/set_sample.h"
-#include "sim/memory/dram.h"
 #include "sim/memory/partitioned_l2.h"
 
 namespace iosim {
 
+/// The relative standard error of stride × Σ per_set as an estimate of the whole cache's count, the
+/// sets taken as drawn at random (conservative for the systematic sample); 0 when the sum is 0.
+[[nodiscard]] double sample_error(const std::vector<double>& per_set, std::uint32_t stride);
+
+/// DRAM that also counts, per set of the sampled L2, the sectors it reads and writes: how much the
+/// sampled sets disagree, from which the sample's standard error follows.
+class SampledDram final : public MemoryLevel {
+ public:
+  SampledDram(std::uint32_t sector_bytes, std::uint64_t sets) : sector_bytes_(sector_bytes), per_set_(sets) {}
+  void read(std::uint64_t line, std::uint32_t mask) override { add(line, mask, 0); }
+  void write(std::uint64_t line, std::uint32_t mask) override { add(line, mask, 1); }
+  void reduce(std::uint64_t line, std::uint32_t mask) override {
+    add(line, mask, 0);
+    add(line, mask, 1);
+  }
+  void flush() override {}
+  Bytes dirty_bytes() const override { return Bytes(0); }
+  const LevelCounters& counters() const override { return counters_; }
+  void reset_counters() override;
+  /// The larger relative standard error, reads or writes, of the whole cache's counts estimated as
+  /// `stride` × the sampled sets' (sample_error()).
+  [[nodiscard]] double relative_error(std::uint32_t stride) const;
+
+ private:
+  void add(std::uint64_t line, std::uint32_t mask, int which);
+
+  std::uint32_t sector_bytes_;
+  std::vector<std::array<std::uint64_t, 2>> per_set_;  ///< the virtual line's set (modulo) → reads, writes
+  LevelCounters counters_;
+};
+
 class FastReplay {
  public:
-  /// About this many line requests are replayed per pass (the stride's target).
+  /// About this many line requests are replayed per pass (the first stride's target).
   static constexpr std::uint64_t kLineBudget = std::uint64_t{1} << 21;
   /// The fewest sets per partition a sample keeps.
   static constexpr std::uint64_t kMinSets = 16;
+  /// The sampled DRAM counts' relative standard error a pass may have; above it the replay is
+  /// run again at a smaller stride (2 standard errors within 1%; the estimate is conservative).
+  static constexpr double kMaxStandardError = 0.005;
 
-  FastReplay(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt);
+  FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, std::uint32_t stride);
+
+  /// A replay and its first (cold) pass, at the stride the budget allows, then at smaller strides
+  /// until the sample's standard error is small enough (opt.sample_stride, when set, is the first).
+  static std::unique_ptr<FastReplay> fit(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt,
+                                         Prediction& cold);
 
   /// Every kernel once, counting (extrapolated).
   Prediction pass(const std::vector<const Kernel*>& kernels);
@@ -45,15 +84,18 @@ class FastReplay {
   void flush() { l2_->flush(); }
 
   [[nodiscard]] std::uint32_t stride() const { return sample_.stride(); }
+  /// The largest relative standard error of any kernel's DRAM counts in the last pass.
+  [[nodiscard]] double standard_error() const { return error_; }
 
  private:
   const ScheduleContext& ctx_;
   const GpuModelOptions& opt_;
-  Dram dram_;
+  SetSample sample_;
+  SampledDram dram_;
   std::unique_ptr<MemoryLevel> l2_;
   PartitionedL2* partitioned_ = nullptr;
   AddressMap amap_;
-  SetSample sample_;
+  double error_ = 0;
 };
 
 }  // namespace iosim

@@ -291,8 +291,15 @@ Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModel
   const std::vector<const Kernel*> kernels = s.kernels();
   // An observer watches the exact replay (its hooks are in KernelRun); the fast one has none.
   if (opt.l2 == L2Mode::fast && opt.observer == nullptr) {
-    FastReplay r(s, ctx, opt);
-    return one(r, kernels, opt.warm, opt.order);
+    Prediction cold;
+    const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, opt, cold);
+    cold.order = opt.order;
+    if (!opt.warm) return cold;
+    r->flush();
+    Prediction warm = r->pass(kernels);
+    warm.warm = true;
+    warm.order = opt.order;
+    return warm;
   }
   ExactReplay r(ctx, opt);
   return one(r, kernels, opt.warm, opt.order);
@@ -301,8 +308,13 @@ Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModel
 ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const std::vector<const Kernel*> kernels = s.kernels();
   if (opt.l2 == L2Mode::fast) {
-    FastReplay r(s, ctx, opt);
-    return cold_and_warm(r, kernels, true, opt.order);
+    ColdWarm out;
+    const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, opt, out.cold);
+    r->flush();
+    out.warm = r->pass(kernels);
+    out.warm.warm = true;
+    out.cold.order = out.warm.order = opt.order;
+    return out;
   }
   ExactReplay r(ctx, opt);
   return cold_and_warm(r, kernels, true, opt.order);

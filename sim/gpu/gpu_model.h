@@ -39,8 +39,9 @@ struct GpuModelOptions {
   bool warm = false;
   std::string replacement = "lru";
   L2Mode l2 = L2Mode::exact;
-  /// Fast mode: simulate every sample_stride-th set (a power of two dividing the sets); 0 lets the
-  /// model choose from the problem's size. Tests set it to compare the two techniques apart.
+  /// Fast mode: the first stride tried (every sample_stride-th set simulated; a power of two
+  /// dividing the sets), smaller ones after it while the sample's error is too large; 0: chosen from
+  /// the problem's size.
   std::uint32_t sample_stride = 0;
   /// Fast mode: extrapolate over heads that repeat (false: replay every head, sampling sets only).
   bool skip_heads = true;

@@ -42,13 +42,17 @@ std::uint64_t SetSample::rename(std::uint64_t line) const {
   if (stride_ == 1) return line;
   const std::uint64_t set = L2Cache::hashed_set(line, sets_);
   if (set % stride_ != 0) return kNotSampled;
-  return (line / sets_) * (sets_ / stride_) + set / stride_;
+  return virtual_line(line, line / sets_, set);
+}
+
+std::uint64_t SetSample::virtual_line(std::uint64_t line, std::uint64_t tag, std::uint64_t set) const {
+  return (2 * tag + PartitionedL2::home(line)) * (sets_ / stride_) + set / stride_;
 }
 
 std::uint64_t SetSample::original(std::uint64_t v) const {
   if (stride_ == 1) return v;
   const std::uint64_t per_tag = sets_ / stride_;
-  const std::uint64_t tag = v / per_tag, set = (v % per_tag) * stride_;
+  const std::uint64_t tag = v / per_tag / 2, set = (v % per_tag) * stride_;
   const std::uint64_t rot = L2Cache::hashed_set(tag * sets_, sets_);
   return tag * sets_ + (set >= rot ? set - rot : set + sets_ - rot);
 }
@@ -61,7 +65,6 @@ std::uint64_t SetSample::add_contiguous(std::uint64_t begin, std::uint64_t bytes
   if (stride_ == 1) {
     for (std::uint64_t line = first; line <= last; ++line) out.push_back({line, edge(line)});
   } else {
-    const std::uint64_t per_tag = sets_ / stride_;
     for (std::uint64_t line = first; line <= last;) {
       const std::uint64_t tag = line / sets_;
       const std::uint64_t tag_first = tag * sets_;
@@ -73,7 +76,7 @@ std::uint64_t SetSample::add_contiguous(std::uint64_t begin, std::uint64_t bytes
       for (std::uint64_t o = lo + (phase + stride_ - lo % stride_) % stride_; tag_first + o <= hi; o += stride_) {
         std::uint64_t set = o + rot;
         if (set >= sets_) set -= sets_;
-        out.push_back({tag * per_tag + set / stride_, edge(tag_first + o)});
+        out.push_back({virtual_line(tag_first + o, tag, set), edge(tag_first + o)});
       }
       line = hi + 1;
     }

@@ -1,7 +1,8 @@
 // Set sampling for the fast GPU model: only every `stride`-th set of the L2 is simulated. A line is in
 // the sample when its set (the hash of L2Cache::hashed_set) is a multiple of the stride; it is then
 // renamed to a "virtual" line of a cache with stride times fewer sets, indexed modulo, so that it lands
-// in set (its set ÷ stride) with its own tag. The sampled sets see exactly the requests they would
+// in set (its set ÷ stride) with its own tag: 2 × its tag + its home partition's number
+// (PartitionedL2::home of the real address), which home() reads back without undoing the renaming. The sampled sets see exactly the requests they would
 // see in the whole cache, in the same order; the misses, write-backs and fabric reads they cause,
 // times the stride, estimate the whole cache's (every set gets one line of every span of `sets`
 // consecutive lines, so the sample is a systematic one: 1 line in `stride` of every range).
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "sim/gpu/address_map.h"
+#include "sim/memory/partitioned_l2.h"
 
 namespace iosim {
 
@@ -28,6 +30,10 @@ class SetSample {
 
   /// The address of virtual line `v` (the inverse of the renaming).
   [[nodiscard]] std::uint64_t original(std::uint64_t v) const;
+  /// The home partition of the address virtual line `v` was renamed from.
+  [[nodiscard]] std::uint32_t home(std::uint64_t v) const {
+    return stride_ == 1 ? PartitionedL2::home(v) : static_cast<std::uint32_t>((v / (sets_ / stride_)) & 1);
+  }
 
   [[nodiscard]] std::uint32_t stride() const { return stride_; }
   /// The largest power of two ≤ `limit` that divides `sets`.
@@ -39,6 +45,8 @@ class SetSample {
   /// Rows apart: line by line, a line's sectors merged across the rows that share it.
   std::uint64_t add_rows(const TileBytes& b, std::vector<LineAccess>& out) const;
   [[nodiscard]] std::uint32_t mask(std::uint64_t line, std::uint64_t begin, std::uint64_t end) const;
+  /// The virtual line of `line`, of tag `tag`, in set `set` of the whole cache.
+  [[nodiscard]] std::uint64_t virtual_line(std::uint64_t line, std::uint64_t tag, std::uint64_t set) const;
   /// The virtual line of `line` when it is in the sample; ~0 when it is not.
   [[nodiscard]] std::uint64_t rename(std::uint64_t line) const;
 

@@ -139,11 +139,15 @@ void L2Cache::flush() {
 
 Bytes L2Cache::dirty_bytes() const {
   std::uint64_t sectors = 0;
-  for (std::uint64_t set = 0; set < sets_; ++set) {
-    const std::uint16_t* m = masks(set);
-    for (std::uint32_t way = 0; way < ways_; ++way) sectors += sector_count(dirty_of(m[way]));
-  }
+  for (std::uint64_t set = 0; set < sets_; ++set) sectors += dirty_sectors(set);
   return Bytes(sectors * sector_bytes_);
+}
+
+std::uint64_t L2Cache::dirty_sectors(std::uint64_t set) const {
+  std::uint64_t sectors = 0;
+  const std::uint16_t* m = masks(set);
+  for (std::uint32_t way = 0; way < ways_; ++way) sectors += sector_count(dirty_of(m[way]));
+  return sectors;
 }
 
 void L2Cache::drop(std::uint64_t line) {

@@ -36,6 +36,8 @@ class L2Cache final : public MemoryLevel {
   void reduce(std::uint64_t line, std::uint32_t mask) override;
   void flush() override;
   Bytes dirty_bytes() const override;
+  /// Dirty sectors in one set.
+  [[nodiscard]] std::uint64_t dirty_sectors(std::uint64_t set) const;
   const LevelCounters& counters() const override { return counters_; }
   void reset_counters() override { counters_ = {}; }
 

@@ -32,9 +32,9 @@ class PartitionedL2 final : public MemoryLevel {
   void set_requester(std::uint32_t partition) { requester_ = partition & 1u; }
   /// The partition that is `line`'s home.
   [[nodiscard]] static std::uint32_t home(std::uint64_t line);
-  /// For a cache of renamed lines (the GPU model's set samples): `original(line)` is the address
-  /// whose home a line has, so that the sampled sets split their lines as the whole cache does.
-  void set_original(std::function<std::uint64_t(std::uint64_t)> original) { original_ = std::move(original); }
+  /// For a cache of renamed lines (the GPU model's set samples): `home_of(line)` is the home of the
+  /// address a line was renamed from, so that the sampled sets split their lines as the whole cache.
+  void set_home(std::function<std::uint32_t(std::uint64_t)> home_of) { home_ = std::move(home_of); }
 
   void read(std::uint64_t line, std::uint32_t mask) override;
   void prefetch(std::uint64_t line, Request r) override { prefetch_for(requester_, line, r); }
@@ -44,6 +44,10 @@ class PartitionedL2 final : public MemoryLevel {
   void reduce(std::uint64_t line, std::uint32_t mask) override;
   void flush() override;
   Bytes dirty_bytes() const override;
+  /// Dirty sectors in set `set` of both partitions.
+  [[nodiscard]] std::uint64_t dirty_sectors(std::uint64_t set) const {
+    return part_[0]->dirty_sectors(set) + part_[1]->dirty_sectors(set);
+  }
   /// What the SMs asked (read/write/reduce sectors) and, as read_miss_sectors, what missed in the
   /// partition that was asked.
   const LevelCounters& counters() const override { return counters_; }
@@ -88,10 +92,10 @@ class PartitionedL2 final : public MemoryLevel {
     LevelCounters counters_;
   };
 
-  [[nodiscard]] std::uint32_t home_of(std::uint64_t line) const { return home(original_ ? original_(line) : line); }
+  [[nodiscard]] std::uint32_t home_of(std::uint64_t line) const { return home_ ? home_(line) : home(line); }
 
   MemoryLevel& dram_;
-  std::function<std::uint64_t(std::uint64_t)> original_;
+  std::function<std::uint32_t(std::uint64_t)> home_;
   std::array<Below, 2> below_;
   std::array<std::unique_ptr<L2Cache>, 2> part_;
   Fabric fabric_;

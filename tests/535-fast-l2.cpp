@@ -1,0 +1,175 @@
+// The fast L2 replay (GpuModelOptions::l2 = fast) against the exact one: every counter of every
+// kernel within 1%, cold and warm, on a small grid whose heads repeat and overflow a small L2, so
+// that both techniques (sampled sets, skipped heads) are at work. scripts/l2-accuracy.py runs the
+// larger grid of docs/performance.md through the CLI.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "sim/gpu/gpu_model.h"
+#include "sim/gpu/set_sample.h"
+#include "sim/memory/l2_cache.h"
+#include "sim/memory/partitioned_l2.h"
+#include "support/fixtures.h"
+
+using namespace iosim;
+using namespace iosim::test;
+
+namespace {
+
+/// An A100 cut down: 16 SMs and an 8 MiB L2 in `partitions` partitions, so that small problems run
+/// many waves per head and many heads through the L2.
+HardwareSpec small_gpu(std::uint32_t partitions, std::uint64_t mib = 8) {
+  HardwareSpec hw = a100();
+  hw.sm.count = 16;
+  hw.l2.capacity = Bytes(mib << 20);
+  hw.l2.partitions = partitions;
+  return hw;
+}
+
+double error(double fast, double exact) {
+  if (exact == 0) return fast == 0 ? 0.0 : 1.0;
+  return std::abs(fast - exact) / exact;
+}
+
+/// The largest relative error over every counter of `f` against `e`.
+double worst(const Prediction& f, const Prediction& e) {
+  REQUIRE(f.kernels.size() == e.kernels.size());
+  double w = error(static_cast<double>(f.dirty_at_end.value), static_cast<double>(e.dirty_at_end.value));
+  for (std::size_t i = 0; i < f.kernels.size(); ++i) {
+    const KernelPrediction &a = f.kernels[i], &b = e.kernels[i];
+    CAPTURE(b.name);
+    // Exact in the fast mode too.
+    CHECK(a.blocks == b.blocks);
+    CHECK(a.matmul == b.matmul);
+    CHECK(a.sram == b.sram);
+    CHECK(a.busiest.matmul_flops == b.busiest.matmul_flops);
+    CHECK(a.busiest.sram_bytes == b.busiest.sram_bytes);
+    const std::array<std::pair<double, double>, 6> pairs{{
+        {static_cast<double>(a.l2_read_sectors), static_cast<double>(b.l2_read_sectors)},
+        {static_cast<double>(a.l2_write_sectors), static_cast<double>(b.l2_write_sectors)},
+        {static_cast<double>(a.l2_red_sectors), static_cast<double>(b.l2_red_sectors)},
+        {static_cast<double>(a.l2_fabric_read_sectors), static_cast<double>(b.l2_fabric_read_sectors)},
+        {static_cast<double>(a.dram_read.value), static_cast<double>(b.dram_read.value)},
+        {static_cast<double>(a.dram_write.value), static_cast<double>(b.dram_write.value)},
+    }};
+    for (const auto& [fast, exact] : pairs) w = std::max(w, error(fast, exact));
+  }
+  return w;
+}
+
+struct Case {
+  const char* schedule;
+  Pass pass;
+  Problem problem;
+};
+
+std::vector<Case> grid() {
+  std::vector<Case> out;
+  for (Pass pass : {Pass::fwd, Pass::bwd}) {
+    for (const char* s : {"naive", "flash1", "flash2"}) out.push_back({s, pass, problem(1024, 64, 2, 8)});
+    Problem causal = problem(2048, 64, 1, 16);
+    causal.causal = true;
+    out.push_back({"flash2", pass, causal});
+    Problem gqa = problem(1024, 128, 1, 16);
+    gqa.kv_heads = 4;
+    out.push_back({"flash2", pass, gqa});
+  }
+  Problem decode = problem(1, 128, 8, 16, 8192);
+  decode.kv_heads = 4;
+  out.push_back({"flashdecode", Pass::fwd, decode});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("fast L2: sampling 1 set in 1 and skipping nothing is the exact replay") {
+  for (std::uint32_t parts : {1u, 2u}) {
+    const ScheduleContext ctx = context(problem(1024, 64, 1, 8), small_gpu(parts));
+    const auto s = make_schedule("flash2", Pass::bwd, ctx);
+    GpuModelOptions o;
+    const ColdWarm exact = predict_cold_warm(*s, ctx, o);
+    o.l2 = L2Mode::fast;
+    o.sample_stride = 1;
+    o.skip_heads = false;
+    const ColdWarm fast = predict_cold_warm(*s, ctx, o);
+    CHECK(fast.cold.l2 == L2Mode::fast);
+    CHECK(worst(fast.cold, exact.cold) == 0.0);
+    CHECK(worst(fast.warm, exact.warm) == 0.0);
+  }
+}
+
+TEST_CASE("predict_cold_warm is predict() cold and predict() warm") {
+  const ScheduleContext ctx = context(problem(1024, 64, 1, 8), small_gpu(2));
+  const auto s = make_schedule("flash2", Pass::fwd, ctx);
+  GpuModelOptions o;
+  const ColdWarm both = predict_cold_warm(*s, ctx, o);
+  const Prediction cold = predict(*s, ctx, o);
+  o.warm = true;
+  const Prediction warm = predict(*s, ctx, o);
+  CHECK(worst(both.cold, cold) == 0.0);
+  CHECK(worst(both.warm, warm) == 0.0);
+  CHECK(both.warm.warm);
+  CHECK(!both.cold.warm);
+}
+
+TEST_CASE("fast L2: every counter within 1% of the exact replay (sampled sets, skipped heads)") {
+  int sampled = 0, cases = 0;
+  for (std::uint32_t parts : {1u, 2u}) {
+    for (const Case& c : grid()) {
+      CAPTURE(parts);
+      const std::string name = c.schedule;
+      CAPTURE(name);
+      CAPTURE(c.pass == Pass::fwd);
+      CAPTURE(c.problem.causal);
+      const ScheduleContext ctx = context(c.problem, small_gpu(parts));
+      const auto s = make_schedule(c.schedule, c.pass, ctx);
+      GpuModelOptions o;
+      const ColdWarm exact = predict_cold_warm(*s, ctx, o);
+      o.l2 = L2Mode::fast;
+      o.sample_stride = 8;  // at first: the model would sample every set at this size
+      const ColdWarm fast = predict_cold_warm(*s, ctx, o);
+      CHECK(fast.cold.sample_stride <= 8);
+      sampled += fast.cold.sample_stride > 1 ? 1 : 0;
+      CHECK(worst(fast.cold, exact.cold) <= 0.01);
+      CHECK(worst(fast.warm, exact.warm) <= 0.01);
+      ++cases;
+    }
+  }
+  CHECK(sampled >= cases / 4);  // the sampling ran, not retried down to every set everywhere
+}
+
+TEST_CASE("fast L2: heads that repeat are skipped, and the sectors the SMs ask for stay exact") {
+  Problem p = problem(2048, 64, 2, 16);
+  const ScheduleContext ctx = context(p, small_gpu(2, 2));
+  const auto s = make_schedule("flash2", Pass::fwd, ctx);
+  const Prediction exact = predict(*s, ctx);
+  GpuModelOptions o;
+  o.l2 = L2Mode::fast;
+  const Prediction fast = predict(*s, ctx, o);
+  REQUIRE(fast.kernels.size() == 1);
+  CHECK(fast.kernels[0].heads_replayed < p.batch * p.heads);
+  CHECK(fast.l2_read_sectors() == exact.l2_read_sectors());
+  CHECK(fast.l2_write_sectors() == exact.l2_write_sectors());
+  CHECK(worst(fast, exact) <= 0.01);
+}
+
+TEST_CASE("set sample: the sampled lines of a range are those whose set is a multiple of the stride") {
+  const std::uint64_t sets = 640;
+  const SetSample sample(sets, 8, 128, 32);
+  std::vector<LineAccess> lines;
+  // 1000 lines and a bit, starting mid-sector: every sector counted, 1 line in 8 of each span kept.
+  const std::uint64_t sectors = sample.add(TileBytes{48, 128000, 128000, 1}, lines);
+  CHECK(sectors == (48 + 128000 - 1) / 32 - 48 / 32 + 1);
+  std::uint64_t expected = 0;
+  for (std::uint64_t line = 0; line <= (48 + 128000 - 1) / 128; ++line) {
+    if (L2Cache::hashed_set(line, sets) % 8 == 0) ++expected;
+  }
+  CHECK(lines.size() == expected);
+  for (const LineAccess& l : lines) {
+    const std::uint64_t original = sample.original(l.line);
+    CHECK(L2Cache::hashed_set(original, sets) == (l.line % (sets / 8)) * 8);
+    CHECK(sample.home(l.line) == PartitionedL2::home(original));
+  }
+  CHECK_THROWS_AS(SetSample(sets, 3, 128, 32), std::invalid_argument);
+}
