@@ -25,7 +25,7 @@ TEST_CASE("an empty value is an error, never the default") {
       {{"-c", "", "--n", "64", "--d", "16"}, "--config: expected a value"},
       {{"-c", "teaching", "--n", "", "--d", "16"}, "--n: expected a value, got an empty one"},
       {{"tiles", "-c", "teaching", "--n", "64", "--d", "16", "--l2-policy", ""}, "--l2-policy: expected a value"},
-      {{"trace", "-c", "teaching", "--n", "64", "--d", "16", "--format", ""}, "--format:  not in {text,json,svg}"},
+      {{"trace", "-c", "teaching", "--n", "64", "--d", "16", "--format", ""}, "--format:  not in {text,json,svg,html}"},
       {{"bounds", "-c", "teaching", "--pass", ""}, "--pass: expected a value"},
   };
   check_bad_inputs(cases);

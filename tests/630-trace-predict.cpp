@@ -189,7 +189,7 @@ TEST_CASE("iosim trace -f html and --predict, bad input: one line on stderr and 
 
 TEST_CASE("iosim --predict -f json: waves_l2 per cold kernel, adding up to the kernel's L2 reads") {
   const CliResult r = iosim::test::cli({"-c", "teaching", "--n", "512", "--d", "16", "--heads", "2", "--br", "32",
-                                        "--bc", "32", "--predict", "-f", "json"});
+                                        "--bc", "32", "--predict", "--l2", "exact", "-f", "json"});
   REQUIRE(r.code == 0);
   const YAML::Node schedules = parse_json(r.out)["runs"][0]["schedules"];
   REQUIRE(schedules.size() == 3);

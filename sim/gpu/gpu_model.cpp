@@ -301,8 +301,21 @@ Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModel
     warm.order = opt.order;
     return warm;
   }
-  ExactReplay r(ctx, opt);
-  return one(r, kernels, opt.warm, opt.order);
+  // The observer watches the measured run only: a warm run's filling pass goes unobserved.
+  GpuModelOptions watched = opt;
+  watched.observer = nullptr;
+  ExactReplay r(ctx, watched);  // r reads `watched` as it runs
+  if (!opt.warm) {
+    watched.observer = opt.observer;
+    return one(r, kernels, false, opt.order);
+  }
+  (void)r.pass(kernels);
+  r.flush();
+  watched.observer = opt.observer;
+  Prediction warm = r.pass(kernels);
+  warm.warm = true;
+  warm.order = opt.order;
+  return warm;
 }
 
 ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
