@@ -110,7 +110,7 @@ def pct(v, q):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("runs", nargs="+")
+    ap.add_argument("runs", nargs="*")
     ap.add_argument("--config", required=True)
     ap.add_argument("--iosim", default="build/iosim")
     ap.add_argument("--jobs", type=int, default=2)
