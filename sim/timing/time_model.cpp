@@ -66,7 +66,10 @@ void sm_time(KernelTime& t, const Kernel& kernel, const KernelFamily& family, co
   const std::uint64_t heads = prof.heads;
   const bool x_major = p.order == LaunchOrder::x_major;
   const auto profile_of = [&](std::uint64_t i) { return prof.profile_of_x[x_major ? i % xs : i / heads]; };
-  const auto time_of = [&](std::uint32_t profile, std::uint32_t b) { return table[profile][b - 1].cycles; };
+  // At least a cycle: a block with nothing to do still starts and ends (and the schedule divides by it).
+  const auto time_of = [&](std::uint32_t profile, std::uint32_t b) {
+    return std::max(1.0, table[profile][b - 1].cycles);
+  };
   const GridTiming g = schedule_blocks(xs * heads, hw.sm.count, per_sm, profile_of, time_of);
 
   // The ideal (every SM full) splits as its blocks' steps do, into issue- and latency-bound.
