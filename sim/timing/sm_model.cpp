@@ -102,20 +102,17 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.chain += phase + (ldsm > 0 ? r.lat.ldmatrix_latency : 0);
     c.chain_busy += busy;
   }
-  if (s.vector_flops > 0) {
-    const double n = s.vector_flops / (w * kWarpLanes);
-    fp32 += n * r.fp32_interval;
+  // Element-wise work on one pipe: `ops` lane operations a block, at `interval` cycles a warp instruction.
+  const auto elementwise = [&](double ops, double interval, double latency, double& pipe) {
+    if (ops <= 0) return;
+    const double n = ops / (w * kWarpLanes);
+    pipe += n * interval;
     instructions += n;
-    c.chain += own * n * r.fp32_interval + r.lat.fma_latency;
-    c.chain_busy += own * n * r.fp32_interval;
-  }
-  if (s.special_ops > 0) {
-    const double n = s.special_ops / (w * kWarpLanes);
-    sfu += n * r.ex2_interval;
-    instructions += n;
-    c.chain += own * n * r.ex2_interval + r.lat.ex2_latency;
-    c.chain_busy += own * n * r.ex2_interval;
-  }
+    c.chain += own * n * interval + latency;
+    c.chain_busy += own * n * interval;
+  };
+  elementwise(s.vector_flops, r.fp32_interval, r.lat.fma_latency, fp32);
+  elementwise(s.special_ops, r.ex2_interval, r.lat.ex2_latency, sfu);
   if (!last && f.shuffle_rounds_per_step > 0 && rows_per_warp > 0) {
     // Each lane holds two rows of every m16 tile: one shuffle per row pair, tile and round.
     const double n = static_cast<double>(f.shuffle_rounds_per_step) * 2.0 * static_cast<double>(rows_per_warp / 16);
