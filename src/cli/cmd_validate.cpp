@@ -68,12 +68,15 @@ Problem parse_shape(const std::string& text) {
   return p;
 }
 
+/// Whether the schedule's CUDA kernels have compiled tiles (naive's cuBLAS picks its own).
+bool tiled(const std::string& schedule) { return schedule_entry(schedule).caps.tile_search; }
+
 /// The kernels to run for one schedule, pass and problem: naive once (cuBLAS tiles); a flash schedule
 /// with every compiled variant when `variants`, else each compiled tile's default variant.
 std::vector<std::pair<TileRequest, gpu::KernelShape>> kernels_of(const std::string& schedule, Pass pass, const Problem& p,
                                                                  bool variants) {
-  if (schedule == "naive") return {{TileRequest{}, gpu::KernelShape{}}};
-  const auto alg = schedule == "flash1" ? gpu::Algo::flash1 : gpu::Algo::flash2;
+  const gpu::Algo alg = *schedule_entry(schedule).cuda;
+  if (!tiled(schedule)) return {{TileRequest{}, gpu::KernelShape{}}};
   const auto dir = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
   const int d = static_cast<int>(p.d);
   std::vector<std::pair<TileRequest, gpu::KernelShape>> out;
@@ -89,9 +92,18 @@ std::vector<std::pair<TileRequest, gpu::KernelShape>> kernels_of(const std::stri
   return out;
 }
 
+/// Every schedule the CUDA backend runs, in the registry's order.
+std::vector<std::string> cuda_schedules() {
+  std::vector<std::string> out;
+  for (const ScheduleEntry& e : schedule_catalog()) {
+    if (has_cuda_kernels(e)) out.emplace_back(e.name);
+  }
+  return out;
+}
+
 std::uint64_t heads_for(const std::string& schedule, std::uint64_t n, const gpu::DeviceInfo& dev) {
   const auto sms = static_cast<std::uint64_t>(dev.sm_count);
-  if (schedule == "flash1") return sms;        // one block per head: one full wave
+  if (schedule_entry(schedule).validate.block_per_head) return sms;  // one block per head: one full wave
   return std::max<std::uint64_t>(8, 4 * sms * 128 / (2 * n));  // ≈ 4 waves of 2 blocks per SM at B_r = 128
 }
 
@@ -128,19 +140,20 @@ std::vector<Point> grid(bool quick, bool variants, const gpu::DeviceInfo& dev, c
   std::vector<Point> out;
   for (const std::string& schedule : schedules) {
     for (Pass pass : {Pass::fwd, Pass::bwd}) {
-      for (std::uint64_t d : {64u, 128u}) {
+      for (const int d : gpu::kHeadDims) {
         std::vector<std::uint64_t> ns{1024};
         if (!quick) ns.push_back(4096);
-        if (!quick && schedule == "flash2") ns.push_back(3000);
+        const bool extended = !quick && schedule_entry(schedule).validate.ragged_and_bf16;
+        if (extended) ns.push_back(3000);
         for (std::uint64_t n : ns) {
           std::vector<DType> types{DType::fp16};
-          if (!quick && schedule == "flash2" && n == 4096) types.push_back(DType::bf16);
+          if (extended && n == 4096) types.push_back(DType::bf16);
           for (DType t : types) {
             Problem p;
             p.batch = 1;
             p.heads = heads_for(schedule, n, dev);
             p.n = p.n_kv = n;
-            p.d = d;
+            p.d = static_cast<std::uint64_t>(d);
             p.dtype = t;
             auto kernels = kernels_of(schedule, pass, p, variants && !quick);
             if (quick) kernels.resize(1);
@@ -230,8 +243,9 @@ std::string json(const std::vector<report::Comparison>& all, const gpu::DeviceIn
 
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress) {
   for (const std::string& s : v.schedules) {
-    if (s != "naive" && s != "flash1" && s != "flash2") {
-      throw InputError("validate: --schedule must be naive, flash1 or flash2, not " + s);
+    const ScheduleEntry* e = find_schedule(s);
+    if (e == nullptr || !has_cuda_kernels(*e)) {
+      throw InputError("validate: --schedule must be " + schedule_names(has_cuda_kernels, ", ", " or ") + ", not " + s);
     }
   }
   for (const std::string& p : v.passes) {
@@ -252,7 +266,7 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   const HardwareSpec hw = config::load_hardware(config_file);
   const gpu::DeviceInfo dev = gpu::device_info();
   const std::vector<std::string> schedules =
-      v.schedules.empty() ? std::vector<std::string>{"naive", "flash1", "flash2"} : v.schedules;
+      v.schedules.empty() ? cuda_schedules() : v.schedules;
   std::vector<Point> points = shapes.empty() ? grid(v.quick, !v.warps.empty() || !v.stages.empty(), dev, schedules)
                                              : sweep(shapes, schedules);
   // A slice of the grid: only the passes, head dims and sequence lengths asked for.
@@ -260,7 +274,7 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
     return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
   };
   std::erase_if(points, [&](const Point& p) {
-    const bool flash = p.schedule != "naive";  // naive has no tile, warps or stages to filter on
+    const bool flash = tiled(p.schedule);  // naive has no tile, warps or stages to filter on
     return !keep(v.passes, std::string(name(p.pass))) || !keep(v.ds, p.problem.d) || !keep(v.ns, p.problem.n) ||
            (flash && !keep(tiles, std::pair{p.tiles.br.value_or(0), p.tiles.bc.value_or(0)})) ||
            (flash && !keep(v.warps, p.shape.warps)) || (flash && !keep(v.stages, p.shape.stages));

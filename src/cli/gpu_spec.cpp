@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "sim/core/error.h"
+#include "sim/schedule/registry.h"
 
 namespace iosim::cli {
 
@@ -17,13 +18,16 @@ int as_int(std::uint64_t v, const char* what) {
 }
 
 gpu::Algo algo_of(const std::string& s) {
-  if (s == "naive") return gpu::Algo::naive;
-  if (s == "flash1") return gpu::Algo::flash1;
-  if (s == "flash2") return gpu::Algo::flash2;
-  throw InputError("the CUDA backend runs naive, flash1 and flash2, not " + s);
+  const ScheduleEntry* e = find_schedule(s);
+  if (e == nullptr || !has_cuda_kernels(*e)) {
+    throw InputError("the CUDA backend runs " + schedule_names(has_cuda_kernels) + ", not " + s);
+  }
+  return *e->cuda;
 }
 
 }  // namespace
+
+bool has_cuda_kernels(const ScheduleEntry& e) { return e.cuda.has_value(); }
 
 std::string today() {
   const std::time_t t = std::time(nullptr);

@@ -8,6 +8,7 @@
 #include "sim/core/hardware.h"
 #include "sim/core/ledger.h"
 #include "sim/run.h"
+#include "sim/schedule/registry.h"
 #include "sim/schedule/schedule.h"
 
 namespace iosim::test {

@@ -1,0 +1,15 @@
+// Which kernels of the CUDA backend run a schedule: what a registry entry (sim/schedule/registry.h)
+// names and cuda/backend.h's KernelSpec takes (gpu::Algo is this type). Plain data, no CUDA.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace iosim {
+
+enum class CudaAlgo : std::uint8_t { naive, flash1, flash2 };
+
+/// The name of the schedule whose registry entry names these kernels, as the CLI spells it.
+[[nodiscard]] std::string_view name(CudaAlgo a);
+
+}  // namespace iosim
