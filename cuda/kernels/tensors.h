@@ -55,28 +55,8 @@ namespace iosim::gpu::detail {
   const auto bh = static_cast<std::uint64_t>(spec.batch) * static_cast<std::uint64_t>(spec.heads);
   const auto n = static_cast<std::uint64_t>(spec.n), nkv = static_cast<std::uint64_t>(spec.n_kv);
   const auto d = static_cast<std::uint64_t>(spec.d);
-  switch (t) {
-    case Tensor::Q:
-    case Tensor::O:
-    case Tensor::dO:
-    case Tensor::dQ:
-    case Tensor::dQacc: return bh * n * d;
-    case Tensor::K:
-    case Tensor::V:
-    case Tensor::dK:
-    case Tensor::dV: return bh * nkv * d;
-    case Tensor::S:
-    case Tensor::P:
-    case Tensor::dS:
-    case Tensor::dP: return bh * n * nkv;
-    case Tensor::l:
-    case Tensor::m:
-    case Tensor::L:
-    case Tensor::D: return bh * n;
-    case Tensor::Opart:
-    case Tensor::Lpart: return 0;
-  }
-  return 0;
+  const TensorShape& s = shape_of(t);  // the table of sim/core/tensor.h; no split-KV partials here
+  return s.layout.split ? 0 : bh * extent(s.rows, n, nkv, d) * extent(s.cols, n, nkv, d);
 }
 
 [[nodiscard]] inline std::uint64_t tensor_bytes(const KernelSpec& spec, Tensor t) {
