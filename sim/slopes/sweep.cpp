@@ -1,4 +1,4 @@
-#include "sim/bounds/sweep.h"
+#include "sim/slopes/sweep.h"
 
 #include <bit>
 #include <cmath>
