@@ -5,10 +5,13 @@
 // own files.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/schedule/cuda_algo.h"
 #include "sim/schedule/schedule.h"
