@@ -15,8 +15,9 @@ struct InstructionMix {
   double load = 0;      ///< 16-byte cp.async (LDGSTS) per lane
   double store = 0;     ///< 16-byte global stores per lane
   double reduce = 0;    ///< fp32 RED per lane
+  double other = 0;     ///< the family's step overhead: integer, conversions, shared staging, control
   [[nodiscard]] double total() const {
-    return mma + ldmatrix + fp32 + ex2 + shuffle + barrier + load + store + reduce;
+    return mma + ldmatrix + fp32 + ex2 + shuffle + barrier + load + store + reduce + other;
   }
   InstructionMix& add(const InstructionMix& o, double times = 1) {
     mma += o.mma * times;
@@ -28,6 +29,7 @@ struct InstructionMix {
     load += o.load * times;
     store += o.store * times;
     reduce += o.reduce * times;
+    other += o.other * times;
     return *this;
   }
 };

@@ -125,6 +125,18 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.mix.shuffle += n;
     c.chain += static_cast<double>(f.shuffle_rounds_per_step) * r.lat.shfl_latency;
   }
+  if (!s.matmuls.empty()) {
+    // The instructions the schedule does not name, at the issue rate of one a cycle.
+    const MatmulShape& mm = s.matmuls.front();
+    const double lanes = w * kWarpLanes;
+    const StepOverhead& o = f.overhead;
+    c.mix.other = o.per_step + (o.per_score * static_cast<double>(mm.m * mm.n) +
+                                o.per_row * static_cast<double>(mm.m * mm.k) +
+                                o.per_column * static_cast<double>(mm.n * mm.k)) / lanes;
+    instructions += c.mix.other;
+    c.chain += own * c.mix.other;
+    c.chain_busy += own * c.mix.other;
+  }
   if (!last) {
     instructions += f.barriers_per_step;
     c.mix.barrier += f.barriers_per_step;

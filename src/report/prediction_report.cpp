@@ -132,7 +132,8 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
     const InstructionMix& ins = kt.instructions;
     w.key("warp_instructions").begin_object().field("mma", ins.mma).field("ldmatrix", ins.ldmatrix);
     w.field("fp32", ins.fp32).field("ex2", ins.ex2).field("shuffle", ins.shuffle).field("barrier", ins.barrier);
-    w.field("load", ins.load).field("store", ins.store).field("reduce", ins.reduce).field("total", ins.total());
+    w.field("load", ins.load).field("store", ins.store).field("reduce", ins.reduce).field("other", ins.other);
+    w.field("total", ins.total());
     w.end_object().end_object();
     if (waves != nullptr && i < waves->size()) waves_json(w, (*waves)[i]);
     w.end_object();
