@@ -64,7 +64,7 @@ struct Flash2BwdParams {
 
 template <class T, class Tr>
 __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash2BwdParams p) {
-  constexpr int kD = Tr::kD, kBr = Tr::kBr, kBc = Tr::kBc, kStride = Tr::kStride;
+  constexpr int kD = Tr::kD, kBr = Tr::kBr, kBc = Tr::kBc;
   using GKV = typename Tr::GridKV;
   using GQ = typename Tr::GridQ;
   extern __shared__ __align__(16) unsigned char smem_raw[];

@@ -84,7 +84,7 @@ struct Flash2FwdTraits {
   static constexpr int kKQ = D / 16;             ///< k16 steps of Q Kᵀ
   static constexpr int kNO = D / 8;              ///< n8 tiles of O
   static constexpr int kKP = BC / 16;            ///< k16 steps of P V
-  static constexpr int kStride = D;   ///< shared row stride, elements
+  static constexpr int kStride = D;              ///< shared row width, elements (swizzled, unpadded)
   static constexpr int kQElems = BR * kStride;
   static constexpr int kKVElems = BC * kStride;  ///< one stage of K (or V)
   static constexpr int kStages = STAGES;         ///< K/V tiles resident: tile j and up to kStages − 1 ahead

@@ -80,8 +80,8 @@ struct FlashBwdTraits {
   static constexpr int kBc = BC;
   static constexpr int kWarps = NW;
   static constexpr int kThreads = kWarps * kWarpSize;
-  static constexpr int kStride = D;    ///< Q, K, V, dO, O, dQ tiles
-  static constexpr int kPStride = BC;  ///< P, dS tiles
+  static constexpr int kStride = D;               ///< Q, K, V, dO, O, dQ tiles (swizzled)
+  static constexpr int kPStride = BC;             ///< P, dS tiles (swizzled)
   static constexpr int kAccStride = D + 8;        ///< fp32 dQ staging: ≡ 8 (mod 32) words, conflict-free float2
   using GridS = WarpGrid<BR, BC, kWarps>;         ///< S, dP, P, dS
   using GridKV = WarpGrid<BC, D, kWarps>;         ///< dK, dV
