@@ -128,13 +128,14 @@ TEST_CASE("the reference's mask and grouping (so that the cases above can fail)"
   const std::vector<double> q1(q.begin(), q.begin() + n * d), k1(k.begin(), k.begin() + n * d),
       v1(v.begin(), v.begin() + n * d);
   const std::vector<double> o = ref::attention_forward({1, n, n, d, 0.5, 1, true}, q1, k1, v1);
-  for (int c = 0; c < d; ++c) CHECK(o[c] == doctest::Approx(v1[c]).epsilon(1e-12));
+  const auto un = static_cast<std::size_t>(n), ud = static_cast<std::size_t>(d);
+  for (std::size_t c = 0; c < ud; ++c) CHECK(o[c] == doctest::Approx(v1[c]).epsilon(1e-12));
   const std::vector<double> k2(k1.begin(), k1.begin() + 2 * d), v2(v1.begin(), v1.begin() + 2 * d);
   const std::vector<double> o_wide = ref::attention_forward({1, n, 2, d, 0.5, 1, true}, q1, k2, v2);
-  for (int r = 0; r < n - 2; ++r) {
-    for (int c = 0; c < d; ++c) CHECK(o_wide[r * d + c] == 0.0);
+  for (std::size_t r = 0; r < un - 2; ++r) {
+    for (std::size_t c = 0; c < ud; ++c) CHECK(o_wide[r * ud + c] == 0.0);
   }
-  for (int c = 0; c < d; ++c) CHECK(o_wide[(n - 2) * d + c] == doctest::Approx(v2[c]).epsilon(1e-12));
+  for (std::size_t c = 0; c < ud; ++c) CHECK(o_wide[(un - 2) * ud + c] == doctest::Approx(v2[c]).epsilon(1e-12));
   const std::vector<double> o_full = ref::attention_forward({1, n, n, d, 0.5, 1, false}, q1, k1, v1);
   CHECK(std::abs(o_full[0] - o[0]) > 1e-3);  // the mask changes row 0
 
