@@ -324,6 +324,9 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
   }
 
   // Epilogue: O / l into this warp's rows of the Q tile (only this warp ever read them), then out.
+  // The barrier orders this warp's Q fragment reads before its O writes when no K/V tile came between
+  // (causal, a block whose rows see no key).
+  __syncwarp();
 #pragma unroll
   for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
