@@ -111,9 +111,9 @@ struct Flash2FwdTraits {
 /// fragment read from shared memory feeds two MMAs (at 16 rows per warp ldmatrix bandwidth, not the
 /// tensor cores, would bound the kernel); B_c = 64 rather than FA2's 128 because Q stays in registers
 /// here: Q 32 + S 64 + O 64 fragment registers (160) against 224 at B_c = 128, which leaves no room
-/// under 255 (ptxas, CUDA 13.0: 243 registers, no spills, 2 blocks per SM). d = 128: 64 × 64. At
+/// under 255 (ptxas, CUDA 13.0, sm_90, swizzled tiles: 239 registers, no spills, 2 blocks per SM). d = 128: 64 × 64. At
 /// B_r = 128 the Q (64) and O (128) fragments alone take 192 registers, so each warp keeps one m16
-/// tile: Q 32 + S 32 + O 64 = 128 (ptxas: 216-217 registers, no spills).
+/// tile: Q 32 + S 32 + O 64 = 128 (ptxas: 200 registers, no spills).
 template <int D>
 struct Flash2FwdDefault;
 template <>
