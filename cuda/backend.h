@@ -61,7 +61,13 @@ struct KernelSpec {
   int bc = 0;    ///< rows of K/V per tile (ignored by naive)
   int warps = 0;   ///< warps per block of the main kernel; 0: the tile's default (ignored by naive)
   int stages = 0;  ///< K/V stages in shared memory; 0: the tile's default (ignored by naive)
+  int kv_heads = 0;     ///< key/value heads, dividing heads (grouped-query attention); 0: = heads
+  bool causal = false;  ///< query row r sees key c ≤ r + (n_kv − n) (sim/core/mask.h's alignment)
 };
+
+/// Key/value heads of `s` (kv_heads, or heads where it is 0) and query heads per key/value head.
+[[nodiscard]] constexpr int kv_head_count(const KernelSpec& s) { return s.kv_heads == 0 ? s.heads : s.kv_heads; }
+[[nodiscard]] constexpr int group_size(const KernelSpec& s) { return s.heads / kv_head_count(s); }
 
 /// The (B_r, B_c) tiles compiled into this build for a schedule, pass, head dim and type, each once;
 /// the first is the default. Empty for naive (cuBLAS picks its own tiles).

@@ -75,6 +75,8 @@ TEST_CASE("bad input to the GPU model and the GPU commands") {
        "--shape must be B,H,N,D (four positive integers), like 1,16,8192,64, not 1,16,1024,64,"},
       {{"validate", "-c", "h200", "--shape", "1,16,1024,64", "--warps", "0"}, "--warps must be positive, not 0"},
       {{"validate", "-c", "h200", "--stages", "0"}, "--stages must be positive, not 0"},
+      {{"validate", "-c", "h200", "--masks", "--quick"}, "--masks takes neither --quick nor --shape"},
+      {{"validate", "-c", "h200", "--masks", "--shape", "1,16,1024,64"}, "--masks takes neither --quick nor --shape"},
   };
   check_bad_inputs(cases);
 }
@@ -87,6 +89,9 @@ TEST_CASE("measure, validate and calibrate without a GPU exit 2 and say why") {
   for (std::initializer_list<std::string> args :
        {std::initializer_list<std::string>{"measure", "-c", "h200", "--n", "1024", "--d", "64", "--schedule", "flash2"},
         std::initializer_list<std::string>{"validate", "-c", "h200", "--quick"},
+        std::initializer_list<std::string>{"validate", "-c", "h200", "--masks"},
+        std::initializer_list<std::string>{"measure", "-c", "h200", "--n", "1024", "--d", "64", "--schedule", "flash2",
+                                           "--causal", "--heads", "4", "--kv-heads", "2"},
         std::initializer_list<std::string>{"validate", "-c", "h200", "--shape", "1,16,1024,64", "--no-counters",
                                            "--no-predict", "--warps", "4", "--stages", "2"},
         std::initializer_list<std::string>{"calibrate"}, std::initializer_list<std::string>{"calibrate", "-c", "h200"}}) {

@@ -67,8 +67,8 @@ std::vector<Accuracy> check_accuracy(const KernelSpec& spec, std::uint64_t seed)
   detail::launch(spec, buf, stream.get());
   IOSIM_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
 
-  const reference::Shape shape{spec.batch * spec.heads, spec.n, spec.n_kv, spec.d,
-                               1.0 / std::sqrt(static_cast<double>(spec.d))};
+  const reference::Shape shape{spec.batch * spec.heads, spec.n,          spec.n_kv,  spec.d,
+                               1.0 / std::sqrt(static_cast<double>(spec.d)), group_size(spec), spec.causal};
   const std::vector<double> q = buf.to_host(Tensor::Q, stream.get());
   const std::vector<double> k = buf.to_host(Tensor::K, stream.get());
   const std::vector<double> v = buf.to_host(Tensor::V, stream.get());

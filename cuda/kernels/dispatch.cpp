@@ -69,6 +69,9 @@ std::string unsupported_in_build(const KernelSpec& s) {
   if (s.n < 1 || s.n_kv < 1) {
     return "n and n_kv must be at least 1 (got n = " + std::to_string(s.n) + ", n_kv = " + std::to_string(s.n_kv) + ")";
   }
+  if (s.kv_heads < 0 || (s.kv_heads > 0 && s.heads % s.kv_heads != 0)) {
+    return "kv_heads (" + std::to_string(s.kv_heads) + ") must divide heads (" + std::to_string(s.heads) + ")";
+  }
   if (s.d != 64 && s.d != 128) return "d = " + std::to_string(s.d) + ": the kernels take d = 64 or 128";
   if (s.dtype != DType::fp16 && s.dtype != DType::bf16) {
     return "element type " + std::string(name(s.dtype)) + ": the kernels take fp16 or bf16";
@@ -145,6 +148,7 @@ std::string unsupported(const KernelSpec& spec) {
   }
   std::uint64_t bytes = 0;
   for (const Tensor t : detail::held_tensors(spec)) bytes += detail::tensor_bytes(spec, t);
+  bytes += 2 * detail::expanded_grad_elements(spec) * size_bytes(spec.dtype);  // per-query-head dK, dV
   if (bytes > dev.global_bytes) {
     return "its buffers need " + std::to_string(bytes >> 20) + " MiB; " + dev.name + " has " +
            std::to_string(dev.global_bytes >> 20) + " MiB";

@@ -50,9 +50,10 @@ namespace iosim::gpu::detail {
   return {Tensor::dQ, Tensor::dK, Tensor::dV};
 }
 
-/// Elements of tensor `t` over all batch · heads.
+/// Elements of tensor `t` over all batch · heads (K, V, dK, dV: batch · kv_heads).
 [[nodiscard]] inline std::uint64_t tensor_elements(const KernelSpec& spec, Tensor t) {
   const auto bh = static_cast<std::uint64_t>(spec.batch) * static_cast<std::uint64_t>(spec.heads);
+  const auto bkv = static_cast<std::uint64_t>(spec.batch) * static_cast<std::uint64_t>(kv_head_count(spec));
   const auto n = static_cast<std::uint64_t>(spec.n), nkv = static_cast<std::uint64_t>(spec.n_kv);
   const auto d = static_cast<std::uint64_t>(spec.d);
   switch (t) {
@@ -64,7 +65,7 @@ namespace iosim::gpu::detail {
     case Tensor::K:
     case Tensor::V:
     case Tensor::dK:
-    case Tensor::dV: return bh * nkv * d;
+    case Tensor::dV: return bkv * nkv * d;  // K/V heads: batch × kv_heads
     case Tensor::S:
     case Tensor::P:
     case Tensor::dS:
@@ -81,6 +82,18 @@ namespace iosim::gpu::detail {
 
 [[nodiscard]] inline std::uint64_t tensor_bytes(const KernelSpec& spec, Tensor t) {
   return tensor_elements(spec, t) * size_bytes(storage_type(t, spec.dtype));
+}
+
+}  // namespace iosim::gpu::detail
+
+namespace iosim::gpu::detail {
+
+/// Elements of the per-query-head dK (or dV) a flash backward writes when K/V heads are shared
+/// (group > 1; FlashAttention-2's dk_expanded), summed over the group into dK afterwards; 0 otherwise.
+[[nodiscard]] inline std::uint64_t expanded_grad_elements(const KernelSpec& spec) {
+  if (spec.pass != Direction::bwd || spec.algo == Algo::naive || group_size(spec) == 1) return 0;
+  return static_cast<std::uint64_t>(spec.batch) * static_cast<std::uint64_t>(spec.heads) *
+         static_cast<std::uint64_t>(spec.n_kv) * static_cast<std::uint64_t>(spec.d);
 }
 
 }  // namespace iosim::gpu::detail

@@ -151,6 +151,7 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   validate->add_option("--config,-c", validate_flags.config, "hardware config of the model (the GPU's)")->required();
   validate->add_option("--out", validate_flags.out_dir, "folder for the JSON and Markdown results (default results)");
   validate->add_flag("--quick", validate_flags.quick, "a small subset (one tile per kernel, n = 1024)");
+  validate->add_flag("--masks", validate_flags.masks, "only the grid's causal, grouped-query and ragged-n kernels");
   validate->add_option("--schedule,-s", validate_flags.schedules, "only these schedules, in this order (naive, flash1, flash2)");
   validate->add_option("--pass", validate_flags.passes, "only these passes (fwd, bwd)");
   validate->add_option("--d", validate_flags.ds, "only these head dims of the grid (64, 128)");

@@ -33,6 +33,7 @@ struct ValidateFlags {
   std::string config;
   std::string out_dir = "results";
   bool quick = false;
+  bool masks = false;  ///< only the grid's causal, grouped-query and ragged-n kernels
   std::vector<std::string> schedules;  ///< in this order; empty: naive, flash1, flash2
   std::vector<std::string> passes;     ///< a slice of the grid; empty: all
   std::vector<std::uint64_t> ds, ns;

@@ -41,8 +41,6 @@ void require_gpu(const char* command) {
 
 GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
                  const TileRequest& tiles, gpu::KernelShape pinned) {
-  if (p.kv_head_count() != p.heads) throw InputError("the CUDA backend runs multi-head attention only (no --kv-heads)");
-  if (p.causal) throw InputError("the CUDA backend runs non-causal attention only (no --causal)");
   GpuCase c;
   gpu::KernelSpec& s = c.spec;
   s.algo = algo_of(schedule);
@@ -53,6 +51,8 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
   s.n_kv = as_int(p.n_kv, "n_kv");
   s.d = as_int(p.d, "d");
   s.dtype = p.dtype;
+  s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
+  s.causal = p.causal;
   if (s.algo != gpu::Algo::naive) {
     const auto compiled = gpu::compiled_tiles(s.algo, s.pass, s.d, s.dtype);
     const int br = tiles.br ? as_int(*tiles.br, "--br") : (compiled.empty() ? 0 : compiled.front().first);
