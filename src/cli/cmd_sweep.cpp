@@ -44,8 +44,9 @@ std::vector<std::size_t> shard_points(const std::string& text, std::size_t count
 std::vector<std::size_t> listed_points(const std::string& text, std::size_t count) {
   std::set<std::size_t> out;
   const auto bad = [&](const std::string& why) {
-    return InputError("--points: " + why + " (got '" + config::printable(text) + "'; the sweep has " +
-                      std::to_string(count) + " points, 0 to " + std::to_string(count) + " - 1; e.g. 0:10,12)");
+    const std::string range = count == 0 ? "none" : "0 to " + std::to_string(count - 1);
+    return InputError("--points: " + why + " (got '" + config::printable(text) + "'; the sweep's points are " + range +
+                      "; e.g. 0:10,12)");
   };
   std::size_t start = 0;
   for (;;) {
