@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 
-INSTALL = "pip install 'ray[default]' (or scripts/setup --ray)"
+INSTALL = "pip install ray (or scripts/setup --ray)"
 
 
 def fail(message, code=2):

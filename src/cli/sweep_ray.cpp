@@ -21,8 +21,7 @@ namespace iosim::cli {
 
 namespace {
 
-constexpr const char* kInstallRay =
-    "pip install 'ray[default]' (or scripts/setup --ray)";
+constexpr const char* kInstallRay = "pip install ray (or scripts/setup --ray)";
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
