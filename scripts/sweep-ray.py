@@ -19,6 +19,7 @@ Bad input: one line on stderr, exit 2. A failing task: its own error line, and i
 """
 import argparse
 import os
+import socket
 import subprocess
 import sys
 
@@ -60,6 +61,17 @@ def last_line(data):
     return lines[-1] if lines else ""
 
 
+def reachable(address, seconds=10):
+    """Fails (one line, exit 2) unless HOST:PORT (or ray://HOST:PORT) accepts a connection."""
+    host, _, port = address.split("://")[-1].rpartition(":")
+    if not host or not port.isdigit():
+        fail(f"--ray-address must be HOST:PORT, ray://HOST:PORT or auto (got '{address}')")
+    try:
+        socket.create_connection((host, int(port)), timeout=seconds).close()
+    except OSError as e:
+        fail(f"--ray-address {address}: no Ray cluster answers there ({e}); start one with ray start --head")
+
+
 def iosim(cmd):
     """Runs iosim here; on failure forwards its one-line error and exits with its code."""
     p = subprocess.run(cmd, capture_output=True)
@@ -94,12 +106,18 @@ def main():
     done = 0
     if pending:
         env = {k: v for k, v in os.environ.items() if k.startswith("IOSIM_")}
-        if a.address:
-            ray.init(address=a.address, runtime_env={"env_vars": env} if env else None,
-                     logging_level="ERROR", log_to_driver=False)
-        else:
-            ray.init(num_cpus=a.workers or os.cpu_count() or 1, include_dashboard=False,
-                     object_store_memory=128 << 20, logging_level="ERROR", log_to_driver=False)
+        if a.address and a.address != "auto":
+            reachable(a.address)  # Ray itself retries an unreachable address for minutes
+        try:
+            if a.address:
+                ray.init(address=a.address, runtime_env={"env_vars": env} if env else None,
+                         logging_level="ERROR", log_to_driver=False)
+            else:
+                ray.init(num_cpus=a.workers or os.cpu_count() or 1, include_dashboard=False,
+                         object_store_memory=128 << 20, logging_level="ERROR", log_to_driver=False)
+        except Exception as e:  # an address with no cluster behind it, a runtime that cannot start
+            where = f"the cluster at {a.address}" if a.address else "a local Ray runtime"
+            fail(f"--engine ray: cannot start or reach {where}: {' '.join(str(e).split())[:300]}", 2 if a.address else 1)
         workers = a.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         chunk = a.chunk or max(1, -(-len(pending) // (4 * workers)))
         n_chunks = -(-len(pending) // chunk)
@@ -109,7 +127,10 @@ def main():
 
         @ray.remote(num_cpus=1)
         def run_points(cmd, cwd):
-            p = subprocess.run(cmd, capture_output=True, cwd=cwd if os.path.isdir(cwd) else None)
+            try:
+                p = subprocess.run(cmd, capture_output=True, cwd=cwd if os.path.isdir(cwd) else None)
+            except OSError as e:  # no iosim at that path on this node
+                return 127, b"", f"iosim: error: a Ray task cannot run {cmd[0]}: {e}\n".encode()
             return p.returncode, p.stdout, p.stderr
 
         todo = list(range(n_chunks))

@@ -5,7 +5,8 @@
 2. a run killed (SIGKILL) part way, run again: the serial file;
 3. --engine ray with a local runtime of 2 workers: the serial file; and again on a file that holds
    some records out of order and an incomplete last line: the serial file;
-4. Ray missing (an `import ray` that fails), or no Python: one line on stderr naming the install, exit 2.
+4. Ray missing (an `import ray` that fails), no Python, or an address with no cluster: one line on
+   stderr, exit 2.
 
 Usage: sweep_engines.py BUILD/iosim. Exit 77 (ctest: skipped) when Ray is not installed, unless CI is set.
 """
@@ -119,6 +120,11 @@ def main():
                 return 77 if not failures else 1
 
         if have_ray:
+            p = run([iosim, "sweep", spec, "-o", out("noray.jsonl"), "--engine", "ray", "--ray-address", "127.0.0.1:1"],
+                    env=env, check_rc=False)
+            err = p.stderr.decode()
+            check(p.returncode == 2 and err.count("\n") == 1 and "no Ray cluster answers" in err,
+                  f"an address with no cluster: exit 2 and one line ({p.returncode}: {err.strip()})")
             t0 = time.time()
             run([iosim, "sweep", spec, "-o", out("ray.jsonl"), "--engine", "ray", "--workers", "2", "-q"], env=env)
             print(f"      ray: {time.time() - t0:.1f} s")
