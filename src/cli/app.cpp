@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "sim/core/error.h"
+#include "src/cli/cmd_sweep.h"
 #include "src/cli/commands.h"
 #include "src/cli/progress_bar.h"
 
@@ -177,8 +178,11 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   CLI::App* trace = app.add_subcommand("trace", "every tile transfer of a small problem in order: a table, JSON or an SVG");
   add_trace_flags(*trace, trace_flags);
 
+  SweepFlags sweep_flags;
+  CLI::App* sweep = add_sweep_command(app, sweep_flags);
+
   add_limits(*tiles);
-  for (CLI::App* sub : {bounds, tiles, measure, validate, calibrate, trace}) add_quiet(*sub);
+  for (CLI::App* sub : {bounds, tiles, measure, validate, calibrate, trace, sweep}) add_quiet(*sub);
 
   check_values(app);
   try {
@@ -208,6 +212,7 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
     if (validate->parsed()) return validate_command(validate_flags, out, progress_lines);
     if (calibrate->parsed()) return calibrate_command(calibrate_config, calibrate_write, out, progress_lines);
     if (trace->parsed()) return trace_command(trace_flags, out);
+    if (sweep->parsed()) return sweep_command(sweep_flags, quiet, out, err);
     return run_command(run_flags, run_format, out, limits);
   } catch (const InputError& e) {
     error_line(err, e.what());
