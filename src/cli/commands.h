@@ -1,5 +1,5 @@
-// One function per subcommand; app.cpp parses the flags and calls them. Each throws InputError for
-// bad input and returns an exit code otherwise.
+// One function per subcommand; app.cpp parses the flags and calls them (and so does the Python
+// module, python/src/module.cpp). Each throws InputError for bad input and returns an exit code otherwise.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,7 @@ struct MeasureFlags {
 
 /// `limits`: --max-time and --max-memory; a request whose estimate exceeds them is refused (InputError).
 int run_command(const ProblemFlags& f, const std::string& format, std::ostream& out, const Limits& limits = {});
+/// `f.d` empty: d = 64. Returns kExitCheckFailed when a fitted slope is out of its tolerance.
 int bounds_command(const ProblemFlags& f, const std::string& format, std::ostream& out);
 int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t top, std::ostream& out,
                   const Limits& limits = {});

@@ -132,8 +132,10 @@ MeasuredSpec read_measured(YamlMap m) {
   return s;
 }
 
-HardwareSpec load_hardware(const std::string& path) {
-  YamlMap top(load_yaml_file(path), path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us", "pipeline", "measured"});
+HardwareSpec load_hardware(const std::string& path) { return load_hardware(load_yaml_file(path), path); }
+
+HardwareSpec load_hardware(const YAML::Node& config, const std::string& path) {
+  YamlMap top(config, path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us", "pipeline", "measured"});
   HardwareSpec hw;
   hw.name = top.string("name");
   hw.arch = top.string("arch");
