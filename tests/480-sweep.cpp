@@ -106,7 +106,7 @@ predict: true
                                 "2", "--dtype", "bf16", "--causal", "--pass", "fwdbwd", "--schedule", "flash2", "--br",
                                 "64", "--bc", "128", "--warps", "4", "--predict", "-f", "json"});
   REQUIRE(direct.code == 0);
-  CHECK(without_key(lines[0]) == sw::one_line(direct.out));
+  CHECK(without_key(lines[0]) == sw::minified(direct.out));
   CHECK(std::string(*sw::record_key(lines[0])) ==
         R"({"hardware":"a100","batch":1,"heads":4,"kv_heads":2,"n":512,"n_kv":1024,"d":64,"dtype":"bf16",)"
         R"("mask":"causal","pass":"fwdbwd","schedule":"flash2","tile":"64x128","warps":4,"stages":0,"splits":0,)"
@@ -130,7 +130,7 @@ TEST_CASE("tiles: search records `iosim tiles`; tiles: menu is every tile of the
       ++searches;
       const CliResult t = cli({"tiles", "-c", "a100", "--n", "256", "--d", "64", "--top", "3", "-f", "json"});
       REQUIRE(t.code == 0);
-      CHECK(without_key(l) == sw::one_line(t.out));
+      CHECK(without_key(l) == sw::minified(t.out));
     } else {
       menu.insert(key["tile"].as<std::string>());
     }

@@ -48,7 +48,7 @@ int natural_compare(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::string one_line(std::string_view json) {
+std::string minified(std::string_view json) {
   std::string out;
   out.reserve(json.size());
   bool in_string = false, escaped = false;
@@ -72,7 +72,7 @@ std::string one_line(std::string_view json) {
 }
 
 std::string record_line(std::string_view key, std::string_view json) {
-  const std::string body = one_line(json);
+  const std::string body = minified(json);
   if (body.size() < 2 || body.front() != '{') throw std::logic_error("record_line: not a JSON object");
   std::string out(kRecordStart);
   out += key;

@@ -12,7 +12,7 @@
 namespace iosim::cli {
 
 /// `json` on one line: the whitespace between its tokens removed, strings untouched.
-[[nodiscard]] std::string one_line(std::string_view json);
+[[nodiscard]] std::string minified(std::string_view json);
 
 /// The record of a run: `{"key":` key `,` and the members of `json` (one object), on one line, '\n'.
 [[nodiscard]] std::string record_line(std::string_view key, std::string_view json);
