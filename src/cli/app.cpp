@@ -151,7 +151,8 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   validate->add_option("--config,-c", validate_flags.config, "hardware config of the model (the GPU's)")->required();
   validate->add_option("--out", validate_flags.out_dir, "folder for the JSON and Markdown results (default results)");
   validate->add_flag("--quick", validate_flags.quick, "a small subset (one tile per kernel, n = 1024)");
-  validate->add_option("--schedule,-s", validate_flags.schedules, "only these schedules, in this order (naive, flash1, flash2)");
+  validate->add_option("--schedule,-s", validate_flags.schedules,
+                       "only these schedules, in this order (naive, flash1, flash2, flashdecode, flashdecode-heads)");
   validate->add_option("--pass", validate_flags.passes, "only these passes (fwd, bwd)");
   validate->add_option("--d", validate_flags.ds, "only these head dims of the grid (64, 128)");
   validate->add_option("--n", validate_flags.ns, "only these sequence lengths of the grid (1024, 4096, 3000)");

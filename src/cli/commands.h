@@ -33,7 +33,7 @@ struct ValidateFlags {
   std::string config;
   std::string out_dir = "results";
   bool quick = false;
-  std::vector<std::string> schedules;  ///< in this order; empty: naive, flash1, flash2
+  std::vector<std::string> schedules;  ///< in this order; empty: naive, flash1, flash2, flashdecode(-heads)
   std::vector<std::string> passes;     ///< a slice of the grid; empty: all
   std::vector<std::uint64_t> ds, ns;
   std::vector<std::string> tiles;      ///< "BRxBC" tiles of the grid to keep; empty: all
