@@ -179,13 +179,3 @@ std::unique_ptr<Schedule> make_flashdecode_heads_fwd(const ScheduleContext& ctx)
 }
 
 }  // namespace iosim::detail
-
-namespace iosim {
-
-std::uint64_t flashdecode_splits(const Problem& p, TileShape tiles, std::uint64_t sm_count, bool packed) {
-  const std::uint64_t rows = packed ? p.group() * p.n : p.n;
-  const std::uint64_t blocks = p.batch * (packed ? p.kv_head_count() : p.heads) * ceil_div(rows, tiles.br);
-  return fa2_num_splits(blocks, 2 * sm_count, ceil_div(p.n_kv, tiles.bc));
-}
-
-}  // namespace iosim::detail

@@ -145,6 +145,7 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   };
   measure_options(*measure, measure_opts);
   measure->add_option("--json-out", measure_opts.json_out, "also write the comparison as JSON to this file");
+  measure->add_flag("--no-predict", measure_opts.no_predict, "measure only: no prediction beside it (JSON: null)");
 
   ValidateFlags validate_flags;
   CLI::App* validate = app.add_subcommand("validate", "measure a grid of kernels on the GPU against the model");

@@ -19,6 +19,7 @@ struct MeasureFlags {
   int warmup = 5;
   bool no_counters = false;
   std::string json_out;  ///< measure: also write the JSON here
+  bool no_predict = false;  ///< measure: the measurement alone (a large problem's prediction takes seconds)
 };
 
 /// `limits`: --max-time and --max-memory; a request whose estimate exceeds them is refused (InputError).
