@@ -34,23 +34,21 @@ SCENARIO("flashdecode packs a group's query heads; flashdecode-heads reads K/V o
     const std::uint64_t rows = 2 * 32 * 3, s = 5;  // query rows of all heads; splits
     for (const char* schedule : {"flashdecode", "flashdecode-heads"}) {
       const bool packed = std::string(schedule) == "flashdecode";
-      WHEN(schedule) {
-        const ScheduleRun r = run_split(schedule, p, s);
-        THEN("K and V once per K/V head (packed) or per query head; Q and the partials once per split") {
-          CHECK(r.tiles == TileShape{64, 128});
-          CHECK(reads(r, Tensor::K) == (packed ? 1 : 4) * k);
-          CHECK(reads(r, Tensor::V) == (packed ? 1 : 4) * k);
-          CHECK(reads(r, Tensor::Q) == s * q);
-          CHECK(writes(r, Tensor::Opart) == s * rows * 128);
-          CHECK(reads(r, Tensor::Opart) == s * rows * 128);
-          CHECK(writes(r, Tensor::Lpart) == s * rows);
-          CHECK(reads(r, Tensor::Lpart) == s * rows);
-          CHECK(writes(r, Tensor::O) == q);
-          CHECK(writes(r, Tensor::L) == rows);
-          CHECK(reads(r, Tensor::O) == 0);
-          CHECK(writes(r, Tensor::K) == 0);
-        }
-      }
+      INFO("schedule ", schedule);
+      const ScheduleRun r = run_split(schedule, p, s);
+      // K and V once per K/V head (packed) or per query head; Q and the partials once per split.
+      CHECK(r.tiles == TileShape{64, 128});
+      CHECK(reads(r, Tensor::K) == (packed ? 1 : 4) * k);
+      CHECK(reads(r, Tensor::V) == (packed ? 1 : 4) * k);
+      CHECK(reads(r, Tensor::Q) == s * q);
+      CHECK(writes(r, Tensor::Opart) == s * rows * 128);
+      CHECK(reads(r, Tensor::Opart) == s * rows * 128);
+      CHECK(writes(r, Tensor::Lpart) == s * rows);
+      CHECK(reads(r, Tensor::Lpart) == s * rows);
+      CHECK(writes(r, Tensor::O) == q);
+      CHECK(writes(r, Tensor::L) == rows);
+      CHECK(reads(r, Tensor::O) == 0);
+      CHECK(writes(r, Tensor::K) == 0);
     }
   }
   GIVEN("100 queries per head (more than one 64-row tile), group 4, not split") {
