@@ -23,11 +23,7 @@ int device_sm_count() {
 }
 
 std::string unsupported_decode(const KernelSpec& s) {
-  if (!is_decode(s.algo)) {
-    if (s.kv_heads != 0 && s.kv_heads != s.heads) {
-      return std::string(name(s.algo)) + " runs multi-head attention only (kv_heads " + std::to_string(s.kv_heads) +
-             " of " + std::to_string(s.heads) + " heads)";
-    }
+  if (!is_decode(s.algo)) {  // kv_heads is the other schedules' to check
     if (s.splits != 0) return std::string(name(s.algo)) + " has no K/V splits (splits = " + std::to_string(s.splits) + ")";
     return "";
   }

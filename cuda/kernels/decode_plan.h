@@ -35,8 +35,8 @@ struct DecodePlan {
 [[nodiscard]] DecodePlan decode_plan(const KernelSpec& spec, int sm_count = 0);
 
 /// Empty if the decoding-specific fields of `spec` are valid for its schedule; otherwise why not (the
-/// other schedules take kv_heads 0 or heads and splits 0; flashdecode a forward, kv_heads dividing
-/// heads, 0 ≤ splits ≤ kMaxDecodeSplits).
+/// other schedules take splits 0; flashdecode a forward, kv_heads dividing heads, 0 ≤ splits ≤
+/// kMaxDecodeSplits).
 [[nodiscard]] std::string unsupported_decode(const KernelSpec& spec);
 
 /// The SM count of device 0, read once (0 when no GPU is visible).

@@ -120,6 +120,6 @@ TEST_CASE("flashdecode: what it cannot run is refused in one line") {
   s.pass = Direction::bwd;
   CHECK(iosim::gpu::unsupported(s).find("no backward") != std::string::npos);
   KernelSpec f2{Algo::flash2, Direction::fwd, 1, 8, 64, 64, 64, DType::fp16, 128, 64};
-  f2.kv_heads = 2;
-  CHECK(iosim::gpu::unsupported(f2).find("multi-head attention only") != std::string::npos);
+  f2.splits = 4;
+  CHECK(iosim::gpu::unsupported(f2).find("flash2 has no K/V splits") != std::string::npos);
 }
