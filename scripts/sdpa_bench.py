@@ -194,8 +194,8 @@ def decode_main(a, torch):
             cold, warm = time_one(torch, under(backend), shape, dt, "fwd", a.runs, a.warmup, sweep, kv_shape)
             results[label] = {"median_ms_cold": statistics.median(cold), "median_ms_warm": statistics.median(warm),
                               "min_ms_cold": min(cold), "min_ms_warm": min(warm)}
-        except RuntimeError as e:  # this backend does not take the shape
-            results[label] = {"skipped": f"{type(e).__name__}: {str(e).splitlines()[0]}"}
+        except (RuntimeError, ValueError, TypeError) as e:  # this backend does not take the shape
+            results[label] = {"skipped": f"{type(e).__name__}: {(str(e).splitlines() or [''])[0]}"}
             torch.cuda.empty_cache()
     timed = {k: r for k, r in results.items() if "skipped" not in r}
     best = min(timed, key=lambda k: timed[k]["median_ms_cold"]) if timed else None
