@@ -165,6 +165,7 @@ struct Ceilings {
   double max_sm_mhz = 0;             ///< the device's rated peak clock
   double hbm_gb_per_s = 0;           ///< a 1 GiB copy: (bytes read + written) / time
   double l2_gb_per_s = 0;            ///< ld.global.cg of a quarter of the L2, over and over
+  double l2_red_gb_per_s = 0;        ///< fp32 atomicAdd (RED) into an L2-resident buffer: bytes added
   double sram_gb_per_s = 0;          ///< conflict-free ld.shared.v4, whole chip
   double tensor_fp16_tflops = 0;     ///< mma.sync m16n8k16 fp16, fp32 accumulate
   double tensor_bf16_tflops = 0;     ///< the same in bf16

@@ -25,6 +25,7 @@
 #include "sim/core/dtype.h"
 #include "sim/core/hardware.h"
 #include "sim/schedule/kernel_family.h"
+#include "sim/timing/instruction_mix.h"
 #include "sim/timing/step_profile.h"
 
 namespace iosim {
@@ -42,6 +43,7 @@ struct SmRates {
   double shfl_interval = 0;
   double smem_bytes_per_cycle = 0;  ///< one SM's shared-memory bandwidth
   double l2_bytes_per_cycle = 0;    ///< one SM's share of the L2's bandwidth
+  double red_bytes_per_cycle = 0;   ///< one SM's share of the L2's fp32 reduction rate (0: not measured)
   PipelineSpec lat;                 ///< the latencies (measured where the config has them)
 };
 
@@ -62,6 +64,8 @@ struct StepCost {
   bool pipelined = false;  ///< its loads were issued `stages - 1` steps ahead
   double warp_issue = 0;   ///< one warp's work on its sub-partition's busiest pipe
   double block_smem = 0;   ///< the block's shared-memory cycles
+  double block_reduce = 0; ///< the block's atomic adds at its SM's share of the L2's reduction rate
+  InstructionMix mix;      ///< one warp's instructions
   const char* pipe = "";   ///< that busiest pipe
 };
 
@@ -83,6 +87,7 @@ struct BlockTime {
   double cycles = 0;
   double latency_cycles = 0;
   const char* pipe = "";  ///< the busiest pipe of its longest issue-bound run
+  InstructionMix instructions;  ///< every warp's, the whole block
 };
 [[nodiscard]] BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockShape& shape,
                                    const SmRates& r, std::uint32_t blocks);

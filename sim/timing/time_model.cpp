@@ -78,6 +78,7 @@ void sm_time(KernelTime& t, const Kernel& kernel, const KernelFamily& family, co
     const BlockTime& bt = table[prof.profile_of_x[x]][per_sm - 1];
     all += bt.cycles;
     latency += bt.latency_cycles;
+    t.instructions.add(bt.instructions, static_cast<double>(heads));
     if (t.pipe.empty() && bt.pipe[0] != '\0') t.pipe = bt.pipe;
   }
   const double to_s = 1 / rates.clock_hz;

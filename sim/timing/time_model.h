@@ -23,6 +23,7 @@
 #include "sim/core/hardware.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/schedule/schedule.h"
+#include "sim/timing/instruction_mix.h"
 
 namespace iosim {
 
@@ -44,6 +45,7 @@ struct KernelTime {
   /// resource ("tensor", "exp", "vector", "SRAM", "DRAM", "L2", "launch").
   std::string binding;
   std::string pipe;  ///< the busiest pipe of issue-bound steps ("tensor", "exp", "fp32", "shuffle", "issue")
+  InstructionMix instructions;  ///< the SM model's warp instructions over the whole grid (0 for library kernels)
 };
 
 struct TimePrediction {

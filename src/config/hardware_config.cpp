@@ -87,7 +87,7 @@ bool is_iso_date(const std::string& s) {
 }
 
 std::vector<std::string> measured_keys() {
-  std::vector<std::string> keys = {"hbm_gb_per_s", "l2_gb_per_s", "sram_gb_per_s", "tensor_fp16_tflops",
+  std::vector<std::string> keys = {"hbm_gb_per_s", "l2_gb_per_s", "l2_red_gb_per_s", "sram_gb_per_s", "tensor_fp16_tflops",
                                    "tensor_bf16_tflops", "exp2_g_per_s", "date"};
   for (const std::string& k : pipeline_keys()) keys.push_back(k);
   return keys;
@@ -122,6 +122,7 @@ MeasuredSpec read_measured(YamlMap m) {
   };
   opt("hbm_gb_per_s", s.hbm_gb_per_s);
   opt("l2_gb_per_s", s.l2_gb_per_s);
+  opt("l2_red_gb_per_s", s.l2_red_gb_per_s);
   opt("sram_gb_per_s", s.sram_gb_per_s);
   opt("tensor_fp16_tflops", s.tensor_fp16_tflops);
   opt("tensor_bf16_tflops", s.tensor_bf16_tflops);
