@@ -34,7 +34,9 @@ struct DeviceInfo {
 /// Properties of device 0. Only after available() returned true.
 [[nodiscard]] DeviceInfo device_info();
 
-enum class Algo : std::uint8_t { naive, flash1, flash2 };
+/// flashdecode: split-KV decoding, a group's query heads packed as one block's rows; flashdecode_heads:
+/// the same kernels with one block row set per query head (sim/schedule/flashdecode.cpp).
+enum class Algo : std::uint8_t { naive, flash1, flash2, flashdecode, flashdecode_heads };
 enum class Direction : std::uint8_t { fwd, bwd };
 
 /// The schedule's name, as the CLI spells it.
@@ -43,6 +45,8 @@ enum class Direction : std::uint8_t { fwd, bwd };
     case Algo::naive: return "naive";
     case Algo::flash1: return "flash1";
     case Algo::flash2: return "flash2";
+    case Algo::flashdecode: return "flashdecode";
+    case Algo::flashdecode_heads: return "flashdecode-heads";
   }
   return "?";
 }
@@ -63,6 +67,7 @@ struct KernelSpec {
   int stages = 0;  ///< K/V stages in shared memory; 0: the tile's default (ignored by naive)
   int kv_heads = 0;     ///< key/value heads, dividing heads (grouped-query attention); 0: = heads
   bool causal = false;  ///< query row r sees key c ≤ r + (n_kv − n) (sim/core/mask.h's alignment)
+  int splits = 0;       ///< flashdecode: K/V splits; 0: flashdecode_splits() on this GPU, as the model picks
 };
 
 /// Key/value heads of `s` (kv_heads, or heads where it is 0) and query heads per key/value head.
@@ -90,6 +95,7 @@ struct KernelVariant {
 struct KernelShape {
   int warps = 0;
   int stages = 0;
+  int splits = 0;  ///< flashdecode: the K/V splits it runs (0 where that needs the GPU and none is visible)
 };
 [[nodiscard]] KernelShape kernel_shape(const KernelSpec& spec);
 

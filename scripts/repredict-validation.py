@@ -34,6 +34,8 @@ def predict(iosim, config, run, policy):
         cmd += ["--kv-heads", str(p["kv_heads"])]
     if p.get("causal"):
         cmd += ["--causal"]
+    if t.get("splits"):  # flashdecode: the K/V splits the kernel ran
+        cmd += ["--splits", str(t["splits"])]
     if t["br"]:
         cmd += ["--br", str(t["br"]), "--bc", str(t["bc"])]
     if t.get("warps"):

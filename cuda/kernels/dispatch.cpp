@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda/backend.h"
+#include "cuda/kernels/decode_plan.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/kernels/naive.h"
 #include "cuda/kernels/registry.h"
@@ -61,7 +62,10 @@ std::string shapes_text(const KernelSpec& s) {
 
 /// What cannot run whatever the GPU: shape, type, head dim, tile.
 std::string unsupported_in_build(const KernelSpec& s) {
-  if (s.algo != Algo::naive && s.algo != Algo::flash1 && s.algo != Algo::flash2) return "unknown schedule";
+  if (s.algo != Algo::naive && s.algo != Algo::flash1 && s.algo != Algo::flash2 && !detail::is_decode(s.algo)) {
+    return "unknown schedule";
+  }
+  if (const std::string why = detail::unsupported_decode(s); !why.empty()) return why;
   if (s.pass != Direction::fwd && s.pass != Direction::bwd) return "unknown pass";
   if (s.batch < 1 || s.heads < 1) {
     return "batch and heads must be at least 1 (got " + std::to_string(s.batch) + ", " + std::to_string(s.heads) + ")";
@@ -126,7 +130,10 @@ std::vector<KernelVariant> compiled_variants(Algo algo, Direction pass, int d, D
 KernelShape kernel_shape(const KernelSpec& spec) {
   if (spec.algo == Algo::naive) return {};
   const detail::KernelEntry* e = detail::find_kernel(spec);
-  return e == nullptr ? KernelShape{} : KernelShape{e->warps, e->stages};
+  if (e == nullptr) return KernelShape{};
+  if (!detail::is_decode(spec.algo)) return KernelShape{e->warps, e->stages};
+  const bool known = spec.splits > 0 || detail::device_sm_count() > 0;
+  return KernelShape{e->warps, e->stages, known ? detail::decode_plan(spec).splits : 0};
 }
 
 std::string unsupported(const KernelSpec& spec) {

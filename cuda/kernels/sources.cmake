@@ -11,7 +11,15 @@ list(APPEND IOSIM_GPU_SOURCES
   kernels/fill.cu
   kernels/flash_aux.cu
   kernels/naive.cu
+  kernels/decode_plan.cpp
+  kernels/decode_accuracy.cpp
 )
+# flashdecode: split + combine kernels, both variants, every stage count, per (d, type)
+foreach(d IN ITEMS 64 128)
+  foreach(type IN ITEMS fp16 bf16)
+    list(APPEND IOSIM_GPU_SOURCES kernels/inst/flashdecode_d${d}_${type}.cu)
+  endforeach()
+endforeach()
 foreach(family IN ITEMS flash1_fwd flash1_bwd flash2_fwd flash2_bwd)
   foreach(d IN ITEMS 64 128)
     foreach(type IN ITEMS fp16 bf16)

@@ -6,18 +6,39 @@
 #include <vector>
 
 #include "cuda/backend.h"
+#include "cuda/kernels/decode_plan.h"
 #include "sim/core/tensor.h"
 
 namespace iosim::gpu::detail {
 
+/// What a flashdecode spec writes: O, L and, split, the partials; with `inputs` also Q, K, V.
+[[nodiscard]] inline std::vector<Tensor> written_decode_tensors(const KernelSpec& spec, bool inputs) {
+  std::vector<Tensor> t;
+  if (inputs) {
+    t.push_back(Tensor::Q);
+    t.push_back(Tensor::K);
+    t.push_back(Tensor::V);
+  }
+  t.push_back(Tensor::O);
+  t.push_back(Tensor::L);
+  if (decode_plan(spec).splits > 1) {
+    t.push_back(Tensor::Opart);
+    t.push_back(Tensor::Lpart);
+  }
+  return t;
+}
+
 /// Every tensor the buffers of `spec` hold: the pass's inputs and outputs, and for a backward spec
 /// also what its forward writes (prepare_backward runs it into the same buffers).
 [[nodiscard]] inline std::vector<Tensor> held_tensors(const KernelSpec& spec) {
+  if (is_decode(spec.algo)) return written_decode_tensors(spec, true);
   std::vector<Tensor> t = {Tensor::Q, Tensor::K, Tensor::V, Tensor::O};
   switch (spec.algo) {
     case Algo::naive: t.insert(t.end(), {Tensor::S, Tensor::P}); break;
     case Algo::flash1: t.insert(t.end(), {Tensor::l, Tensor::m}); break;
     case Algo::flash2: t.push_back(Tensor::L); break;
+    case Algo::flashdecode:
+    case Algo::flashdecode_heads: break;  // above
   }
   if (spec.pass == Direction::bwd) {
     t.insert(t.end(), {Tensor::dO, Tensor::dQ, Tensor::dK, Tensor::dV});
@@ -34,18 +55,23 @@ namespace iosim::gpu::detail {
       case Algo::naive: return {Tensor::S, Tensor::P, Tensor::O};
       case Algo::flash1: return {Tensor::O, Tensor::l, Tensor::m};
       case Algo::flash2: return {Tensor::O, Tensor::L};
+      case Algo::flashdecode:
+      case Algo::flashdecode_heads: return written_decode_tensors(spec, false);
     }
   }
   switch (spec.algo) {
     case Algo::naive: return {Tensor::dV, Tensor::dP, Tensor::dS, Tensor::dQ, Tensor::dK};
     case Algo::flash1: return {Tensor::dQ, Tensor::dK, Tensor::dV};
     case Algo::flash2: return {Tensor::D, Tensor::dQacc, Tensor::dQ, Tensor::dK, Tensor::dV};
+    case Algo::flashdecode:
+    case Algo::flashdecode_heads: break;  // no backward
   }
   return {};
 }
 
 /// The results check_accuracy compares with the reference.
 [[nodiscard]] inline std::vector<Tensor> result_tensors(const KernelSpec& spec) {
+  if (is_decode(spec.algo)) return {Tensor::O, Tensor::L};
   if (spec.pass == Direction::fwd) return {Tensor::O};
   return {Tensor::dQ, Tensor::dK, Tensor::dV};
 }
@@ -75,7 +101,11 @@ namespace iosim::gpu::detail {
     case Tensor::L:
     case Tensor::D: return bh * n;
     case Tensor::Opart:
-    case Tensor::Lpart: return 0;
+    case Tensor::Lpart: {
+      if (!is_decode(spec.algo)) return 0;
+      const auto splits = static_cast<std::uint64_t>(decode_plan(spec).splits);
+      return splits == 1 ? 0 : splits * bh * n * (t == Tensor::Opart ? d : 1);
+    }
   }
   return 0;
 }

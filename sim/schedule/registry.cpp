@@ -25,8 +25,11 @@ constexpr std::array kEntries = {
           &detail::make_flash1_fwd, &detail::make_flash1_bwd},
     Entry{{"flash2", "FlashAttention-2: one thread block per Q tile (forward), per K/V tile (backward)", true},
           &detail::make_flash2_fwd, &detail::make_flash2_bwd},
-    Entry{{"flashdecode", "split-KV decoding (Flash-Decoding): K/V split across blocks, then a combine pass"},
+    Entry{{"flashdecode", "split-KV decoding (Flash-Decoding): a group's query heads packed as one block's rows, "
+                         "K/V read once per KV head, split across blocks, then a combine pass"},
           &detail::make_flashdecode_fwd, nullptr},
+    Entry{{"flashdecode-heads", "flashdecode with one block row set per query head: K/V read once per query head"},
+          &detail::make_flashdecode_heads_fwd, nullptr},
     Entry{{"dtiled", "tiled attention that also tiles d, for SRAM below d² (Saha & Ye 2024)"},
           &detail::make_dtiled_fwd, nullptr},
 };

@@ -107,6 +107,7 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   };
   measure_options(*measure, measure_opts);
   measure->add_option("--json-out", measure_opts.json_out, "also write the comparison as JSON to this file");
+  measure->add_flag("--no-predict", measure_opts.no_predict, "measure only: no prediction beside it (JSON: null)");
 
   ValidateFlags validate_flags;
   CLI::App* validate = app.add_subcommand("validate", "measure a grid of kernels on the GPU against the model");
@@ -114,7 +115,8 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   validate->add_option("--out", validate_flags.out_dir, "folder for the JSON and Markdown results (default results)");
   validate->add_flag("--quick", validate_flags.quick, "a small subset (one tile per kernel, n = 1024)");
   validate->add_flag("--masks", validate_flags.masks, "only the grid's causal, grouped-query and ragged-n kernels");
-  validate->add_option("--schedule,-s", validate_flags.schedules, "only these schedules, in this order (naive, flash1, flash2)");
+  validate->add_option("--schedule,-s", validate_flags.schedules,
+                       "only these schedules, in this order (naive, flash1, flash2, flashdecode, flashdecode-heads)");
   validate->add_option("--pass", validate_flags.passes, "only these passes (fwd, bwd)");
   validate->add_option("--d", validate_flags.ds, "only these head dims of the grid (64, 128)");
   validate->add_option("--n", validate_flags.ns, "only these sequence lengths of the grid (1024, 4096, 3000)");

@@ -10,6 +10,10 @@
 // grouped-query attention with 32 query heads on kv_heads = 1, 4 and 8 (n = 1024; 8 also at d = 128;
 // 4 also causal at n = 1500); --masks runs only these (scripts/gpu-kernels-check).
 //
+// Decoding (flashdecode, flashdecode-heads; forward only): one query per head, 32 query heads on 8 K/V
+// heads, d ∈ {64, 128}, (batch, n_kv) from (1, 4,096) to (64, 32,768) and (8, 131,072), fp16 (bf16 at
+// batch 8, n_kv = 32,768); --quick keeps batch 1, n_kv = 4,096.
+//
 // Time sweeps (issue 10): --shape B,H,N,D (repeatable) replaces the grid's problems, and each
 // schedule and pass then runs every compiled variant (tile × warps × K/V stages) at each shape, fp16;
 // --warps and --stages keep only those variants (on the grid too, which otherwise runs each tile's
@@ -77,7 +81,10 @@ Problem parse_shape(const std::string& text) {
 std::vector<std::pair<TileRequest, gpu::KernelShape>> kernels_of(const std::string& schedule, Pass pass, const Problem& p,
                                                                  bool variants) {
   if (schedule == "naive") return {{TileRequest{}, gpu::KernelShape{}}};
-  const auto alg = schedule == "flash1" ? gpu::Algo::flash1 : gpu::Algo::flash2;
+  const auto alg = schedule == "flash1"              ? gpu::Algo::flash1
+                   : schedule == "flashdecode"       ? gpu::Algo::flashdecode
+                   : schedule == "flashdecode-heads" ? gpu::Algo::flashdecode_heads
+                                                     : gpu::Algo::flash2;
   const auto dir = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
   const int d = static_cast<int>(p.d);
   std::vector<std::pair<TileRequest, gpu::KernelShape>> out;
@@ -128,6 +135,8 @@ std::vector<Point> sweep(const std::vector<Problem>& shapes, const std::vector<s
   return out;
 }
 
+bool is_decode(const std::string& schedule) { return schedule == "flashdecode" || schedule == "flashdecode-heads"; }
+
 /// The masked, grouped-query and ragged problems of the grid (fp16, n_kv = n unless given).
 struct MaskCase {
   std::uint64_t d, n, n_kv;
@@ -143,6 +152,7 @@ constexpr std::uint64_t kGqaHeads = 32;
 std::vector<Point> mask_grid(bool variants, const gpu::DeviceInfo& dev, const std::vector<std::string>& schedules) {
   std::vector<Point> out;
   for (const std::string& schedule : schedules) {
+    if (is_decode(schedule)) continue;  // decoding has its own grid (decode_grid)
     for (Pass pass : {Pass::fwd, Pass::bwd}) {
       for (const MaskCase& m : kMaskCases) {
         Problem p;
@@ -162,9 +172,43 @@ std::vector<Point> mask_grid(bool variants, const gpu::DeviceInfo& dev, const st
   return out;
 }
 
+/// The decoding grid (see the header): smallest caches first.
+std::vector<Point> decode_grid(const std::string& schedule, bool quick, bool variants) {
+  using Shape = std::pair<std::uint64_t, std::uint64_t>;  // batch, n_kv
+  const std::vector<Shape> shapes = quick ? std::vector<Shape>{{1, 4096}}
+                                          : std::vector<Shape>{{1, 4096}, {8, 4096}, {64, 4096}, {1, 32768}, {8, 32768},
+                                                               {64, 32768}, {1, 131072}, {8, 131072}};
+  std::vector<Point> out;
+  for (std::uint64_t d : {64u, 128u}) {
+    for (const auto& [batch, n_kv] : shapes) {
+      std::vector<DType> types{DType::fp16};
+      if (!quick && batch == 8 && n_kv == 32768) types.push_back(DType::bf16);
+      for (DType t : types) {
+        Problem p;
+        p.batch = batch;
+        p.heads = 32;
+        p.kv_heads = 8;
+        p.n = 1;
+        p.n_kv = n_kv;
+        p.d = d;
+        p.dtype = t;
+        auto kernels = kernels_of(schedule, Pass::fwd, p, variants && !quick);
+        if (quick) kernels.resize(std::min<std::size_t>(kernels.size(), 1));
+        for (const auto& [tr, shape] : kernels) out.push_back({schedule, Pass::fwd, p, tr, shape});
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<Point> grid(bool quick, bool variants, const gpu::DeviceInfo& dev, const std::vector<std::string>& schedules) {
   std::vector<Point> out;
   for (const std::string& schedule : schedules) {
+    if (is_decode(schedule)) {
+      const std::vector<Point> d = decode_grid(schedule, quick, variants);
+      out.insert(out.end(), d.begin(), d.end());
+      continue;
+    }
     for (Pass pass : {Pass::fwd, Pass::bwd}) {
       for (std::uint64_t d : {64u, 128u}) {
         std::vector<std::uint64_t> ns{1024};
@@ -232,15 +276,16 @@ std::string variant_suffix(const gpu::KernelSpec& s) {
   return t;
 }
 
-/// "2048", or "1000/1800" (n / n_kv) where they differ.
-std::string n_text(const gpu::KernelSpec& s) {
-  return s.n == s.n_kv ? std::to_string(s.n) : fmt::format("{}/{}", s.n, s.n_kv);
-}
-
-/// "128×64 4w2s" (tile, warps, stages), "cuBLAS" for naive.
+/// "128×64 4w2s" (tile, warps, stages; flashdecode also its K/V splits, "s8"), "cuBLAS" for naive.
 std::string kernel_text(const report::Comparison& c) {
   if (c.spec.br == 0) return "cuBLAS";
-  return fmt::format("{}×{} {}w{}s", c.spec.br, c.spec.bc, c.model.kernel.warps, c.model.kernel.stages);
+  const std::string splits = c.spec.splits != 0 ? fmt::format(" s{}", c.spec.splits) : "";
+  return fmt::format("{}×{} {}w{}s{}", c.spec.br, c.spec.bc, c.model.kernel.warps, c.model.kernel.stages, splits);
+}
+
+/// "4096", or "1/32768" (n/n_kv) where they differ.
+std::string n_text(const gpu::KernelSpec& s) {
+  return s.n == s.n_kv ? std::to_string(s.n) : fmt::format("{}/{}", s.n, s.n_kv);
 }
 
 std::string markdown(const std::vector<report::Comparison>& all, const gpu::DeviceInfo& dev, const std::string& date,
@@ -285,8 +330,8 @@ std::string json(const std::vector<report::Comparison>& all, const gpu::DeviceIn
 
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress) {
   for (const std::string& s : v.schedules) {
-    if (s != "naive" && s != "flash1" && s != "flash2") {
-      throw InputError("validate: --schedule must be naive, flash1 or flash2, not " + s);
+    if (s != "naive" && s != "flash1" && s != "flash2" && !is_decode(s)) {
+      throw InputError("validate: --schedule must be naive, flash1, flash2, flashdecode or flashdecode-heads, not " + s);
     }
   }
   for (const std::string& p : v.passes) {
@@ -308,7 +353,8 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   const HardwareSpec hw = config::load_hardware(config_file);
   const gpu::DeviceInfo dev = gpu::device_info();
   const std::vector<std::string> schedules =
-      v.schedules.empty() ? std::vector<std::string>{"naive", "flash1", "flash2"} : v.schedules;
+      v.schedules.empty() ? std::vector<std::string>{"naive", "flash1", "flash2", "flashdecode", "flashdecode-heads"}
+                          : v.schedules;
   const bool variants = !v.warps.empty() || !v.stages.empty();
   std::vector<Point> points = !shapes.empty() ? sweep(shapes, schedules)
                               : v.masks       ? mask_grid(variants, dev, schedules)

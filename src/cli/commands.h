@@ -19,6 +19,7 @@ struct MeasureFlags {
   int warmup = 5;
   bool no_counters = false;
   std::string json_out;  ///< measure: also write the JSON here
+  bool no_predict = false;  ///< measure: the measurement alone (a large problem's prediction takes seconds)
 };
 
 /// `limits`: --max-time and --max-memory; a request whose estimate exceeds them is refused (InputError).
@@ -35,7 +36,7 @@ struct ValidateFlags {
   std::string out_dir = "results";
   bool quick = false;
   bool masks = false;  ///< only the grid's causal, grouped-query and ragged-n kernels
-  std::vector<std::string> schedules;  ///< in this order; empty: naive, flash1, flash2
+  std::vector<std::string> schedules;  ///< in this order; empty: naive, flash1, flash2, flashdecode(-heads)
   std::vector<std::string> passes;     ///< a slice of the grid; empty: all
   std::vector<std::uint64_t> ds, ns;
   std::vector<std::string> tiles;      ///< "BRxBC" tiles of the grid to keep; empty: all

@@ -20,7 +20,9 @@ gpu::Algo algo_of(const std::string& s) {
   if (s == "naive") return gpu::Algo::naive;
   if (s == "flash1") return gpu::Algo::flash1;
   if (s == "flash2") return gpu::Algo::flash2;
-  throw InputError("the CUDA backend runs naive, flash1 and flash2, not " + s);
+  if (s == "flashdecode") return gpu::Algo::flashdecode;
+  if (s == "flashdecode-heads") return gpu::Algo::flashdecode_heads;
+  throw InputError("the CUDA backend runs naive, flash1, flash2, flashdecode and flashdecode-heads, not " + s);
 }
 
 }  // namespace
@@ -44,6 +46,13 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
   GpuCase c;
   gpu::KernelSpec& s = c.spec;
   s.algo = algo_of(schedule);
+  const bool decode = s.algo == gpu::Algo::flashdecode || s.algo == gpu::Algo::flashdecode_heads;
+  if (!decode && p.kv_head_count() != p.heads) {
+    throw InputError("the CUDA backend runs grouped-query attention only in flashdecode (no --kv-heads)");
+  }
+  if (p.causal) throw InputError("the CUDA backend runs non-causal attention only (no --causal)");
+  if (decode) s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
+  s.splits = pinned.splits;  // flashdecode's --splits (0: the heuristic); other schedules refuse any
   s.pass = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
   s.batch = as_int(p.batch, "batch");
   s.heads = as_int(p.heads, "heads");
@@ -68,6 +77,8 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
     const gpu::KernelShape shape = gpu::kernel_shape(s);
     c.model.tiles = {static_cast<std::uint64_t>(s.br), static_cast<std::uint64_t>(s.bc)};
     c.model.kernel = {static_cast<std::uint32_t>(shape.warps), static_cast<std::uint32_t>(shape.stages)};
+    c.model.splits = static_cast<std::uint64_t>(shape.splits);  // flashdecode: the kernel's (the model's heuristic)
+    if (decode) s.splits = shape.splits;  // recorded with the run; the same kernels either way
   }
   return c;
 }
