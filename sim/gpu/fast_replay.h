@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "sim/gpu/address_map.h"
+#include "sim/gpu/fast_kernel.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/gpu/set_sample.h"
 #include "sim/memory/partitioned_l2.h"
@@ -86,6 +87,8 @@ class FastReplay {
   [[nodiscard]] std::uint32_t stride() const { return sample_.stride(); }
   /// The largest relative standard error of any kernel's DRAM counts in the last pass.
   [[nodiscard]] double standard_error() const { return error_; }
+  /// What the kernels' replays did, all passes so far.
+  [[nodiscard]] const FastKernelStats& stats() const { return stats_; }
 
  private:
   const ScheduleContext& ctx_;
@@ -96,6 +99,7 @@ class FastReplay {
   PartitionedL2* partitioned_ = nullptr;
   AddressMap amap_;
   double error_ = 0;
+  FastKernelStats stats_;
 };
 
 }  // namespace iosim

@@ -30,6 +30,15 @@ struct LevelCounters {
   std::uint64_t evicted_lines = 0;
   std::uint64_t written_back_sectors = 0;  ///< dirty sectors written below on eviction or flush
   std::uint64_t dirtied_sectors = 0;  ///< sectors a store or reduction made dirty that were not: each is written back once, later
+  std::uint64_t filled_lines = 0;   ///< lines allocated (a miss, or a store to an absent line)
+  std::uint64_t dropped_lines = 0;  ///< stale copies removed (PartitionedL2)
+
+  /// What changed the contents: lines filled or dropped, sectors filled (misses), sectors made dirty.
+  /// Unchanged across a run of requests iff every request of it hit, with its sectors valid (and
+  /// dirty, for stores): the run changed no line's contents, only, for LRU, the ages.
+  [[nodiscard]] std::uint64_t content_changes() const {
+    return filled_lines + dropped_lines + read_miss_sectors + dirtied_sectors;
+  }
 };
 
 /// What a request to a level does.
@@ -65,6 +74,9 @@ class MemoryLevel {
   [[nodiscard]] virtual Bytes dirty_bytes() const = 0;
   [[nodiscard]] virtual const LevelCounters& counters() const = 0;
   virtual void reset_counters() = 0;
+  /// LevelCounters::content_changes() of every cache in this level (both partitions of a
+  /// partitioned L2): unchanged across requests that all hit.
+  [[nodiscard]] virtual std::uint64_t content_changes() const { return counters().content_changes(); }
 };
 
 }  // namespace iosim

@@ -54,6 +54,9 @@ class PartitionedL2 final : public MemoryLevel {
   void reset_counters() override;
   /// Sectors read through the fabric from the far partition (lts__t_sectors_srcunit_ltcfabric_op_read).
   [[nodiscard]] std::uint64_t fabric_read_sectors() const { return fabric_.counters().read_sectors; }
+  std::uint64_t content_changes() const override {
+    return part_[0]->counters().content_changes() + part_[1]->counters().content_changes();
+  }
   /// Sectors made dirty, both partitions (LevelCounters::dirtied_sectors).
   [[nodiscard]] std::uint64_t dirtied_sectors() const {
     return part_[0]->counters().dirtied_sectors + part_[1]->counters().dirtied_sectors;
