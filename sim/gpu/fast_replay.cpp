@@ -76,16 +76,27 @@ void SampledDram::reset_counters() {
 double sample_error(const std::vector<double>& per_set, std::uint32_t stride) {
   if (stride == 1 || per_set.size() < 2) return 0;
   const auto m = static_cast<double>(per_set.size());
-  double sum = 0, squares = 0;
-  for (double v : per_set) {
-    sum += v;
-    squares += v * v;
-  }
-  if (sum == 0) return 0;
-  const double variance = std::max(0.0, (squares - sum * sum / m) / (m - 1));
-  // Var(stride × Σ) for m sets drawn from m × stride without replacement, relative to the estimate.
   const double r = static_cast<double>(stride);
-  return std::sqrt(r * r * m * variance * (1.0 - 1.0 / r)) / (r * sum);
+  double sum = 0;
+  for (double v : per_set) sum += v;
+  if (sum == 0) return 0;
+  if (per_set.size() < 2 * kErrorGroups) {
+    // Too few sets for groups: the sets taken as drawn at random, m from m × stride without
+    // replacement (conservative: a systematic sample of a contiguous range is nearly exact).
+    double squares = 0;
+    for (double v : per_set) squares += v * v;
+    const double variance = std::max(0.0, (squares - sum * sum / m) / (m - 1));
+    return std::sqrt(r * r * m * variance * (1.0 - 1.0 / r)) / (r * sum);
+  }
+  // Interpenetrating subsamples: sampled set i belongs to group i mod G, each group a systematic
+  // sample at stride G × stride with its own start; G × (a group's sum) estimates the sample's sum,
+  // and the spread of the G estimates gives the variance of their mean, the sample's estimate.
+  std::array<double, kErrorGroups> g{};
+  for (std::size_t i = 0; i < per_set.size(); ++i) g[i % kErrorGroups] += per_set[i];
+  const double groups = kErrorGroups, mean = sum / groups;
+  double squares = 0;
+  for (double v : g) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / (groups - 1) / groups) / mean;
 }
 
 double SampledDram::relative_error(std::uint32_t stride) const {
@@ -127,12 +138,13 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
     cold = r->pass(kernels);
     const double e = r->standard_error();
     if (stride == 1 || e <= kMaxStandardError) return r;
-    // The variance grows with the stride: the stride that would meet the bound, a power of two,
-    // at most half this one.
+    // Were the sets drawn at random, the variance would grow with the stride: the stride that would
+    // meet the bound, a power of two, at most half this one. A systematic sample's error falls
+    // faster (the groups' spread at few sets overstates it), so at most kMaxStrideStep smaller.
     const double ratio = (kMaxStandardError / e) * (kMaxStandardError / e);
     std::uint32_t next = 1;
     while (next * 2 <= static_cast<double>(stride) * ratio && next * 2 < stride) next *= 2;
-    stride = std::min(next, stride / 2);
+    stride = std::max(std::min(next, stride / 2), stride / kMaxStrideStep);
   }
 }
 

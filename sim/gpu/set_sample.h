@@ -44,6 +44,9 @@ class SetSample {
   std::uint64_t add_contiguous(std::uint64_t begin, std::uint64_t bytes, std::vector<LineAccess>& out) const;
   /// Rows apart: line by line, a line's sectors merged across the rows that share it.
   std::uint64_t add_rows(const TileBytes& b, std::vector<LineAccess>& out) const;
+  /// add_rows() of rows that each lie within one line, whole lines apart: one line per row, all
+  /// with the same sectors, the sampled ones found by arithmetic on the sets.
+  std::uint64_t add_row_lines(const TileBytes& b, std::vector<LineAccess>& out) const;
   [[nodiscard]] std::uint32_t mask(std::uint64_t line, std::uint64_t begin, std::uint64_t end) const;
   /// The virtual line of `line`, of tag `tag`, in set `set` of the whole cache.
   [[nodiscard]] std::uint64_t virtual_line(std::uint64_t line, std::uint64_t tag, std::uint64_t set) const;
