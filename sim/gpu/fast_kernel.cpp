@@ -38,6 +38,9 @@ class FastKernel {
     if (period_ == 0 || heads_ % period_ != 0) period_ = heads_;
     spans_.assign(kTensorCount * AddressMap::kMaxSlices, {~std::uint64_t{0}, 0});
     profiles_.resize(xs_);
+    line_bytes_ = ctx.hardware.l2.line_bytes;
+    sets_ = sample.sets();
+    keeps_new_lines_ = opt.replacement == "lru" || opt.replacement == "fifo";
   }
 
   KernelPrediction run() {
@@ -181,28 +184,40 @@ class FastKernel {
   /// Runs `s` up to its next step marker; false once the block has no events left.
   ///
   /// A step is counted without being replayed when it asks for the same tiles, in the same order,
-  /// from the same partition, as the last step of that partition that only hit (no line or sector
-  /// filled or dropped, no sector made dirty: LevelCounters::content_changes()), and nothing in the
-  /// L2 has changed since: its lines are all still there, so it would only hit again, and it asks
-  /// the same sectors. What it leaves out is the ages it would refresh (for LRU; FIFO and random
-  /// do not age hits), which decide later victims only among lines touched since that step.
+  /// from the same partition, as a step whose lines were all left in the L2 with the sectors it
+  /// asks for, and the L2 has changed no line since (LevelCounters::content_changes()): the step
+  /// would only hit, and it asks the same sectors. Which lines count as changed: for a step that
+  /// only loads, those of its own partition (its loads look nowhere else when they hit); for one
+  /// that stores or reduces, those of both. A step leaves its lines in place when it only hit
+  /// (changed nothing), or, under LRU and FIFO, when it only loads contiguous tiles too few to
+  /// fill a set (then what it filled is the newest in each set, which its own later fills do not
+  /// evict; random replacement may evict them). What reuse leaves out is the ages the step would
+  /// refresh under LRU (FIFO and random do not age hits: there reuse is exact), which decide later
+  /// victims only among lines touched since the step reused.
   bool step(Slot& s) {
     const auto& ev = s.rec->items;
     key_.clear();
-    bool more = false;
+    bool more = false, loads_only = true, contiguous = true;
+    std::uint64_t per_set = 0;  // the most lines of the step in one set: bounded per tile
     while (s.next < ev.size()) {
       const auto& e = ev[s.next++];
       if (e.tensor == BlockBytes::kStep) {
         more = true;
         break;
       }
-      key_.emplace_back(e.at(s.offset[e.tensor]), e.request);
+      const TileBytes b = e.at(s.offset[e.tensor]);
+      key_.emplace_back(b, e.request);
+      loads_only = loads_only && e.request == Request::read;
+      contiguous = contiguous && b.contiguous();
+      // A contiguous range meets each set at most once per span of `sets` lines it touches.
+      per_set += (b.rows * b.width / line_bytes_) / sets_ + 2;
     }
     if (key_.empty()) return more;
     ++stats_.steps;
     HeadCounts& c = counts_[s.block];
     Pure& last = pure_[s.partition];
-    if (opt_.reuse_steps && last.changes == l2_.content_changes() && last.key == key_) {
+    const auto changes = [&] { return loads_only ? l2_.content_changes(s.partition) : l2_.content_changes(); };
+    if (opt_.reuse_steps && last.loads_only == loads_only && last.changes == changes() && last.key == key_) {
       c.read += last.sectors[0];
       c.write += last.sectors[1];
       c.red += last.sectors[2];
@@ -223,10 +238,15 @@ class FastKernel {
     }
     const std::uint64_t before = l2_.content_changes();
     drain();
-    if (l2_.content_changes() == before) {
+    const bool stays = l2_.content_changes() == before ||
+                       (keeps_new_lines_ && loads_only && contiguous && per_set <= ctx_.hardware.l2.ways);
+    if (stays) {
       last.key.swap(key_);
       last.sectors = sectors;
-      last.changes = before;
+      last.loads_only = loads_only;
+      last.changes = changes();
+    } else {
+      last.changes = ~std::uint64_t{0};
     }
     return more;
   }
@@ -374,9 +394,12 @@ class FastKernel {
   struct Pure {
     std::vector<std::pair<TileBytes, Request>> key;  ///< its transfers, mapped to bytes
     std::array<std::uint64_t, 3> sectors{};          ///< read, write, reduce sectors it asked
-    std::uint64_t changes = ~std::uint64_t{0};       ///< l2_.content_changes() after it
+    bool loads_only = true;
+    std::uint64_t changes = ~std::uint64_t{0};  ///< content_changes() after it (its partition's when loads_only)
   };
   std::array<Pure, 2> pure_;
+  std::uint64_t line_bytes_ = 128, sets_ = 1;  ///< of the L2, per partition
+  bool keeps_new_lines_ = false;  ///< the policy never evicts a set's newest lines for a fill (LRU, FIFO)
   std::vector<std::pair<TileBytes, Request>> key_;  ///< the current step's transfers
 };
 

@@ -122,7 +122,7 @@ FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, s
   if (spec.partitions == 2) {
     auto two = std::make_unique<PartitionedL2>(spec, [&] { return make_replacement(opt.replacement); }, dram_, index);
     partitioned_ = two.get();
-    if (sample_.stride() > 1) partitioned_->set_home([this](std::uint64_t v) { return sample_.home(v); });
+    if (sample_.stride() > 1) partitioned_->set_renamed_home(sample_.lines_per_tag());
     l2_ = std::move(two);
   } else {
     l2_ = std::make_unique<L2Cache>(spec, std::move(policy), dram_, index);

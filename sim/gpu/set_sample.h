@@ -36,6 +36,10 @@ class SetSample {
   }
 
   [[nodiscard]] std::uint32_t stride() const { return stride_; }
+  /// Sets of the whole cache (per partition).
+  [[nodiscard]] std::uint64_t sets() const { return sets_; }
+  /// Virtual lines per tag and home (sets ÷ stride): home(v) is bit 0 of v ÷ lines_per_tag().
+  [[nodiscard]] std::uint64_t lines_per_tag() const { return sets_ / stride_; }
   /// The largest power of two ≤ `limit` that divides `sets`.
   [[nodiscard]] static std::uint32_t largest_stride(std::uint64_t sets, std::uint32_t limit);
 

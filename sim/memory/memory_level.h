@@ -77,6 +77,8 @@ class MemoryLevel {
   /// LevelCounters::content_changes() of every cache in this level (both partitions of a
   /// partitioned L2): unchanged across requests that all hit.
   [[nodiscard]] virtual std::uint64_t content_changes() const { return counters().content_changes(); }
+  /// content_changes() of the cache that serves the SMs of `partition` (all of it when it has one).
+  [[nodiscard]] virtual std::uint64_t content_changes(std::uint32_t /*partition*/) const { return content_changes(); }
 };
 
 }  // namespace iosim
