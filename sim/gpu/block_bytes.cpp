@@ -30,10 +30,8 @@ void BlockBytes::record(const Kernel& k, std::uint64_t x, const AddressMap& amap
                      static_cast<std::uint8_t>(std::min<std::uint64_t>(e.tile.slice, AddressMap::kMaxSlices - 1)),
                      request_of(e.dir)});
   }
-  matmul = scratch.matmul;
-  vector = scratch.vector;
-  special = scratch.special;
-  sram = scratch.sram;
+  compute = scratch.compute;
+  sram = scratch.sram();
 }
 
 }  // namespace iosim

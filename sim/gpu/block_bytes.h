@@ -30,7 +30,8 @@ struct BlockBytes {
 
   std::vector<Item> items;
   std::uint64_t steps = 0;
-  double matmul = 0, vector = 0, special = 0, sram = 0;
+  ComputeCounts compute;
+  Bytes sram;  ///< BlockRecorder::sram()
 
   /// Block x of `k`, recorded through `scratch`; throws InputError on a tile too wide for 32 bits.
   void record(const Kernel& k, std::uint64_t x, const AddressMap& amap, DType element, BlockRecorder& scratch);

@@ -129,9 +129,7 @@ class FastKernel {
       seen_[x] = true;
       Profile& p = profiles_[x];
       p.steps = r.steps;
-      p.matmul = r.matmul;
-      p.vector = r.vector;
-      p.special = r.special;
+      p.compute = r.compute;
       p.sram = r.sram;
     }
     return r;
@@ -258,18 +256,19 @@ class FastKernel {
 
   /// Sends the batch to the sampled L2, run by run, charging what each run causes to its block.
   void drain() {
-    std::uint64_t dr = 0, dw = 0, f = 0, d = 0;
+    LevelCounters dram;
+    std::uint64_t f = 0, d = 0;
     batch_.drain(
         [&](std::uint64_t) {
-          dr = dram_.counters().read_sectors;
-          dw = dram_.counters().write_sectors;
+          dram = dram_.counters();
           f = fabric();
           d = dirtied();
         },
         [&](std::uint64_t block) {
           HeadCounts& c = counts_[block];
-          c.dram_read += dram_.counters().read_sectors - dr;
-          c.dram_write += dram_.counters().write_sectors - dw;
+          const LevelCounters moved = dram_.counters() - dram;
+          c.dram_read += moved.read_sectors;
+          c.dram_write += moved.write_sectors;
           c.fabric += fabric() - f;
           c.dirtied += dirtied() - d;
         });
@@ -338,14 +337,14 @@ class FastKernel {
       ends.pop();
       const Profile& p = profiles_[slot_x[i]];
       SmLoad& l = load[i % sms];
-      l.matmul_flops += p.matmul;
-      l.vector_flops += p.vector;
-      l.special_ops += p.special;
-      l.sram_bytes += p.sram;
-      out.matmul += Flops(static_cast<std::uint64_t>(p.matmul));
-      out.vector += Flops(static_cast<std::uint64_t>(p.vector));
-      out.special += Flops(static_cast<std::uint64_t>(p.special));
-      out.sram += Bytes(static_cast<std::uint64_t>(p.sram));
+      l.matmul_flops += static_cast<double>(p.compute.matmul.value);
+      l.vector_flops += static_cast<double>(p.compute.vector.value);
+      l.special_ops += static_cast<double>(p.compute.special.value);
+      l.sram_bytes += static_cast<double>(p.sram.value);
+      out.matmul += p.compute.matmul;
+      out.vector += p.compute.vector;
+      out.special += p.compute.special;
+      out.sram += p.sram;
       if (launched < blocks) {
         slot_x[i] = x_of(launched++);
         ends.push({turn + 1 + profiles_[slot_x[i]].steps, i});
@@ -376,7 +375,8 @@ class FastKernel {
   /// One block's work, the same for every head: what scheduling the launch needs.
   struct Profile {
     std::uint64_t steps = 0;
-    double matmul = 0, vector = 0, special = 0, sram = 0;
+    ComputeCounts compute;
+    Bytes sram;
   };
   std::vector<Profile> profiles_;
   std::vector<BlockBytes> recorded_;  ///< per x, empty until recorded (and while there is no room)

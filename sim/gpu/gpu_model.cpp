@@ -77,14 +77,15 @@ class KernelRun {
         if (!s.busy) continue;
         if (step(s)) continue;
         SmLoad& l = load[i % sms];
-        l.matmul_flops += s.rec.matmul;
-        l.vector_flops += s.rec.vector;
-        l.special_ops += s.rec.special;
-        l.sram_bytes += s.rec.sram;
-        out.matmul += Flops(static_cast<std::uint64_t>(s.rec.matmul));
-        out.vector += Flops(static_cast<std::uint64_t>(s.rec.vector));
-        out.special += Flops(static_cast<std::uint64_t>(s.rec.special));
-        out.sram += Bytes(static_cast<std::uint64_t>(s.rec.sram));
+        const ComputeCounts& c = s.rec.compute;
+        l.matmul_flops += static_cast<double>(c.matmul.value);
+        l.vector_flops += static_cast<double>(c.vector.value);
+        l.special_ops += static_cast<double>(c.special.value);
+        l.sram_bytes += static_cast<double>(s.rec.sram().value);
+        out.matmul += c.matmul;
+        out.vector += c.vector;
+        out.special += c.special;
+        out.sram += s.rec.sram();
         s.busy = false;
         report_progress(progress_what, ++finished, out.blocks);  // progress (sim/core/progress.h)
         if (launched < out.blocks) {

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 #include "sim/core/units.h"
 
@@ -38,6 +39,25 @@ struct LevelCounters {
   /// dirty, for stores): the run changed no line's contents, only, for LRU, the ages.
   [[nodiscard]] std::uint64_t content_changes() const {
     return filled_lines + dropped_lines + read_miss_sectors + dirtied_sectors;
+  }
+
+  /// A value type: what a run of requests added is the counters after it minus those before.
+  LevelCounters& operator+=(const LevelCounters& o) { return apply(o, 1); }
+  LevelCounters& operator-=(const LevelCounters& o) { return apply(o, -1); }
+  friend LevelCounters operator+(LevelCounters a, const LevelCounters& b) { return a += b; }
+  friend LevelCounters operator-(LevelCounters a, const LevelCounters& b) { return a -= b; }
+  friend bool operator==(const LevelCounters&, const LevelCounters&) = default;
+
+ private:
+  LevelCounters& apply(const LevelCounters& o, int sign) {
+    for (auto [mine, theirs] : {std::pair{&read_sectors, o.read_sectors}, {&write_sectors, o.write_sectors},
+                                {&reduce_sectors, o.reduce_sectors}, {&read_hit_sectors, o.read_hit_sectors},
+                                {&read_miss_sectors, o.read_miss_sectors}, {&evicted_lines, o.evicted_lines},
+                                {&written_back_sectors, o.written_back_sectors}, {&dirtied_sectors, o.dirtied_sectors},
+                                {&filled_lines, o.filled_lines}, {&dropped_lines, o.dropped_lines}}) {
+      *mine = sign > 0 ? *mine + theirs : *mine - theirs;
+    }
+    return *this;
   }
 };
 
