@@ -68,6 +68,8 @@ struct Case {
   Problem problem;
 };
 
+/// Forward and backward of naive, flash1 and flash2 (8 blocks a head: heads shorter than the cut-down
+/// GPU's wave), causal, GQA, and decode (split-KV).
 std::vector<Case> grid() {
   std::vector<Case> out;
   for (Pass pass : {Pass::fwd, Pass::bwd}) {
