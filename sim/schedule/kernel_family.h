@@ -51,7 +51,9 @@ enum class Overlap : std::uint8_t {
 ///   per_step + per_score · m·n / lanes + per_row · m·k / lanes + per_column · n·k / lanes
 /// for the step's first product m × n × k (S = Q Kᵀ: B_r × B_c × d) and lanes = 32 × warps. Fitted
 /// (non-negative least squares) to the instructions ncu counted in the family's compiled kernels
-/// (scripts/fit-instructions.py over scripts/instruction-mix.py's files), not to their times.
+/// (scripts/fit-instructions.py over scripts/instruction-mix.py's files), not to their times. The
+/// counts are whole kernels at n = 2048 divided by their warp-steps, so a block's prologue and
+/// epilogue are spread over its steps (a little too much overhead per step at larger n).
 struct StepOverhead {
   double per_step = 0;
   double per_score = 0;
