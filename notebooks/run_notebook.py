@@ -79,13 +79,21 @@ def clear(nb) -> None:
 
 
 def texts(cell) -> list[str]:
-    """A cell's text outputs: printed streams and plain-text results (figures and HTML left out)."""
+    """A cell's text outputs: printed streams and plain-text results (figures and HTML left out).
+    Consecutive chunks of one stream are one text: how the kernel splits a cell's prints into chunks
+    depends on when they are flushed, which a loaded machine changes."""
     out = []
+    stream = None
     for o in cell.get("outputs", []):
         if o.get("output_type") == "stream":
-            out.append(f"{o['name']}: {o['text']}")
+            if stream == o["name"]:
+                out[-1] += o["text"]
+            else:
+                out.append(f"{o['name']}: {o['text']}")
+            stream = o["name"]
         elif "text/plain" in o.get("data", {}) and not any(k.startswith("image/") for k in o["data"]):
             out.append(o["data"]["text/plain"])
+            stream = None
     return ["".join(out)]
 
 
