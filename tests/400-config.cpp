@@ -58,6 +58,13 @@ TEST_CASE("measured ceilings: optional, any subset, checked like the rest") {
   const std::string neg =
       error_of(dir.write("d.yaml", std::string(iosim::test::kToyConfig) + "measured:\n  l2_gb_per_s: 0\n"));
   CHECK(neg.find("measured.l2_gb_per_s: expected a positive number") != std::string::npos);
+  // The L2's reduction rate (iosim calibrate's RED microbenchmark): read, and checked the same way.
+  const HardwareSpec red = load_hardware(
+      dir.write("e.yaml", std::string(iosim::test::kToyConfig) + "measured:\n  l2_red_gb_per_s: 2573\n"));
+  CHECK(red.measured.l2_red_gb_per_s == doctest::Approx(2573));
+  const std::string bad_red =
+      error_of(dir.write("f.yaml", std::string(iosim::test::kToyConfig) + "measured:\n  l2_red_gb_per_s: -1\n"));
+  CHECK(bad_red.find("measured.l2_red_gb_per_s: expected a positive number") != std::string::npos);
 }
 
 TEST_CASE("bad configs: one line naming the file, the line and the key") {
