@@ -36,8 +36,10 @@ struct DeviceInfo {
 /// Properties of device 0. Only after available() returned true.
 [[nodiscard]] DeviceInfo device_info();
 
-/// The schedule whose kernels these are, as its registry entry names them (sim/schedule/registry.h);
-/// name(Algo) is the schedule's name, as the CLI spells it.
+/// The schedule whose kernels these are, as its registry entry names them (sim/schedule/registry.h):
+/// flashdecode: split-KV decoding, a group's query heads packed as one block's rows; flashdecode_heads:
+/// the same kernels with one block row set per query head (sim/schedule/flashdecode.cpp). name(Algo) is
+/// the schedule's name, as the CLI spells it.
 using Algo = CudaAlgo;
 using iosim::name;
 enum class Direction : std::uint8_t { fwd, bwd };
@@ -65,7 +67,14 @@ struct KernelSpec {
   int bc = 0;    ///< rows of K/V per tile (ignored by naive)
   int warps = 0;   ///< warps per block of the main kernel; 0: the tile's default (ignored by naive)
   int stages = 0;  ///< K/V stages in shared memory; 0: the tile's default (ignored by naive)
+  int kv_heads = 0;     ///< key/value heads, dividing heads (grouped-query attention); 0: = heads
+  bool causal = false;  ///< query row r sees key c ≤ r + (n_kv − n) (sim/core/mask.h's alignment)
+  int splits = 0;       ///< flashdecode: K/V splits; 0: flashdecode_splits() on this GPU, as the model picks
 };
+
+/// Key/value heads of `s` (kv_heads, or heads where it is 0) and query heads per key/value head.
+[[nodiscard]] constexpr int kv_head_count(const KernelSpec& s) { return s.kv_heads == 0 ? s.heads : s.kv_heads; }
+[[nodiscard]] constexpr int group_size(const KernelSpec& s) { return s.heads / kv_head_count(s); }
 
 /// The (B_r, B_c) tiles compiled into this build for a schedule, pass, head dim and type, each once;
 /// the first is the default. Empty for naive (cuBLAS picks its own tiles).
@@ -88,6 +97,7 @@ struct KernelVariant {
 struct KernelShape {
   int warps = 0;
   int stages = 0;
+  int splits = 0;  ///< flashdecode: the K/V splits it runs (0 where that needs the GPU and none is visible)
 };
 [[nodiscard]] KernelShape kernel_shape(const KernelSpec& spec);
 
@@ -162,6 +172,7 @@ struct Ceilings {
   double max_sm_mhz = 0;             ///< the device's rated peak clock
   double hbm_gb_per_s = 0;           ///< a 1 GiB copy: (bytes read + written) / time
   double l2_gb_per_s = 0;            ///< ld.global.cg of a quarter of the L2, over and over
+  double l2_red_gb_per_s = 0;        ///< fp32 atomicAdd (RED) into an L2-resident buffer: bytes added
   double sram_gb_per_s = 0;          ///< conflict-free ld.shared.v4, whole chip
   double tensor_fp16_tflops = 0;     ///< mma.sync m16n8k16 fp16, fp32 accumulate
   double tensor_bf16_tflops = 0;     ///< the same in bf16

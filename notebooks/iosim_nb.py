@@ -1,67 +1,21 @@
-"""What the notebooks share: find the iosim program, run it, read its JSON (docs/json-schema.md).
+"""What the notebooks share besides the package iosim, which they call for every number:
 
+    import iosim
     import iosim_nb as nb
-    out = nb.run("--config", "a100.yaml", "--n", "4096", "--d", "64")   # iosim ... --format json
-    rows = nb.run_csv("tiles", "--config", "h200.yaml", "--n", "8192", "--d", "64")
+    out = iosim.count("a100", n=4096, d=64)            # iosim -c a100 --n 4096 --d 64 --format json
+    peak = nb.config_value(out["config"]["file"], "peak.tensor_fp16_tflops")
+    nb.show()
 
-The program is looked for in this order: the environment variable IOSIM_BIN, build/iosim and
-build-ci/iosim beside this folder, then `iosim` on PATH.
+REPO is the checkout (for results/ and configs/); config_value reads a number of a hardware config;
+show() draws the figures.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
-from typing import Any
 
 NOTEBOOKS = Path(__file__).resolve().parent
 REPO = NOTEBOOKS.parent
-
-
-class IosimError(RuntimeError):
-    """iosim could not be found, or exited with an error."""
-
-
-def binary() -> Path:
-    """The iosim program to run (see the module's docstring for the search order)."""
-    env = os.environ.get("IOSIM_BIN")
-    if env:
-        path = Path(env)
-        if not (path.is_file() and os.access(path, os.X_OK)):
-            raise IosimError(f"IOSIM_BIN={env} is not an executable file")
-        return path
-    for candidate in (REPO / "build" / "iosim", REPO / "build-ci" / "iosim"):
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    on_path = shutil.which("iosim")
-    if on_path:
-        return Path(on_path)
-    raise IosimError(
-        "iosim not found: set IOSIM_BIN, or build it (cmake -S . -B build && cmake --build build --target iosim)"
-    )
-
-
-def _run(args: tuple[str, ...], fmt: str) -> str:
-    cmd = [str(binary()), *map(str, args), "--format", fmt]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise IosimError(f"{' '.join(cmd)} exited with {proc.returncode}: {proc.stderr.strip()}")
-    return proc.stdout
-
-
-def run(*args: str | int | float) -> dict[str, Any]:
-    """Run `iosim ARGS --format json` and return its JSON object; raise IosimError on failure."""
-    return json.loads(_run(tuple(map(str, args)), "json"))
-
-
-def run_csv(*args: str | int | float) -> list[dict[str, str]]:
-    """Run `iosim ARGS --format csv` and return its rows (values are strings)."""
-    return list(csv.DictReader(io.StringIO(_run(tuple(map(str, args)), "csv"))))
 
 
 def config_value(path: str | Path, key: str) -> float:

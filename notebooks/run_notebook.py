@@ -6,16 +6,20 @@
 
 The notebooks are committed with their outputs, so that a reader sees the figures without running anything.
 `--write` (scripts/run-notebooks) executes a notebook from scratch, stores the outputs, records in its
-metadata `iosim` the program's version (`iosim --version`) and a SHA-256 of the code that made them (the
-code cells and iosim_nb.py), and exports one figure to notebooks/img/NAME.png for the README: the first
-figure of the cell tagged `readme-figure`, else the notebook's first figure.
+metadata `iosim` the version of the package iosim the notebooks import ("iosim " + iosim.__version__,
+what `iosim --version` prints) and a SHA-256 of the code that made them (the code cells and iosim_nb.py),
+and exports one figure to notebooks/img/NAME.png for the README: the first figure of the cell tagged
+`readme-figure`, else the notebook's first figure.
 
 The check (the default) fails, saying what to run, when the recorded version or hash is not today's, when a
 cell fails, when a cell that had figures does not draw as many again, when a text output differs from the
 committed one, or when notebooks/img/NAME.png is not the notebook's figure. The file is not modified.
 Paths inside the repository are written relative to it in the text outputs, so that they compare equal
 on any checkout.
-The notebook runs in a kernel named python3 with notebooks/ as its working directory, figures inline.
+The notebook runs in a kernel named python3 with notebooks/ as its working directory, figures inline,
+and imports the package iosim that this script imports (PYTHONPATH is passed on: build/python of a
+build with -DIOSIM_PYTHON=ON, else the installed package), which finds configs by name in this
+checkout's configs/ ($IOSIM_CONFIG_DIR), so that the outputs do not depend on where it is installed.
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ import hashlib
 import importlib
 import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -46,8 +49,13 @@ def code_hash(nb) -> str:
     return h.hexdigest()
 
 
-def iosim_version(binary: Path) -> str:
-    return subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=True).stdout.strip()
+def iosim_version() -> str | None:
+    """What `iosim --version` prints, from the package the notebooks import; None if there is none."""
+    try:
+        import iosim
+    except ImportError:
+        return None
+    return f"iosim {iosim.__version__}"
 
 
 def relative_paths(nb) -> None:
@@ -71,13 +79,21 @@ def clear(nb) -> None:
 
 
 def texts(cell) -> list[str]:
-    """A cell's text outputs: printed streams and plain-text results (figures and HTML left out)."""
+    """A cell's text outputs: printed streams and plain-text results (figures and HTML left out).
+    Consecutive chunks of one stream are one text: how the kernel splits a cell's prints into chunks
+    depends on when they are flushed, which a loaded machine changes."""
     out = []
+    stream = None
     for o in cell.get("outputs", []):
         if o.get("output_type") == "stream":
-            out.append(f"{o['name']}: {o['text']}")
+            if stream == o["name"]:
+                out[-1] += o["text"]
+            else:
+                out.append(f"{o['name']}: {o['text']}")
+            stream = o["name"]
         elif "text/plain" in o.get("data", {}) and not any(k.startswith("image/") for k in o["data"]):
             out.append(o["data"]["text/plain"])
+            stream = None
     return ["".join(out)]
 
 
@@ -108,7 +124,7 @@ def execute(nb, name: str) -> str | None:
         failed = next((i for i, c in enumerate(nb.cells)
                        if any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
         where = f"cell {failed}" if failed is not None else "a cell"
-        detail = "" if e.ename == "IosimError" else re.sub(r"\x1b\[[0-9;]*m", "", str(e)) + "\n"
+        detail = "" if e.ename == "Error" else re.sub(r"\x1b\[[0-9;]*m", "", str(e)) + "\n"   # iosim.Error: one line
         return f"{detail}{name}: {where} failed: {e.ename}: {e.evalue}"
     except CellTimeoutError as e:
         return f"{name}: a cell ran longer than {CELL_TIMEOUT_S} s\n{e}"
@@ -147,12 +163,14 @@ def main(argv: list[str]) -> int:
             return 1
 
     import nbformat
-    sys.path.insert(0, str(HERE))
-    import iosim_nb
-    try:
-        binary = iosim_nb.binary()
-    except iosim_nb.IosimError as e:
-        print(f"run_notebook.py: {e}", file=sys.stderr)
+    # Names (config="a100") found in this checkout's configs/, whichever package is imported: the
+    # outputs print the config's path, which then reads the same for an installed package.
+    os.environ["IOSIM_CONFIG_DIR"] = str(HERE.parent / "configs")
+    os.environ["IOSIM_SCENARIO_DIR"] = str(HERE.parent / "scenarios")
+    version = iosim_version()
+    if version is None:
+        print("run_notebook.py: the Python package 'iosim' is missing: pip install . (after scripts/setup --python), "
+              "or build with -DIOSIM_PYTHON=ON and put build/python on PYTHONPATH", file=sys.stderr)
         return 1
 
     path = Path(args[0]).resolve()
@@ -161,7 +179,7 @@ def main(argv: list[str]) -> int:
         return 2
     name = path.name
     committed = nbformat.read(path, as_version=4)
-    version, digest = iosim_version(binary), code_hash(committed)
+    digest = code_hash(committed)
     again = f"run scripts/run-notebooks {path.stem} and commit the result"
     if not write:
         recorded = committed.metadata.get("iosim", {})

@@ -27,7 +27,7 @@ COUNTERS = [
 
 
 def grid(quick):
-    """(schedule, gpu, batch, heads, kv_heads, n, d, pass, causal[, n_kv]): 64 problems, or 8 with --quick."""
+    """(schedule, gpu, batch, heads, kv_heads, n, d, pass, causal[, n_kv]): 68 problems, or 9 with --quick."""
     gpus = ["a100", "h100", "h200"] if not quick else ["h100"]
     out = []
     for gpu, (b, h, kvh, n, d), ps, causal in itertools.product(
@@ -42,6 +42,11 @@ def grid(quick):
         out.append(("flash2", "h100", 1, 32, 32, 8192, 64, ps, causal))
     for gpu, (h, kvh, nkv) in itertools.product(gpus, [(32, 8, 16384), (32, 32, 8192)]):
         out.append(("flashdecode", gpu, 4, h, kvh, 1, 128, "fwd", False, nkv))
+    # Heads shorter than a wave (128 blocks a head, 264 at once on the h200), and the speed benchmark's
+    # naive problem (docs/performance.md).
+    for ps, causal in [("fwd", False), ("bwd", True), ("fwd", True)]:
+        out.append(("flash2", "h200", 1, 16, 16, 16384, 128, ps, causal))
+    out.append(("naive", "h200", 1, 16, 16, 8192, 64, "fwd", False))
     return out[::8] if quick else out
 
 
@@ -64,7 +69,7 @@ def label(p):
 
 def run(iosim, p, mode):
     t = time.monotonic()
-    out = subprocess.run([iosim, *flags(p), "--predict", "--l2", mode, "-f", "json"], check=True,
+    out = subprocess.run([iosim, *flags(p), "--predict", "--l2", mode, "-f", "json", "--max-time", "2h"], check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)["runs"][0]["schedules"][0]["predicted"], time.monotonic() - t
 

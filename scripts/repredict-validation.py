@@ -30,6 +30,12 @@ def predict(iosim, config, run, policy):
     cmd = [iosim, "--config", config, "--schedule", run["schedule"], "--pass", run["pass"],
            "--n", str(p["n"]), "--n-kv", str(p["n_kv"]), "--d", str(p["d"]), "--batch", str(p["batch"]),
            "--heads", str(p["heads"]), "--dtype", p["dtype"], "--predict", "--l2", "exact", "--format", "json"]
+    if p.get("kv_heads", p["heads"]) != p["heads"]:
+        cmd += ["--kv-heads", str(p["kv_heads"])]
+    if p.get("causal"):
+        cmd += ["--causal"]
+    if t.get("splits"):  # flashdecode: the K/V splits the kernel ran
+        cmd += ["--splits", str(t["splits"])]
     if t["br"]:
         cmd += ["--br", str(t["br"]), "--bc", str(t["bc"])]
     if t.get("warps"):

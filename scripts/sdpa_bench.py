@@ -5,6 +5,13 @@ after warm-up, each run after a sweep of the L2 (cold) and back to back (warm).
 One problem (prints one JSON object; the flash backend, forward):
   python3 scripts/sdpa_bench.py --batch 1 --heads 16 --n 8192 --d 64 --dtype fp16
 
+Decoding (issue 11: grouped-query, n queries against a K/V cache of n_kv keys; prints one JSON object with
+every SDPA backend that runs it, forward, and the fastest):
+  python3 scripts/sdpa_bench.py --batch 8 --heads 32 --kv-heads 8 --n 1 --n-kv 32768 --d 128 --dtype fp16
+  Q is [batch, heads, n, d], K and V [batch, kv_heads, n_kv, d], scaled_dot_product_attention(enable_gqa=True)
+  under each of SDPBackend FLASH_ATTENTION, EFFICIENT_ATTENTION, CUDNN_ATTENTION and under PyTorch's own choice
+  (default); a backend that refuses the shape is listed with its error.
+
 The sweep of issue 10 (writes one JSON file, prints a table):
   python3 scripts/sdpa_bench.py --sweep --out sdpa-sweep.json [--runs 10] [--max-seconds 240]
   every shape of SWEEP_SHAPES (n from 512 to 32768, d 64 and 128, batch x heads filling the GPU), fp16,
@@ -44,12 +51,15 @@ def attention_fns(torch):
     return {"flash": flash, "math": plain}
 
 
-def time_one(torch, fn, shape, dt, mode, runs, warmup, sweep):
-    """Cold and warm CUDA-event times (ms) of fn on one shape, `mode` fwd or fwd+bwd."""
+def time_one(torch, fn, shape, dt, mode, runs, warmup, sweep, kv_shape=None):
+    """Cold and warm CUDA-event times (ms) of fn on one shape, `mode` fwd or fwd+bwd; K and V of
+    `kv_shape` (batch, kv_heads, n_kv, d) where given, else of `shape`."""
     b, h, n, d = shape
     g = torch.Generator(device="cuda").manual_seed(20261129)
     grad = mode == "fwd+bwd"
-    q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dt, generator=g).requires_grad_(grad) for _ in range(3))
+    q = torch.randn(b, h, n, d, device="cuda", dtype=dt, generator=g).requires_grad_(grad)
+    k, v = (torch.randn(*(kv_shape or shape), device="cuda", dtype=dt, generator=g).requires_grad_(grad)
+            for _ in range(2))
     do = torch.randn(b, h, n, d, device="cuda", dtype=dt, generator=g)
 
     def run():
@@ -160,12 +170,54 @@ def single_main(a, torch):
     return 0
 
 
+def decode_main(a, torch):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    dt = torch.float16 if a.dtype == "fp16" else torch.bfloat16
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    sweep = torch.empty(4 * l2 // 4, dtype=torch.float32, device="cuda")
+    shape = (a.batch, a.heads, a.n, a.d)
+    kv_shape = (a.batch, a.kv_heads, a.n_kv, a.d)
+
+    def under(backend):
+        def fn(q, k, v):
+            if backend is None:
+                return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+            with sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+        return fn
+
+    results = {}
+    for label, backend in (("default", None), ("flash", SDPBackend.FLASH_ATTENTION),
+                           ("efficient", SDPBackend.EFFICIENT_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+        try:
+            cold, warm = time_one(torch, under(backend), shape, dt, "fwd", a.runs, a.warmup, sweep, kv_shape)
+            results[label] = {"median_ms_cold": statistics.median(cold), "median_ms_warm": statistics.median(warm),
+                              "min_ms_cold": min(cold), "min_ms_warm": min(warm)}
+        except (RuntimeError, ValueError, TypeError) as e:  # this backend does not take the shape
+            results[label] = {"skipped": f"{type(e).__name__}: {(str(e).splitlines() or [''])[0]}"}
+            torch.cuda.empty_cache()
+    timed = {k: r for k, r in results.items() if "skipped" not in r}
+    best = min(timed, key=lambda k: timed[k]["median_ms_cold"]) if timed else None
+    print(json.dumps({
+        "what": "torch scaled_dot_product_attention(enable_gqa=True), decoding, forward, per SDPA backend",
+        "torch": torch.__version__, "device": torch.cuda.get_device_name(0),
+        "batch": a.batch, "heads": a.heads, "kv_heads": a.kv_heads, "n": a.n, "n_kv": a.n_kv, "d": a.d,
+        "dtype": a.dtype, "runs": a.runs, "backends": results, "fastest": best,
+        "median_ms_cold": timed[best]["median_ms_cold"] if best else None,
+        "median_ms_warm": timed[best]["median_ms_warm"] if best else None,
+    }))
+    return 0 if best else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--heads", type=int, default=16)
     ap.add_argument("--n", type=int, default=8192)
     ap.add_argument("--d", type=int, default=64)
+    ap.add_argument("--kv-heads", type=int, default=None, help="decoding: K/V heads (dividing --heads)")
+    ap.add_argument("--n-kv", type=int, default=None, help="decoding: keys per head (default --n)")
     ap.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
     ap.add_argument("--runs", type=int, default=None, help="timed runs, cold and warm each (default 50; sweep 10)")
     ap.add_argument("--warmup", type=int, default=None, help="runs before timing (default 10; sweep 3)")
@@ -176,6 +228,14 @@ def main() -> int:
     for name, v in (("--runs", a.runs), ("--warmup", a.warmup)):
         if v is not None and v < (1 if name == "--runs" else 0):
             print(f"sdpa_bench.py: {name} must be {'positive' if name == '--runs' else 'at least 0'}, not {v}",
+                  file=sys.stderr)
+            return 2
+    decode = a.kv_heads is not None or a.n_kv is not None
+    if decode:
+        a.kv_heads = a.heads if a.kv_heads is None else a.kv_heads
+        a.n_kv = a.n if a.n_kv is None else a.n_kv
+        if a.sweep or min(a.batch, a.heads, a.kv_heads, a.n, a.n_kv, a.d) < 1 or a.heads % a.kv_heads != 0:
+            print("sdpa_bench.py: decoding takes positive sizes with --kv-heads dividing --heads, and no --sweep",
                   file=sys.stderr)
             return 2
     if a.runs is None:
@@ -191,6 +251,8 @@ def main() -> int:
     if not torch.cuda.is_available():
         print(json.dumps({"error": "no CUDA GPU"}))
         return 2
+    if decode:
+        return decode_main(a, torch)
     return sweep_main(a, torch) if a.sweep else single_main(a, torch)
 
 

@@ -39,7 +39,7 @@ TEST_CASE("registry: names are unique, every entry has a forward pass, lookups a
   }
   CHECK(find_schedule("flash3") == nullptr);
   CHECK_THROWS_WITH_AS((void)schedule_entry("flash3"),
-                       "unknown schedule 'flash3' (known: naive, flash1, flash2, flashdecode, dtiled)", InputError);
+                       "unknown schedule 'flash3' (known: naive, flash1, flash2, flashdecode, flashdecode-heads, dtiled)", InputError);
 }
 
 TEST_CASE("registry: the roles one schedule plays are played by exactly one") {
@@ -102,4 +102,17 @@ TEST_CASE("registry: an executor's online softmax is what --bug needs") {
   CHECK(schedule_names([](const ScheduleEntry& e) { return e.executor != nullptr; }) == "naive, flash1 and flash2");
   CHECK(schedule_names([](const ScheduleEntry& e) { return e.executor != nullptr && e.executor->online_softmax; },
                        ",", ",") == "flash1,flash2");
+}
+
+TEST_CASE("registry: the decoding schedules run forward only on CUDA kernels, with a grid of their own") {
+  for (const ScheduleEntry& e : schedule_catalog()) {
+    CAPTURE(e.name);
+    if (e.validate.decode) {
+      CHECK(!static_cast<bool>(e.bwd));
+      CHECK(e.cuda.has_value());
+    }
+    if (e.validate.library_tiles) CHECK(e.cuda.has_value());
+  }
+  CHECK(schedule_names([](const ScheduleEntry& e) { return e.validate.decode; }) == "flashdecode and flashdecode-heads");
+  CHECK(schedule_names([](const ScheduleEntry& e) { return e.validate.library_tiles; }) == "naive");
 }

@@ -7,32 +7,14 @@
 #include "src/config/search_path.h"
 #include "src/config/yaml_map.h"
 #include "support/temp_file.h"
+#include "support/config_errors.h"
 #include "support/toy_config.h"
 
 using namespace iosim;
 using namespace iosim::config;
+using iosim::test::error_of;
+using iosim::test::replaced;
 using iosim::test::TempDir;
-
-namespace {
-
-std::string error_of(const std::string& path) {
-  try {
-    (void)load_hardware(path);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-/// The toy config with its one occurrence of `from` replaced by `to` (a test error when `from` is absent).
-std::string replaced(const std::string& from, const std::string& to) {
-  std::string s = iosim::test::kToyConfig;
-  const std::size_t at = s.find(from);
-  REQUIRE_MESSAGE(at != std::string::npos, from);
-  return s.replace(at, from.size(), to);
-}
-
-}  // namespace
 
 TEST_CASE("every shipped config loads and is self-consistent") {
   for (const char* name : {"a100.yaml", "a100-80gb.yaml", "h100.yaml", "h200.yaml", "teaching.yaml"}) {
@@ -76,6 +58,13 @@ TEST_CASE("measured ceilings: optional, any subset, checked like the rest") {
   const std::string neg =
       error_of(dir.write("d.yaml", std::string(iosim::test::kToyConfig) + "measured:\n  l2_gb_per_s: 0\n"));
   CHECK(neg.find("measured.l2_gb_per_s: expected a positive number") != std::string::npos);
+  // The L2's reduction rate (iosim calibrate's RED microbenchmark): read, and checked the same way.
+  const HardwareSpec red = load_hardware(
+      dir.write("e.yaml", std::string(iosim::test::kToyConfig) + "measured:\n  l2_red_gb_per_s: 2573\n"));
+  CHECK(red.measured.l2_red_gb_per_s == doctest::Approx(2573));
+  const std::string bad_red =
+      error_of(dir.write("f.yaml", std::string(iosim::test::kToyConfig) + "measured:\n  l2_red_gb_per_s: -1\n"));
+  CHECK(bad_red.find("measured.l2_red_gb_per_s: expected a positive number") != std::string::npos);
 }
 
 TEST_CASE("bad configs: one line naming the file, the line and the key") {

@@ -11,30 +11,16 @@
 #include "src/config/hardware_config.h"
 #include "src/config/yaml_map.h"
 #include "support/temp_file.h"
+#include "support/config_errors.h"
 #include "support/toy_config.h"
 
 using namespace iosim;
 using namespace iosim::config;
+using iosim::test::error_of;
+using iosim::test::replaced;
 using iosim::test::TempDir;
 
 namespace {
-
-std::string error_of(const std::string& path) {
-  try {
-    (void)load_hardware(path);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-/// The toy config with its one occurrence of `from` replaced by `to`.
-std::string replaced(const std::string& from, const std::string& to) {
-  std::string s = iosim::test::kToyConfig;
-  const std::size_t at = s.find(from);
-  REQUIRE_MESSAGE(at != std::string::npos, from);
-  return s.replace(at, from.size(), to);
-}
 
 std::vector<std::string> all_keys() {
   std::vector<std::string> keys;

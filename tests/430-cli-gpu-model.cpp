@@ -62,7 +62,8 @@ TEST_CASE("bad input to the GPU model and the GPU commands") {
       {{"measure", "-c", "h200", "--n", "64", "--d", "64"}, "give one --schedule"},
       {{"validate"}, "--config is required"},
       {{"calibrate", "-c", "nope"}, "config 'nope' not found"},
-      {{"validate", "-c", "h200", "-s", "flash3"}, "--schedule must be naive, flash1 or flash2, not flash3"},
+      {{"validate", "-c", "h200", "-s", "flash3"},
+       "--schedule must be naive, flash1, flash2, flashdecode or flashdecode-heads, not flash3"},
       {{"validate", "-c", "h200", "--pass", "both"}, "--pass must be fwd or bwd, not both"},
       {{"validate", "-c", "h200", "--tile", "64"}, "--tile must be B_rxB_c, like 64x128, not 64"},
       {{"validate", "-c", "h200", "--tile", "0x64"}, "--tile must be B_rxB_c, like 64x128, not 0x64"},
@@ -75,6 +76,8 @@ TEST_CASE("bad input to the GPU model and the GPU commands") {
        "--shape must be B,H,N,D (four positive integers), like 1,16,8192,64, not 1,16,1024,64,"},
       {{"validate", "-c", "h200", "--shape", "1,16,1024,64", "--warps", "0"}, "--warps must be positive, not 0"},
       {{"validate", "-c", "h200", "--stages", "0"}, "--stages must be positive, not 0"},
+      {{"validate", "-c", "h200", "--masks", "--quick"}, "--masks takes neither --quick nor --shape"},
+      {{"validate", "-c", "h200", "--masks", "--shape", "1,16,1024,64"}, "--masks takes neither --quick nor --shape"},
   };
   check_bad_inputs(cases);
 }
@@ -87,6 +90,9 @@ TEST_CASE("measure, validate and calibrate without a GPU exit 2 and say why") {
   for (std::initializer_list<std::string> args :
        {std::initializer_list<std::string>{"measure", "-c", "h200", "--n", "1024", "--d", "64", "--schedule", "flash2"},
         std::initializer_list<std::string>{"validate", "-c", "h200", "--quick"},
+        std::initializer_list<std::string>{"validate", "-c", "h200", "--masks"},
+        std::initializer_list<std::string>{"measure", "-c", "h200", "--n", "1024", "--d", "64", "--schedule", "flash2",
+                                           "--causal", "--heads", "4", "--kv-heads", "2"},
         std::initializer_list<std::string>{"validate", "-c", "h200", "--shape", "1,16,1024,64", "--no-counters",
                                            "--no-predict", "--warps", "4", "--stages", "2"},
         std::initializer_list<std::string>{"calibrate"}, std::initializer_list<std::string>{"calibrate", "-c", "h200"}}) {

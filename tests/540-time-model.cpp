@@ -78,16 +78,27 @@ TEST_CASE("flash2's step as warp instructions: rows split over the warps, Q and 
   const BlockShape four{4, 2, 1};
   // Each warp: 32 rows = 2 m16 tiles × 8 n8 tiles × 4 k16 steps = 64 MMAs per product.
   const StepCost c = step_cost(s, false, false, f, four, tensor_only(0), 1);
+  // The family's step overhead (integer, conversions, control) for a 128 × 64 × 64 first product over
+  // 4 warps' 128 lanes, issued at one a cycle.
+  const StepOverhead& o = f.overhead;
+  const double other = o.per_step + (o.per_score * 128 * 64 + o.per_row * 128 * 64 + o.per_column * 64 * 64) / 128;
+  CHECK(other > 0);
+  CHECK(c.mix.other == doctest::Approx(other));
+  CHECK(c.mix.mma == doctest::Approx(128));
+  CHECK(c.mix.ldmatrix == doctest::Approx(32));
+  CHECK(c.mix.shuffle == doctest::Approx(8));
+  CHECK(c.mix.barrier == doctest::Approx(2));
   // 128 MMAs at one cycle each on the tensor pipe; the issue slot also takes K's and V's 16 ldmatrix.x4
   // each (n8 tiles in pairs × k16 steps), the row max's 2 shuffle rounds for 2 m16 tiles of 2 row
-  // halves each, and the step's two barriers.
-  CHECK(c.warp_issue == doctest::Approx(128 + 32 + 8 + 2));
+  // halves each, the step's two barriers and the overhead.
+  CHECK(c.warp_issue == doctest::Approx(128 + 32 + 8 + 2 + other));
   CHECK(std::string(c.pipe) == "issue");
-  // The chain: each product waits for its 4 dependent MMAs, or its 64 issues, whichever is longer.
+  // The chain: each product waits for its 4 dependent MMAs, or its 64 issues, whichever is longer; then
+  // the overhead's issues.
   const StepCost slow = step_cost(s, false, false, f, four, tensor_only(100), 1);
-  CHECK(slow.chain == doctest::Approx(2 * 4 * 100));
+  CHECK(slow.chain == doctest::Approx(2 * 4 * 100 + other));
   const StepCost fast = step_cost(s, false, false, f, four, tensor_only(1), 1);
-  CHECK(fast.chain == doctest::Approx(2 * 64));
+  CHECK(fast.chain == doctest::Approx(2 * 64 + other));
 }
 
 TEST_CASE("a step takes its chain or its blocks' share of the pipes, whichever is longer") {
@@ -230,4 +241,19 @@ TEST_CASE("at the datasheet's peaks the roofline is a lower bound on the SM mode
     datasheet.measured = {};
     CHECK(predict_roofline(p, datasheet, DType::fp16).total_s <= predict_time(*s, ctx, p, ctx.hardware).total_s);
   }
+}
+
+TEST_CASE("a step's atomic adds are bounded by the SM's share of the L2's reduction rate") {
+  const KernelFamily& f = family_of("flash2_bwd");
+  Segment s;
+  s.reduce_bytes = 64.0 * 64 * 4;  // a 64 × 64 fp32 dQ tile
+  SmRates r = tensor_only(0);
+  const BlockShape four{4, 1, 1};
+  CHECK(step_cost(s, false, false, f, four, r, 1).block_reduce == 0);  // rate not measured: no bound
+  r.red_bytes_per_cycle = 16;
+  const StepCost c = step_cost(s, false, false, f, four, r, 1);
+  CHECK(c.block_reduce == doctest::Approx(64.0 * 64 * 4 / 16));
+  CHECK(c.mix.reduce == doctest::Approx(64.0 * 64 / 128));  // one RED per lane and float
+  // Two resident blocks share the SM's rate: the step takes twice as long.
+  CHECK(step_time(c, four, 2).cycles == doctest::Approx(2 * 1024.0));
 }

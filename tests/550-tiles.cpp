@@ -1,6 +1,7 @@
 // iosim tiles: the search space, the reasons for rejection, the ranking.
 #include <doctest/doctest.h>
 
+#include "sim/schedule/kernel_family.h"
 #include "sim/tiles/search.h"
 #include "support/fixtures.h"
 
@@ -46,4 +47,23 @@ TEST_CASE("schedules without tiles cannot be searched") {
   TileSearchSpec spec;
   spec.schedule = "naive";
   CHECK_THROWS_AS((void)search_tiles(context(problem(1024, 64)), spec), InputError);
+}
+
+TEST_CASE("a ranked candidate carries the registers and blocks per SM the time model ran it with") {
+  const std::vector<TileCandidate> c = search_tiles(context(problem(2048, 64, 1, 4), a100()), TileSearchSpec{});
+  std::size_t with_family_registers = 0;
+  for (const TileCandidate& t : c) {
+    if (!t.rejected.empty()) continue;
+    for (const KernelTime& k : t.time.kernels) {
+      if (k.family != "fa2-fwd") continue;
+      CHECK(k.blocks_per_sm >= 1);
+      CHECK(!k.limited_by.empty());
+      // The family's register model (fitted to ptxas), not the schedule's estimate, where it holds the tile.
+      if (k.registers > 0) {
+        ++with_family_registers;
+        CHECK(k.registers == family_registers(family_of(k.name), t.launch.fragment_registers));
+      }
+    }
+  }
+  CHECK(with_family_registers > 0);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Progress on stderr only when it is a terminal, and never with --quiet; stdout the same either way.
 
-Usage: progress_tty.py IOSIM_BINARY. Runs `iosim tiles` (about a second or two of work) three times:
+Usage: progress_tty.py IOSIM_BINARY. Runs `iosim tiles` (a few seconds of work) three times:
 stderr on a pseudo-terminal, stderr to a file, and on the pseudo-terminal with --quiet.
 """
 import os
@@ -9,7 +9,9 @@ import subprocess
 import sys
 import tempfile
 
-ARGS = ["tiles", "-c", "h200", "--n", "8192", "--d", "64", "-f", "csv"]
+# Long enough (about 3 s here, 2026-12-01, after the fast replay made n 8192 take 0.3 s) that the
+# progress line, shown after a second, appears.
+ARGS = ["tiles", "-c", "h200", "--n", "16384", "--d", "128", "--heads", "8", "-f", "csv"]
 
 
 def run_on_pty(cmd):

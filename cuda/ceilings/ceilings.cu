@@ -7,6 +7,9 @@
 //   SRAM    ld.shared.v4, conflict-free                      bytes loaded / time
 //   tensor  mma.sync m16n8k16, fp32 accumulate, 4 independent accumulators per warp
 //   exp     ex2.approx.ftz.f32 (the MUFU.EX2 of fast_exp2), 8 independent chains per thread
+//   L2 red  fp32 atomicAdd with the result unused (RED.E.ADD.F32), 32 consecutive floats per warp
+//           instruction over an L2-resident buffer, as the backward kernels accumulate dQ
+//                                                            bytes added / time
 //   GEMM    cuBLAS, 8192³ fp16 with fp32 accumulate (wgmma on Hopper): what a library reaches, for
 //           reference; iosim's flash kernels use mma.sync, whose rate the model takes
 //
@@ -61,6 +64,17 @@ __global__ void __launch_bounds__(kThreads) l2_read_kernel(const uint4* __restri
     }
   }
   if (acc == 0xDEADBEEFu) *sink = acc;  // the buffer is zero: never taken, but the loads stay
+}
+
+/// Every thread adds 1 to each float of its stride, `reps` times: a warp instruction covers 32
+/// consecutive floats (four 32-byte sectors), as flash2_bwd_kernel's dQ accumulation does.
+__global__ void __launch_bounds__(kThreads) l2_red_kernel(float* dst, std::size_t n, int reps) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (int r = 0; r < reps; ++r) {
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+      atomicAdd(dst + i, 1.0f);
+    }
+  }
 }
 
 /// Each thread loads 16 bytes per step; the 8 threads of a quarter warp cover 128 consecutive bytes,
@@ -212,6 +226,16 @@ Ceilings measure_ceilings() {
       IOSIM_CUDA_CHECK_LAUNCH();
     });
     c.l2_gb_per_s = static_cast<double>(bytes) * kReps / s / 1e9;
+  }
+  {  // L2 reductions: fp32 adds into a sixteenth of the L2 (resident after the untimed launch)
+    const std::size_t bytes = (info.l2_bytes / 16) / sizeof(float) * sizeof(float);
+    constexpr int kReps = 32;
+    DeviceBuffer buf(bytes);
+    const double s = median_seconds([&] {
+      l2_red_kernel<<<blocks, kThreads>>>(static_cast<float*>(buf.ptr), bytes / sizeof(float), kReps);
+      IOSIM_CUDA_CHECK_LAUNCH();
+    });
+    c.l2_red_gb_per_s = static_cast<double>(bytes) * kReps / s / 1e9;
   }
   {  // SRAM
     constexpr int kIters = 4096;

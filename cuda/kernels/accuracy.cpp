@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "cuda/backend.h"
+#include "cuda/kernels/accuracy_compare.h"
+#include "cuda/kernels/decode_plan.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/kernels/tensors.h"
 #include "cuda/reference/reference.h"
@@ -17,9 +19,6 @@
 namespace iosim::gpu {
 
 namespace {
-
-constexpr double kToleranceFp16 = 2e-3;
-constexpr double kToleranceBf16 = 1e-2;
 
 class Stream {
  public:
@@ -33,32 +32,11 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
-/// ‖out − ref‖₂ / ‖ref‖₂ and max |out − ref| over the elements that are not NaN; NaNs (the poison,
-/// or a NaN the kernel computed) are counted as unwritten.
-Accuracy compare(Tensor t, const std::vector<double>& out, const std::vector<double>& ref, double tolerance) {
-  if (out.size() != ref.size()) throw std::logic_error("check_accuracy: output and reference sizes differ");
-  Accuracy a;
-  a.tensor = std::string(name(t));
-  a.tolerance = tolerance;
-  double diff2 = 0, ref2 = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    ref2 += ref[i] * ref[i];
-    if (std::isnan(out[i])) {
-      ++a.unwritten;
-      continue;
-    }
-    const double diff = out[i] - ref[i];
-    diff2 += diff * diff;
-    a.max_abs_error = std::fmax(a.max_abs_error, std::fabs(diff));
-  }
-  a.rel_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
-  return a;
-}
-
 }  // namespace
 
 std::vector<Accuracy> check_accuracy(const KernelSpec& spec, std::uint64_t seed) {
   if (const std::string why = unsupported(spec); !why.empty()) throw std::runtime_error("check_accuracy: " + why);
+  if (detail::is_decode(spec.algo)) return detail::check_decode_accuracy(spec, seed);
   const Stream stream;
   detail::AttentionBuffers buf(spec);
   buf.fill_inputs(seed, stream.get());
@@ -67,21 +45,21 @@ std::vector<Accuracy> check_accuracy(const KernelSpec& spec, std::uint64_t seed)
   detail::launch(spec, buf, stream.get());
   IOSIM_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
 
-  const reference::Shape shape{spec.batch * spec.heads, spec.n, spec.n_kv, spec.d,
-                               1.0 / std::sqrt(static_cast<double>(spec.d))};
+  const reference::Shape shape{spec.batch * spec.heads, spec.n,          spec.n_kv,  spec.d,
+                               1.0 / std::sqrt(static_cast<double>(spec.d)), group_size(spec), spec.causal};
   const std::vector<double> q = buf.to_host(Tensor::Q, stream.get());
   const std::vector<double> k = buf.to_host(Tensor::K, stream.get());
   const std::vector<double> v = buf.to_host(Tensor::V, stream.get());
-  const double tolerance = spec.dtype == DType::bf16 ? kToleranceBf16 : kToleranceFp16;
+  const double tolerance = detail::tolerance_of(spec.dtype);
   std::vector<Accuracy> result;
   if (spec.pass == Direction::fwd) {
-    result.push_back(compare(Tensor::O, buf.to_host(Tensor::O, stream.get()), reference::attention_forward(shape, q, k, v),
+    result.push_back(detail::compare(Tensor::O, buf.to_host(Tensor::O, stream.get()), reference::attention_forward(shape, q, k, v),
                              tolerance));
   } else {
     const reference::Gradients g = reference::attention_backward(shape, q, k, v, buf.to_host(Tensor::dO, stream.get()));
-    result.push_back(compare(Tensor::dQ, buf.to_host(Tensor::dQ, stream.get()), g.dq, tolerance));
-    result.push_back(compare(Tensor::dK, buf.to_host(Tensor::dK, stream.get()), g.dk, tolerance));
-    result.push_back(compare(Tensor::dV, buf.to_host(Tensor::dV, stream.get()), g.dv, tolerance));
+    result.push_back(detail::compare(Tensor::dQ, buf.to_host(Tensor::dQ, stream.get()), g.dq, tolerance));
+    result.push_back(detail::compare(Tensor::dK, buf.to_host(Tensor::dK, stream.get()), g.dk, tolerance));
+    result.push_back(detail::compare(Tensor::dV, buf.to_host(Tensor::dV, stream.get()), g.dv, tolerance));
   }
   return result;
 }

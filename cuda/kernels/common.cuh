@@ -1,5 +1,5 @@
 // Device primitives shared by the attention kernels: tensor-core MMA (mma.sync m16n8k16, fp16/bf16
-// in, fp32 accumulate), ldmatrix, cp.async, packing, padded shared-memory tiles, tile copies between
+// in, fp32 accumulate), ldmatrix, cp.async, packing, XOR-swizzled shared-memory tiles, tile copies between
 // HBM and shared memory, and a warp-level GEMM whose operands sit in shared memory.
 //
 // Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with g = lane / 4, t = lane % 4:
@@ -12,9 +12,15 @@
 // out as the A and B fragments above, whether the operand is stored in shared memory as [m][k] or
 // [k][m] (A), [n][k] or [k][n] (B).
 //
-// Shared-memory tiles are row-major with every row padded by kSmemPad elements (16 bytes): a row
-// stride of 16·(W + 1) bytes with W + 1 odd, so the 8 row addresses of one ldmatrix matrix (16 bytes
-// each) fall in 8 distinct groups of 4 banks: no bank conflicts, for any width W ∈ {4, 8, 16} chunks.
+// Shared-memory tiles are row-major, unpadded (a row of W 16-bit elements is 2W bytes) and
+// XOR-swizzled in 16-byte chunks, as CUTLASS's Swizzle<3,3,3> and FlashAttention-2 lay them out:
+// chunk c of row r sits at chunk c ^ (r mod 8) of that row (for W ≥ 64, 128-byte rows or wider; for
+// W = 32, 64-byte rows, two to a 128-byte line: c ^ (⌊r/2⌋ mod 4)). The 8 row addresses of one ldmatrix
+// matrix (8 consecutive rows, one logical chunk) then fall in 8 distinct groups of 4 banks, as do the
+// 32-bit fragment stores (rows g = 0..7, columns 2t): no bank conflicts, and each 16-byte cp.async
+// lands in the same 128-byte shared line as its neighbours of one global line (16-byte padding breaks
+// that and makes the L2 count each copy's sectors 1.5×, docs/validation.md). Tiles start 128-byte
+// aligned and a warp's slice of rows starts at a multiple of 8 rows.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -27,7 +33,6 @@
 namespace iosim::gpu::kern {
 
 inline constexpr int kWarpSize = 32;
-inline constexpr int kSmemPad = 8;        ///< elements of 16-bit padding per shared-memory row (16 bytes)
 inline constexpr int kChunkElems = 8;     ///< 16-bit elements per 16-byte global access
 inline constexpr float kLog2e = 1.4426950408889634f;
 inline constexpr unsigned kFullMask = 0xffffffffu;
@@ -35,6 +40,29 @@ inline constexpr std::size_t kMaxSmemOptin = 232448;  ///< largest shared-memory
 
 template <class T>
 inline constexpr bool kIsElement = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+// ---- the causal mask at tile granularity (sim/core/mask.cpp counts the same tiles) ---------------
+// Row r sees key c when c ≤ r + n_kv − n (aligned to the bottom right).
+
+/// K/V tiles of B_c keys a block of query rows [q0, q0 + B_r) visits: [0, result). Causal: up to the
+/// tile of the last key its last row (within n) sees; 0 when that row sees none.
+__host__ __device__ constexpr int causal_kv_tiles(bool causal, int q0, int n, int n_kv, int br, int bc) {
+  const int tiles = (n_kv + bc - 1) / bc;
+  if (!causal) return tiles;
+  const int last_row = (q0 + br < n ? q0 + br : n) - 1;
+  const int most = last_row + n_kv - n;  // the last key it sees
+  if (most < 0) return 0;
+  return most / bc + 1 < tiles ? most / bc + 1 : tiles;
+}
+
+/// The first Q tile of B_r rows that sees a key of [c0, …): tiles before it are skipped (all of
+/// them, result = ⌈n / B_r⌉, when no row sees key c0). 0 when not causal.
+__host__ __device__ constexpr int causal_first_q_tile(bool causal, int c0, int n, int n_kv, int br) {
+  if (!causal) return 0;
+  const int first_row = c0 - (n_kv - n);  // the first row that sees key c0
+  if (first_row >= n) return (n + br - 1) / br;
+  return first_row <= 0 ? 0 : first_row / br;
+}
 
 // ---- conversions ---------------------------------------------------------------------------------
 
@@ -119,32 +147,104 @@ __device__ __forceinline__ void ldsm_x4_trans(std::uint32_t (&r)[4], const void*
                : "r"(smem_addr(p)));
 }
 
-// Fragment loaders. `s` points at element [0][0] of a shared tile with row stride `stride` elements.
+/// Hides v's value from the optimiser at this point (an empty asm that "changes" it): what is computed
+/// from it after is computed here, not hoisted out of the loops and kept live. The swizzled offsets
+/// below differ for each column block, so ptxas would otherwise keep one register per block and
+/// spill the kernels that already use most of the 255 (flash1 forward at d = 128).
+__device__ __forceinline__ int opaque(int v) {
+  asm volatile("" : "+r"(v));
+  return v;
+}
+
+/// Element offset of (row, col) in a swizzled shared tile `width` 16-bit elements wide (32, 64, 128 or
+/// 256): the chunk bits of col (bits 3 and up) XOR-ed with bits of row, the element within its
+/// 16-byte chunk kept. Any col: pairs (col even) and chunks (col a multiple of 8) stay whole.
+__host__ __device__ constexpr int swz(int row, int col, int width) {
+  const int x = width >= 64 ? (row & 7) : ((row >> 1) & 3);
+  return row * width + (col ^ (x << 3));
+}
+
+/// swz(row0 + r, col0 + c, width) for row0 a multiple of 8 and col0 a multiple of 16 below width, from
+/// lane_off = swz(r, c, width) (r < 16, c ∈ {0, 8}): col0 flips only chunk bits that the lane's own
+/// part leaves 0 under the XOR, so the address is one XOR and one add of what the loops know — the
+/// loaders keep one offset register per operand instead of one per column block.
+__host__ __device__ constexpr int swz_shift(int lane_off, int row0, int col0, int width) {
+  return (lane_off ^ col0) + row0 * width;
+}
+__device__ __forceinline__ int swz_at(int lane_off, int row0, int col0, int width) {
+  return swz_shift(opaque(lane_off), row0, col0, width);
+}
+
+/// Checked at compile time for every tile width: (1) each row's chunks are a permutation of that row;
+/// (2) the 8 rows of an ldmatrix matrix (rows r0 … r0 + 7, r0 a multiple of 8, one chunk) fall in 8
+/// distinct 16-byte bank groups; (3) a warp's 32-bit fragment accesses (rows r0 + g, columns
+/// c0 + 2t, g < 8, t < 4) fall in 32 distinct banks; (4) swz_shift is swz for the loaders' splits.
+constexpr bool swizzle_ok(int width) {
+  for (int r = 0; r < 64; ++r) {
+    unsigned long long seen = 0;
+    for (int c = 0; c < width; c += 8) {
+      const int off = swz(r, c, width) - r * width;
+      if (off < 0 || off >= width || off % 8 != 0 || ((seen >> (off / 8)) & 1) != 0) return false;
+      seen |= 1ull << (off / 8);
+    }
+  }
+  for (int r0 = 0; r0 < 64; r0 += 8) {
+    for (int c = 0; c < width; c += 8) {
+      unsigned groups = 0;
+      unsigned long long banks = 0;
+      for (int i = 0; i < 8; ++i) {
+        const int group = (swz(r0 + i, c, width) / 8) % 8;
+        if (((groups >> group) & 1) != 0) return false;
+        groups |= 1u << group;
+        for (int t = 0; t < 4; ++t) {
+          const int bank = (swz(r0 + i, c + 2 * t, width) / 2) % 32;
+          if (((banks >> bank) & 1) != 0) return false;
+          banks |= 1ull << bank;
+        }
+      }
+    }
+  }
+  for (int r = 0; r < 16; ++r) {
+    for (int lc = 0; lc <= 8; lc += 8) {
+      for (int row0 = 0; row0 < 64; row0 += 8) {
+        for (int col0 = 0; col0 < width; col0 += 16) {
+          if (swz_shift(swz(r, lc, width), row0, col0, width) != swz(row0 + r, col0 + lc, width)) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+static_assert(swizzle_ok(32) && swizzle_ok(64) && swizzle_ok(128) && swizzle_ok(256),
+              "the swizzle is not a conflict-free permutation");
+
+// Fragment loaders. `s` points at element [0][0] of a swizzled shared tile `stride` elements wide;
+// row offsets (m0, n0 or k0 where it is the row) are multiples of 8, column offsets multiples of 16.
 
 /// A fragment of the 16 × 16 block at (m0, k0) of A, stored as [m][k].
 template <class T>
 __device__ __forceinline__ void load_a_mk(std::uint32_t (&a)[4], const T* s, int stride, int m0, int k0, int lane) {
-  ldsm_x4(a, s + (m0 + (lane & 15)) * stride + k0 + ((lane >> 4) << 3));
+  ldsm_x4(a, s + swz_at(swz(lane & 15, (lane >> 4) << 3, stride), m0, k0, stride));
 }
 
 /// A fragment of the 16 × 16 block at (m0, k0) of A, stored transposed as [k][m].
 template <class T>
 __device__ __forceinline__ void load_a_km(std::uint32_t (&a)[4], const T* s, int stride, int m0, int k0, int lane) {
   const int i = lane >> 3;  // matrix: a0 (k lo, m lo), a1 (k lo, m hi), a2 (k hi, m lo), a3 (k hi, m hi)
-  ldsm_x4_trans(a, s + (k0 + (lane & 7) + ((i >> 1) << 3)) * stride + m0 + ((i & 1) << 3));
+  ldsm_x4_trans(a, s + swz_at(swz((lane & 7) + ((i >> 1) << 3), (i & 1) << 3, stride), k0, m0, stride));
 }
 
 /// B fragments of two n8 tiles, (k0..k0+15) × (n0..n0+15) of B stored as [n][k]:
 /// b[0], b[1] for columns n0..n0+7, b[2], b[3] for n0+8..n0+15.
 template <class T>
 __device__ __forceinline__ void load_b_nk(std::uint32_t (&b)[4], const T* s, int stride, int n0, int k0, int lane) {
-  ldsm_x4(b, s + (n0 + (lane & 7) + ((lane >> 4) << 3)) * stride + k0 + (((lane >> 3) & 1) << 3));
+  ldsm_x4(b, s + swz_at(swz((lane & 7) + ((lane >> 4) << 3), ((lane >> 3) & 1) << 3, stride), n0, k0, stride));
 }
 
 /// The same for B stored as [k][n] (V in P·V, dO in Pᵀ·dO, …).
 template <class T>
 __device__ __forceinline__ void load_b_kn(std::uint32_t (&b)[4], const T* s, int stride, int n0, int k0, int lane) {
-  ldsm_x4_trans(b, s + (k0 + (lane & 7) + (((lane >> 3) & 1) << 3)) * stride + n0 + ((lane >> 4) << 3));
+  ldsm_x4_trans(b, s + swz_at(swz((lane & 7) + (((lane >> 3) & 1) << 3), (lane >> 4) << 3, stride), k0, n0, stride));
 }
 
 /// Row and column, inside a warp's MT × NT block of C fragments, of accumulator element e of tile
@@ -252,51 +352,52 @@ __device__ __forceinline__ void cp_async_wait_upto(int pending) {
   }
 }
 
-/// Rows [row0, row0 + ROWS) of a row-major [rows × COLS] global matrix into a shared tile with row
-/// stride STRIDE, by NTHREADS threads (this one is `tid`), 16 bytes each; rows ≥ row_end are
+/// Rows [row0, row0 + ROWS) of a row-major [rows × COLS] global matrix into a swizzled shared tile
+/// COLS wide, by NTHREADS threads (this one is `tid`), 16 bytes each; rows ≥ row_end are
 /// zero-filled and not read. Chunk c goes to thread c % NTHREADS, the same mapping as store_rows, so
-/// a thread that stores a chunk and later reloads it touches only what it wrote itself.
-template <int ROWS, int COLS, int STRIDE, int NTHREADS, class T>
+/// a thread that stores a chunk and later reloads it touches only what it wrote itself. Eight
+/// consecutive threads copy one 128-byte global line into one 128-byte shared line.
+template <int ROWS, int COLS, int NTHREADS, class T>
 __device__ __forceinline__ void load_rows_async(T* dst, const T* src, int row0, int row_end, int tid) {
   constexpr int kChunksPerRow = COLS / kChunkElems;
   constexpr int kChunks = ROWS * kChunksPerRow;
-  static_assert(COLS % kChunkElems == 0 && STRIDE % kChunkElems == 0);
+  static_assert(COLS % kChunkElems == 0 && (COLS == 32 || COLS == 64 || COLS == 128 || COLS == 256));
 #pragma unroll
   for (int it = 0; it < (kChunks + NTHREADS - 1) / NTHREADS; ++it) {
-    const int c = tid + it * NTHREADS;
+    const int c = opaque(tid) + it * NTHREADS;
     if (kChunks % NTHREADS != 0 && c >= kChunks) break;
     const int r = c / kChunksPerRow;
     const int col = (c % kChunksPerRow) * kChunkElems;
     const bool valid = row0 + r < row_end;
     const T* from = src + static_cast<std::int64_t>(valid ? row0 + r : 0) * COLS + col;
-    cp_async_16(dst + r * STRIDE + col, from, valid);
+    cp_async_16(dst + swz(r, col, COLS), from, valid);
   }
 }
 
-/// The reverse: a shared tile to rows [row0, row0 + ROWS) of global memory, 16-byte stores, rows
-/// ≥ row_end skipped.
-template <int ROWS, int COLS, int STRIDE, int NTHREADS, class T>
+/// The reverse: a swizzled shared tile to rows [row0, row0 + ROWS) of global memory, 16-byte stores,
+/// rows ≥ row_end skipped. `src` may point at a row of a larger tile that is a multiple of 8.
+template <int ROWS, int COLS, int NTHREADS, class T>
 __device__ __forceinline__ void store_rows(T* dst, const T* src, int row0, int row_end, int tid) {
   constexpr int kChunksPerRow = COLS / kChunkElems;
   constexpr int kChunks = ROWS * kChunksPerRow;
-  static_assert(COLS % kChunkElems == 0 && STRIDE % kChunkElems == 0);
+  static_assert(COLS % kChunkElems == 0 && (COLS == 32 || COLS == 64 || COLS == 128 || COLS == 256));
 #pragma unroll
   for (int it = 0; it < (kChunks + NTHREADS - 1) / NTHREADS; ++it) {
-    const int c = tid + it * NTHREADS;
+    const int c = opaque(tid) + it * NTHREADS;
     if (kChunks % NTHREADS != 0 && c >= kChunks) break;
     const int r = c / kChunksPerRow;
     const int col = (c % kChunksPerRow) * kChunkElems;
     if (row0 + r < row_end) {
       *reinterpret_cast<uint4*>(dst + static_cast<std::int64_t>(row0 + r) * COLS + col) =
-          *reinterpret_cast<const uint4*>(src + r * STRIDE + col);
+          *reinterpret_cast<const uint4*>(src + swz(r, col, COLS));
     }
   }
 }
 
-/// Packed pair of elements at (row, col) of a shared tile (col even).
+/// Packed pair of elements at (row, col) of a swizzled shared tile `stride` elements wide (col even).
 template <class T>
 __device__ __forceinline__ std::uint32_t& smem_pair(T* s, int stride, int row, int col) {
-  return *reinterpret_cast<std::uint32_t*>(s + row * stride + col);
+  return *reinterpret_cast<std::uint32_t*>(s + swz(opaque(row), col, stride));
 }
 
 }  // namespace iosim::gpu::kern

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda/backend.h"
+#include "cuda/kernels/decode_plan.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/kernels/naive.h"
 #include "cuda/kernels/registry.h"
@@ -61,13 +62,19 @@ std::string shapes_text(const KernelSpec& s) {
 
 /// What cannot run whatever the GPU: shape, type, head dim, tile.
 std::string unsupported_in_build(const KernelSpec& s) {
-  if (s.algo != Algo::naive && s.algo != Algo::flash1 && s.algo != Algo::flash2) return "unknown schedule";
+  if (s.algo != Algo::naive && s.algo != Algo::flash1 && s.algo != Algo::flash2 && !detail::is_decode(s.algo)) {
+    return "unknown schedule";
+  }
+  if (const std::string why = detail::unsupported_decode(s); !why.empty()) return why;
   if (s.pass != Direction::fwd && s.pass != Direction::bwd) return "unknown pass";
   if (s.batch < 1 || s.heads < 1) {
     return "batch and heads must be at least 1 (got " + std::to_string(s.batch) + ", " + std::to_string(s.heads) + ")";
   }
   if (s.n < 1 || s.n_kv < 1) {
     return "n and n_kv must be at least 1 (got n = " + std::to_string(s.n) + ", n_kv = " + std::to_string(s.n_kv) + ")";
+  }
+  if (s.kv_heads < 0 || (s.kv_heads > 0 && s.heads % s.kv_heads != 0)) {
+    return "kv_heads (" + std::to_string(s.kv_heads) + ") must divide heads (" + std::to_string(s.heads) + ")";
   }
   if (!compiled_head_dim(s.d)) {
     std::string dims;
@@ -129,7 +136,10 @@ std::vector<KernelVariant> compiled_variants(Algo algo, Direction pass, int d, D
 KernelShape kernel_shape(const KernelSpec& spec) {
   if (spec.algo == Algo::naive) return {};
   const detail::KernelEntry* e = detail::find_kernel(spec);
-  return e == nullptr ? KernelShape{} : KernelShape{e->warps, e->stages};
+  if (e == nullptr) return KernelShape{};
+  if (!detail::is_decode(spec.algo)) return KernelShape{e->warps, e->stages};
+  const bool known = spec.splits > 0 || detail::device_sm_count() > 0;
+  return KernelShape{e->warps, e->stages, known ? detail::decode_plan(spec).splits : 0};
 }
 
 std::string unsupported(const KernelSpec& spec) {
@@ -151,6 +161,7 @@ std::string unsupported(const KernelSpec& spec) {
   }
   std::uint64_t bytes = 0;
   for (const Tensor t : detail::held_tensors(spec)) bytes += detail::tensor_bytes(spec, t);
+  bytes += 2 * detail::expanded_grad_elements(spec) * size_bytes(spec.dtype);  // per-query-head dK, dV
   if (bytes > dev.global_bytes) {
     return "its buffers need " + std::to_string(bytes >> 20) + " MiB; " + dev.name + " has " +
            std::to_string(dev.global_bytes >> 20) + " MiB";

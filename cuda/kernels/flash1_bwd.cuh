@@ -48,11 +48,13 @@ struct Flash1BwdParams {
   const float* l;
   const float* m;
   void* dq;
-  void* dk;
+  void* dk;  ///< per query head ([batch·heads, n_kv, d]; summed over each group after, when group > 1)
   void* dv;
   int n;
   int n_kv;
   float scale;
+  int group;    ///< query heads per K/V head: head bh reads K/V head bh / group
+  bool causal;  ///< row r sees key c ≤ r + n_kv − n
 };
 
 template <class T, class Tr>
@@ -68,7 +70,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_bwd_kernel(const Flash
   const int warp = tid / kWarpSize;
   const int bh = static_cast<int>(blockIdx.x);
   const std::int64_t q_off = static_cast<std::int64_t>(bh) * p.n * kD;
-  const std::int64_t kv_off = static_cast<std::int64_t>(bh) * p.n_kv * kD;
+  const std::int64_t kv_off = static_cast<std::int64_t>(bh / p.group) * p.n_kv * kD;  // K, V
+  const std::int64_t dkv_off = static_cast<std::int64_t>(bh) * p.n_kv * kD;           // dK, dV (per query head)
   const T* const q = static_cast<const T*>(p.q) + q_off;
   const T* const o = static_cast<const T*>(p.o) + q_off;
   const T* const dout = static_cast<const T*>(p.dout) + q_off;
@@ -82,9 +85,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_bwd_kernel(const Flash
   for (int j = 0; j < kv_tiles; ++j) {
     const int kv0 = j * kBc;
     __syncthreads();  // the previous tile's dK, dV have left K_j, V_j's shared tiles
-    load_rows_async<kBc, kD, kStride, Tr::kThreads>(sm.k, static_cast<const T*>(p.k) + kv_off, kv0, p.n_kv, tid);
-    load_rows_async<kBc, kD, kStride, Tr::kThreads>(sm.v, static_cast<const T*>(p.v) + kv_off, kv0, p.n_kv, tid);
-    cp_async_commit();
+    // Causal: the Q tiles before the first that sees key kv0 are skipped (CausalMask::q_for_cols), and
+    // K_j, V_j are not read when no tile sees them (dK_j = dV_j = 0 still go out).
+    const int first_q = causal_first_q_tile(p.causal, kv0, p.n, p.n_kv, kBr);
+    if (first_q < q_tiles) {
+      load_rows_async<kBc, kD, Tr::kThreads>(sm.k, static_cast<const T*>(p.k) + kv_off, kv0, p.n_kv, tid);
+      load_rows_async<kBc, kD, Tr::kThreads>(sm.v, static_cast<const T*>(p.v) + kv_off, kv0, p.n_kv, tid);
+      cp_async_commit();
+    }
 
     float dk[GKV::kMT][GKV::kNT][4];
     float dv[GKV::kMT][GKV::kNT][4];
@@ -97,19 +105,20 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_bwd_kernel(const Flash
       }
     }
 
-    for (int i = 0; i < q_tiles; ++i) {
+    for (int i = first_q; i < q_tiles; ++i) {
       const int q0 = i * kBr;
       // Q_i, O_i, dO_i, dQ_i, l_i, m_i. The dQ_i tile's chunks are reloaded by the threads that
       // stored them at the end of the previous step; everything else was last read before (3).
-      load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.q, q, q0, p.n, tid);
-      load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.o, o, q0, p.n, tid);
-      load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.dout, dout, q0, p.n, tid);
-      load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.dq, dq, q0, p.n, tid);
+      load_rows_async<kBr, kD, Tr::kThreads>(sm.q, q, q0, p.n, tid);
+      load_rows_async<kBr, kD, Tr::kThreads>(sm.o, o, q0, p.n, tid);
+      load_rows_async<kBr, kD, Tr::kThreads>(sm.dout, dout, q0, p.n, tid);
+      load_rows_async<kBr, kD, Tr::kThreads>(sm.dq, dq, q0, p.n, tid);
       cp_async_commit();
       for (int r = tid; r < kBr; r += Tr::kThreads) {
         const bool ok = q0 + r < p.n;
-        sm.row_sub[r] = ok ? __ldcg(m + q0 + r) * kLog2e : 0.f;
-        sm.row_mul[r] = ok ? 1.f / __ldcg(l + q0 + r) : 0.f;
+        const float li = ok ? __ldcg(l + q0 + r) : 0.f;  // 0 also for a row that sees no key (causal)
+        sm.row_sub[r] = li > 0.f ? __ldcg(m + q0 + r) * kLog2e : 0.f;
+        sm.row_mul[r] = li > 0.f ? 1.f / li : 0.f;
       }
       cp_async_wait<0>();
       __syncthreads();  // (1) tiles in place
@@ -128,7 +137,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_bwd_kernel(const Flash
       }
       __syncthreads();  // (1b) D_i in place
 
-      bwd_probs(sm, q0, kv0, p.n, p.n_kv, scale_log2, warp, lane);
+      bwd_probs(sm, q0, kv0, p.n, p.n_kv, p.causal, scale_log2, warp, lane);
       __syncthreads();  // (2) P, dS in place
 
       bwd_accumulate_kv(sm, dk, dv, warp, lane);
@@ -150,14 +159,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_bwd_kernel(const Flash
         }
       }
       __syncthreads();  // (3) dQ_i updated
-      store_rows<kBr, kD, kStride, Tr::kThreads>(dq, sm.dq, q0, p.n, tid);
+      store_rows<kBr, kD, Tr::kThreads>(dq, sm.dq, q0, p.n, tid);
     }
 
     __syncthreads();  // K_j, V_j free
     bwd_stage_kv(sm, dk, dv, p.scale, warp, lane);
     __syncthreads();
-    store_rows<kBc, kD, kStride, Tr::kThreads>(static_cast<T*>(p.dk) + kv_off, sm.k, kv0, p.n_kv, tid);
-    store_rows<kBc, kD, kStride, Tr::kThreads>(static_cast<T*>(p.dv) + kv_off, sm.v, kv0, p.n_kv, tid);
+    store_rows<kBc, kD, Tr::kThreads>(static_cast<T*>(p.dk) + dkv_off, sm.k, kv0, p.n_kv, tid);
+    store_rows<kBc, kD, Tr::kThreads>(static_cast<T*>(p.dv) + dkv_off, sm.v, kv0, p.n_kv, tid);
   }
 }
 
@@ -179,13 +188,16 @@ void launch_flash1_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
                                 device_ptr<const float>(buf, Tensor::l),
                                 device_ptr<const float>(buf, Tensor::m),
                                 buf.device(Tensor::dQ),
-                                buf.device(Tensor::dK),
-                                buf.device(Tensor::dV),
+                                buf.grad_per_query_head(Tensor::dK),
+                                buf.grad_per_query_head(Tensor::dV),
                                 spec.n,
                                 spec.n_kv,
-                                1.f / std::sqrt(static_cast<float>(D))};
+                                1.f / std::sqrt(static_cast<float>(D)),
+                                group_size(spec),
+                                spec.causal};
   kernel<<<static_cast<unsigned>(spec.batch * spec.heads), Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
   IOSIM_CUDA_CHECK_LAUNCH();
+  launch_group_sum_kv_grads(spec, buf, stream);
 }
 
 template <class T, int D, int BR, int BC>

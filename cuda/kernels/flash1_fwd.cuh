@@ -16,8 +16,8 @@
 // Design: B_r/16 warps, each owns 16 rows of every Q tile (its rows of Q_i and O_i are loaded, used and
 // stored by that warp alone, so the inner loop needs no block barrier); mma.sync m16n8k16 with fp32
 // accumulators for S and P̃ V_j (P̃ reused from the S accumulators as A fragments, as in flash2); Q_i,
-// O_i, K_j, V_j arrive by 16-byte cp.async (through L2 only, zero-filled past n / n_kv) into padded,
-// conflict-free shared tiles; O_i goes back through its shared tile in 16-byte stores; l and m move
+// O_i, K_j, V_j arrive by 16-byte cp.async (through L2 only, zero-filled past n / n_kv) into swizzled,
+// conflict-free shared tiles (common.cuh); O_i goes back through its shared tile in 16-byte stores; l and m move
 // as fp32 scalars (L2-only loads). Speed is not the point: this is the paper's schedule.
 //
 // Run: iosim::gpu::detail::launch with KernelSpec{Algo::flash1, Direction::fwd, …}; tested in
@@ -58,7 +58,7 @@ struct Flash1FwdTraits {
   static constexpr int kKQ = D / 16;  ///< k16 steps of Q Kᵀ
   static constexpr int kNO = D / 8;   ///< n8 tiles of O
   static constexpr int kKP = BC / 16; ///< k16 steps of P̃ V
-  static constexpr int kStride = D + kSmemPad;
+  static constexpr int kStride = D;
   static constexpr int kKVElems = BC * kStride;
   static constexpr int kQElems = BR * kStride;
   static constexpr std::size_t kSmemBytes = (2 * kKVElems + 2 * kQElems) * 2;  // K_j, V_j, Q_i, O_i
@@ -67,7 +67,8 @@ struct Flash1FwdTraits {
 
 /// Default tiles: the paper's B_c = ⌈M/4d⌉, B_r = min(B_c, d), M = SRAM per block in elements. On an
 /// A100 or H100 (163-227 KiB per block) that is B_c ≥ 227, clamped to the menu's largest 128; then
-/// B_r = 64 for d = 64 and 128 for d = 128.
+/// B_r = 64 for d = 64 and 128 for d = 128. At d = 128 the kernel takes all 255 registers (ptxas, CUDA
+/// 13.0, swizzled tiles, causal mask): no spills for sm_90, 8 bytes for sm_80.
 template <int D>
 struct Flash1FwdDefault {
   static constexpr int kBc = 128;
@@ -84,6 +85,8 @@ struct Flash1FwdParams {
   int n;
   int n_kv;
   float scale;
+  int group;    ///< query heads per K/V head: head bh reads K/V head bh / group
+  bool causal;  ///< row r sees key c ≤ r + n_kv − n
 };
 
 template <class T, class Tr>
@@ -101,7 +104,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_fwd_kernel(const Flash
   const int warp = tid / kWarpSize;
   const int bh = static_cast<int>(blockIdx.x);
   const std::int64_t q_off = static_cast<std::int64_t>(bh) * p.n * kD;
-  const std::int64_t kv_off = static_cast<std::int64_t>(bh) * p.n_kv * kD;
+  const std::int64_t kv_off = static_cast<std::int64_t>(bh / p.group) * p.n_kv * kD;
+  const int offset = p.n_kv - p.n;
   const T* const q = static_cast<const T*>(p.q) + q_off;
   const T* const k = static_cast<const T*>(p.k) + kv_off;
   const T* const v = static_cast<const T*>(p.v) + kv_off;
@@ -116,18 +120,18 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_fwd_kernel(const Flash
 
   for (int j = 0; j < kv_tiles; ++j) {
     __syncthreads();  // every warp is done with K_{j-1}, V_{j-1}
-    load_rows_async<kBc, kD, kStride, Tr::kThreads>(k_s, k, j * kBc, p.n_kv, tid);
-    load_rows_async<kBc, kD, kStride, Tr::kThreads>(v_s, v, j * kBc, p.n_kv, tid);
+    load_rows_async<kBc, kD, Tr::kThreads>(k_s, k, j * kBc, p.n_kv, tid);
+    load_rows_async<kBc, kD, Tr::kThreads>(v_s, v, j * kBc, p.n_kv, tid);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
-    const bool ragged = (j + 1) * kBc > p.n_kv;
 
-    for (int i = 0; i < q_tiles; ++i) {
+    // Causal: the Q tiles before the first that sees key j·B_c are skipped (CausalMask::q_for_cols).
+    for (int i = causal_first_q_tile(p.causal, j * kBc, p.n, p.n_kv, kBr); i < q_tiles; ++i) {
       const int r0 = i * kBr + wrow;  // first row of this warp
       if (r0 >= p.n) break;           // warp-uniform: no rows of the last tile left for this warp
-      load_rows_async<16, kD, kStride, kWarpSize>(qw, q, r0, p.n, lane);
-      load_rows_async<16, kD, kStride, kWarpSize>(ow, o, r0, p.n, lane);
+      load_rows_async<16, kD, kWarpSize>(qw, q, r0, p.n, lane);
+      load_rows_async<16, kD, kWarpSize>(ow, o, r0, p.n, lane);
       cp_async_commit();
       float m_i[2], l_i[2];
 #pragma unroll
@@ -158,11 +162,16 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_fwd_kernel(const Flash
           mma16816<T>(s[2 * np + 1], a, b[2], b[3]);
         }
       }
+      // Keys past n_kv (last tile) and (causal) keys right of the row's diagonal: −inf. `last0` is
+      // the last key row g of this warp's 16 sees (row g + 8 sees 8 more).
+      const int last0 = r0 + offset + (lane >> 2);
 #pragma unroll
       for (int nt = 0; nt < kNS; ++nt) {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          s[nt][e] = (ragged && j * kBc + frag_col(nt, e, lane) >= p.n_kv) ? -INFINITY : s[nt][e] * p.scale;
+          const int c = j * kBc + frag_col(nt, e, lane);
+          const int last = p.causal ? min(last0 + ((e >> 1) << 3), p.n_kv - 1) : p.n_kv - 1;
+          s[nt][e] = c > last ? -INFINITY : s[nt][e] * p.scale;
         }
       }
 
@@ -174,8 +183,10 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_fwd_kernel(const Flash
 #pragma unroll
         for (int nt = 0; nt < kNS; ++nt) mt_ = fmaxf(mt_, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
         mt_ = fmaxf(mt_, __shfl_xor_sync(kFullMask, mt_, 1));
-        mt_ = fmaxf(mt_, __shfl_xor_sync(kFullMask, mt_, 2));  // finite: column j·B_c < n_kv exists
-        const float mt_log2 = mt_ * kLog2e;
+        mt_ = fmaxf(mt_, __shfl_xor_sync(kFullMask, mt_, 2));
+        // −inf when the row sees no key of this tile (causal): then P̃ = 0, l̃ = 0, and nothing changes.
+        const bool none = mt_ == -INFINITY;
+        const float mt_log2 = none ? 0.f : mt_ * kLog2e;
         float lt = 0.f;
 #pragma unroll
         for (int nt = 0; nt < kNS; ++nt) {
@@ -189,11 +200,12 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_fwd_kernel(const Flash
         lt += __shfl_xor_sync(kFullMask, lt, 1);
         lt += __shfl_xor_sync(kFullMask, lt, 2);
         const float m_new = fmaxf(m_i[h], mt_);
-        const float a_old = fast_exp2((m_i[h] - m_new) * kLog2e);  // 0 on the first tile (m_i = −inf)
-        const float a_new = fast_exp2((mt_ - m_new) * kLog2e);
+        // m_new = −inf only when the row has seen no key at all: l stays 0, O stays 0.
+        const float a_old = m_i[h] == -INFINITY ? 0.f : fast_exp2((m_i[h] - m_new) * kLog2e);  // 0 on its first tile
+        const float a_new = none ? 0.f : fast_exp2((mt_ - m_new) * kLog2e);
         const float l_new = a_old * l_i[h] + a_new * lt;
-        c_old[h] = l_i[h] * a_old / l_new;
-        c_new[h] = a_new / l_new;
+        c_old[h] = l_new > 0.f ? l_i[h] * a_old / l_new : 0.f;
+        c_new[h] = l_new > 0.f ? a_new / l_new : 0.f;
         m_i[h] = m_new;
         l_i[h] = l_new;
       }
@@ -240,7 +252,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_fwd_kernel(const Flash
         }
       }
       __syncwarp();
-      store_rows<16, kD, kStride, kWarpSize>(o, ow, r0, p.n, lane);
+      store_rows<16, kD, kWarpSize>(o, ow, r0, p.n, lane);
       __syncwarp();  // this warp's reads of its Q_i, O_i rows are done before the next step refills them
     }
   }
@@ -259,7 +271,7 @@ void launch_flash1_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   const kern::Flash1FwdParams p{buf.device(Tensor::Q), buf.device(Tensor::K), buf.device(Tensor::V),
                                 buf.device(Tensor::O), device_ptr<float>(buf, Tensor::l),
                                 device_ptr<float>(buf, Tensor::m), spec.n, spec.n_kv,
-                                1.f / std::sqrt(static_cast<float>(D))};
+                                1.f / std::sqrt(static_cast<float>(D)), group_size(spec), spec.causal};
   kernel<<<static_cast<unsigned>(spec.batch * spec.heads), Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
   IOSIM_CUDA_CHECK_LAUNCH();
 }

@@ -53,16 +53,18 @@ struct Flash2BwdParams {
   const float* lse;   ///< L
   const float* dsum;  ///< D
   float* dq_acc;
-  void* dk;
+  void* dk;  ///< per query head ([batch·heads, n_kv, d]; summed over each group after, when group > 1)
   void* dv;
   int n;
   int n_kv;
   float scale;
+  int group;    ///< query heads per K/V head: head bh reads K/V head bh / group
+  bool causal;  ///< row r sees key c ≤ r + n_kv − n
 };
 
 template <class T, class Tr>
 __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash2BwdParams p) {
-  constexpr int kD = Tr::kD, kBr = Tr::kBr, kBc = Tr::kBc, kStride = Tr::kStride;
+  constexpr int kD = Tr::kD, kBr = Tr::kBr, kBc = Tr::kBc;
   using GKV = typename Tr::GridKV;
   using GQ = typename Tr::GridQ;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -74,7 +76,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash
   const int kv0 = static_cast<int>(blockIdx.x) * kBc;
   const int bh = static_cast<int>(blockIdx.y);
   const std::int64_t q_off = static_cast<std::int64_t>(bh) * p.n * kD;
-  const std::int64_t kv_off = static_cast<std::int64_t>(bh) * p.n_kv * kD;
+  const std::int64_t kv_off = static_cast<std::int64_t>(bh / p.group) * p.n_kv * kD;  // K, V
+  const std::int64_t dkv_off = static_cast<std::int64_t>(bh) * p.n_kv * kD;           // dK, dV (per query head)
   const T* const q = static_cast<const T*>(p.q) + q_off;
   const T* const dout = static_cast<const T*>(p.dout) + q_off;
   float* const dq_acc = p.dq_acc + q_off;
@@ -82,9 +85,15 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash
   const float* const dsum = p.dsum + static_cast<std::int64_t>(bh) * p.n;
   const float scale_log2 = p.scale * kLog2e;
 
-  load_rows_async<kBc, kD, kStride, Tr::kThreads>(sm.k, static_cast<const T*>(p.k) + kv_off, kv0, p.n_kv, tid);
-  load_rows_async<kBc, kD, kStride, Tr::kThreads>(sm.v, static_cast<const T*>(p.v) + kv_off, kv0, p.n_kv, tid);
-  cp_async_commit();
+  // Causal: the Q tiles before the first that sees key kv0 are skipped (CausalMask::q_for_cols), and
+  // K_j, V_j are not read when no tile sees them (dK_j = dV_j = 0 still go out).
+  const int q_tiles = (p.n + kBr - 1) / kBr;
+  const int first_q = causal_first_q_tile(p.causal, kv0, p.n, p.n_kv, kBr);
+  if (first_q < q_tiles) {
+    load_rows_async<kBc, kD, Tr::kThreads>(sm.k, static_cast<const T*>(p.k) + kv_off, kv0, p.n_kv, tid);
+    load_rows_async<kBc, kD, Tr::kThreads>(sm.v, static_cast<const T*>(p.v) + kv_off, kv0, p.n_kv, tid);
+    cp_async_commit();
+  }
 
   float dk[GKV::kMT][GKV::kNT][4];
   float dv[GKV::kMT][GKV::kNT][4];
@@ -97,12 +106,11 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash
     }
   }
 
-  const int q_tiles = (p.n + kBr - 1) / kBr;
-  for (int i = 0; i < q_tiles; ++i) {
+  for (int i = first_q; i < q_tiles; ++i) {
     const int q0 = i * kBr;
     // Q_i, dO_i, L_i, D_i. The previous step last read them before its second barrier.
-    load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.q, q, q0, p.n, tid);
-    load_rows_async<kBr, kD, kStride, Tr::kThreads>(sm.dout, dout, q0, p.n, tid);
+    load_rows_async<kBr, kD, Tr::kThreads>(sm.q, q, q0, p.n, tid);
+    load_rows_async<kBr, kD, Tr::kThreads>(sm.dout, dout, q0, p.n, tid);
     cp_async_commit();
     for (int r = tid; r < kBr; r += Tr::kThreads) {
       const bool ok = q0 + r < p.n;
@@ -113,7 +121,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash
     cp_async_wait<0>();
     __syncthreads();  // (1) tiles and statistics in place
 
-    bwd_probs(sm, q0, kv0, p.n, p.n_kv, scale_log2, warp, lane);
+    bwd_probs(sm, q0, kv0, p.n, p.n_kv, p.causal, scale_log2, warp, lane);
     __syncthreads();  // (2) P, dS in place
 
     bwd_accumulate_kv(sm, dk, dv, warp, lane);
@@ -148,8 +156,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash
   __syncthreads();  // K_j, V_j free
   bwd_stage_kv(sm, dk, dv, p.scale, warp, lane);
   __syncthreads();
-  store_rows<kBc, kD, kStride, Tr::kThreads>(static_cast<T*>(p.dk) + kv_off, sm.k, kv0, p.n_kv, tid);
-  store_rows<kBc, kD, kStride, Tr::kThreads>(static_cast<T*>(p.dv) + kv_off, sm.v, kv0, p.n_kv, tid);
+  store_rows<kBc, kD, Tr::kThreads>(static_cast<T*>(p.dk) + dkv_off, sm.k, kv0, p.n_kv, tid);
+  store_rows<kBc, kD, Tr::kThreads>(static_cast<T*>(p.dv) + dkv_off, sm.v, kv0, p.n_kv, tid);
 }
 
 }  // namespace iosim::gpu::kern
@@ -168,16 +176,19 @@ void launch_flash2_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
                                 device_ptr<const float>(buf, Tensor::L),
                                 device_ptr<const float>(buf, Tensor::D),
                                 device_ptr<float>(buf, Tensor::dQacc),
-                                buf.device(Tensor::dK),
-                                buf.device(Tensor::dV),
+                                buf.grad_per_query_head(Tensor::dK),
+                                buf.grad_per_query_head(Tensor::dV),
                                 spec.n,
                                 spec.n_kv,
-                                1.f / std::sqrt(static_cast<float>(Tr::kD))};
+                                1.f / std::sqrt(static_cast<float>(Tr::kD)),
+                                group_size(spec),
+                                spec.causal};
   const dim3 grid(static_cast<unsigned>((spec.n_kv + Tr::kBc - 1) / Tr::kBc),
                   static_cast<unsigned>(spec.batch * spec.heads));
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
   IOSIM_CUDA_CHECK_LAUNCH();
   launch_flash2_bwd_convert(spec, buf, stream);
+  launch_group_sum_kv_grads(spec, buf, stream);
 }
 
 template <class T, int D, int BR, int BC, int NW>

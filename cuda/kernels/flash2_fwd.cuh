@@ -18,7 +18,7 @@
 // row sum over the 4 lanes of a quad by shuffles (the row sum only once, at the end); K and V in a
 // ring of kStages ∈ {1, 2, 3} shared-memory stages (2 by default): tile j + kStages − 1 is fetched by
 // cp.async (16 bytes, zero-filled past n_kv) while tile j is used, so with 1 stage nothing overlaps
-// the copy, with 2 one tile and with 3 two tiles are in flight; rows padded by 16 bytes so that
+// the copy, with 2 one tile and with 3 two tiles are in flight; tiles XOR-swizzled (common.cuh) so that
 // ldmatrix (K as [n][k], V with .trans as [k][n]) is free of bank conflicts; O staged through the
 // (by then idle) Q tile so that it leaves in 16-byte stores.
 //
@@ -48,9 +48,9 @@ constexpr int flash2_fwd_state_regs(int d, int br, int bc, int warps) {
 }
 
 /// Shared memory of a flash2 forward block, bytes: Q (B_r rows) and `stages` copies of K and V
-/// (B_c rows each), rows of d + pad 16-bit elements.
+/// (B_c rows each), rows of d 16-bit elements (swizzled, unpadded).
 constexpr std::size_t flash2_fwd_smem_bytes(int d, int br, int bc, int stages) {
-  return static_cast<std::size_t>(br + 2 * stages * bc) * (d + kSmemPad) * 2;
+  return static_cast<std::size_t>(br + 2 * stages * bc) * d * 2;
 }
 
 /// The menu variants this kernel takes: 4 or 8 warps of whole m16 tiles (B_r / warps a multiple of
@@ -84,7 +84,7 @@ struct Flash2FwdTraits {
   static constexpr int kKQ = D / 16;             ///< k16 steps of Q Kᵀ
   static constexpr int kNO = D / 8;              ///< n8 tiles of O
   static constexpr int kKP = BC / 16;            ///< k16 steps of P V
-  static constexpr int kStride = D + kSmemPad;   ///< shared row stride, elements
+  static constexpr int kStride = D;              ///< shared row width, elements (swizzled, unpadded)
   static constexpr int kQElems = BR * kStride;
   static constexpr int kKVElems = BC * kStride;  ///< one stage of K (or V)
   static constexpr int kStages = STAGES;         ///< K/V tiles resident: tile j and up to kStages − 1 ahead
@@ -111,9 +111,9 @@ struct Flash2FwdTraits {
 /// fragment read from shared memory feeds two MMAs (at 16 rows per warp ldmatrix bandwidth, not the
 /// tensor cores, would bound the kernel); B_c = 64 rather than FA2's 128 because Q stays in registers
 /// here: Q 32 + S 64 + O 64 fragment registers (160) against 224 at B_c = 128, which leaves no room
-/// under 255 (ptxas, CUDA 13.0: 243 registers, no spills, 2 blocks per SM). d = 128: 64 × 64. At
+/// under 255 (ptxas, CUDA 13.0, sm_90, swizzled tiles: 239 registers, no spills, 2 blocks per SM). d = 128: 64 × 64. At
 /// B_r = 128 the Q (64) and O (128) fragments alone take 192 registers, so each warp keeps one m16
-/// tile: Q 32 + S 32 + O 64 = 128 (ptxas: 216-217 registers, no spills).
+/// tile: Q 32 + S 32 + O 64 = 128 (ptxas: 200 registers, no spills).
 template <int D>
 struct Flash2FwdDefault;
 template <>
@@ -134,6 +134,8 @@ struct Flash2FwdParams {
   int n;
   int n_kv;
   float scale;
+  int group;    ///< query heads per K/V head: head bh reads K/V head bh / group
+  bool causal;  ///< row r sees key c ≤ r + n_kv − n
 };
 
 template <class T, class Tr>
@@ -152,26 +154,30 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
   const int bh = static_cast<int>(blockIdx.y);
   const int q0 = static_cast<int>(blockIdx.x) * kBr;
   const T* const q = static_cast<const T*>(p.q) + static_cast<std::int64_t>(bh) * p.n * kD;
-  const T* const k = static_cast<const T*>(p.k) + static_cast<std::int64_t>(bh) * p.n_kv * kD;
-  const T* const v = static_cast<const T*>(p.v) + static_cast<std::int64_t>(bh) * p.n_kv * kD;
+  const std::int64_t kv_off = static_cast<std::int64_t>(bh / p.group) * p.n_kv * kD;
+  const T* const k = static_cast<const T*>(p.k) + kv_off;
+  const T* const v = static_cast<const T*>(p.v) + kv_off;
   T* const o = static_cast<T*>(p.o) + static_cast<std::int64_t>(bh) * p.n * kD;
-  const int kv_tiles = (p.n_kv + kBc - 1) / kBc;
+  // K/V tiles this block visits: all, or (causal) up to the last one its last row sees — as
+  // CausalMask::kv_for_rows counts them; 0 when no row of the block sees a key (n > n_kv).
+  const int offset = p.n_kv - p.n;
+  const int kv_tiles = causal_kv_tiles(p.causal, q0, p.n, p.n_kv, kBr, kBc);
   const float scale_log2 = p.scale * kLog2e;
   // Prologue: Q_i (group 0), then K/V tiles 0 … kAhead − 1 (one group each, those that exist); Q
   // fragments as soon as group 0 has landed.
-  load_rows_async<kBr, kD, kStride, Tr::kThreads>(q_s, q, q0, p.n, tid);
+  load_rows_async<kBr, kD, Tr::kThreads>(q_s, q, q0, p.n, tid);
   cp_async_commit();
 #pragma unroll
   for (int t = 0; t < kAhead; ++t) {
-    if (t == 0 || t < kv_tiles) {  // tile 0 always exists (n_kv ≥ 1)
-      load_rows_async<kBc, kD, kStride, Tr::kThreads>(k_s + t * Tr::kKVElems, k, t * kBc, p.n_kv, tid);
-      load_rows_async<kBc, kD, kStride, Tr::kThreads>(v_s + t * Tr::kKVElems, v, t * kBc, p.n_kv, tid);
+    if (t < kv_tiles) {
+      load_rows_async<kBc, kD, Tr::kThreads>(k_s + t * Tr::kKVElems, k, t * kBc, p.n_kv, tid);
+      load_rows_async<kBc, kD, Tr::kThreads>(v_s + t * Tr::kKVElems, v, t * kBc, p.n_kv, tid);
       cp_async_commit();
     }
   }
-  // Tile groups behind Q: min(kAhead, kv_tiles), which is kAhead unless kAhead > 1.
-  if constexpr (kAhead <= 1) {
-    cp_async_wait<kAhead>();
+  // Tile groups behind Q: min(kAhead, kv_tiles).
+  if constexpr (kAhead == 0) {
+    cp_async_wait<0>();
   } else {
     cp_async_wait_upto<kAhead>(kAhead < kv_tiles ? kAhead : kv_tiles);
   }
@@ -206,8 +212,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
     // (with one stage the else branch is never taken). Tile j has landed (this thread's part) …
     if (j + kAhead < kv_tiles) {
       const int stage = Tr::stage_of(j + kAhead);
-      load_rows_async<kBc, kD, kStride, Tr::kThreads>(k_s + stage * Tr::kKVElems, k, (j + kAhead) * kBc, p.n_kv, tid);
-      load_rows_async<kBc, kD, kStride, Tr::kThreads>(v_s + stage * Tr::kKVElems, v, (j + kAhead) * kBc, p.n_kv, tid);
+      load_rows_async<kBc, kD, Tr::kThreads>(k_s + stage * Tr::kKVElems, k, (j + kAhead) * kBc, p.n_kv, tid);
+      load_rows_async<kBc, kD, Tr::kThreads>(v_s + stage * Tr::kKVElems, v, (j + kAhead) * kBc, p.n_kv, tid);
       cp_async_commit();
       cp_async_wait<kAhead>();
     } else {
@@ -240,21 +246,26 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
         }
       }
     }
-    // Columns past n_kv (last tile only) do not exist: −inf, so that P = 0 there.
-    if ((j + 1) * kBc > p.n_kv) {
+    // Columns past n_kv (last tile only) do not exist, and (causal) columns past a row's diagonal
+    // are masked (tiles the diagonal crosses): −inf, so that P = 0 there.
+    const bool diagonal = p.causal && (j + 1) * kBc - 1 > q0 + offset;
+    if ((j + 1) * kBc > p.n_kv || diagonal) {
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
         for (int nt = 0; nt < kNS; ++nt) {
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
-            if (j * kBc + frag_col(nt, e, lane) >= p.n_kv) s[mt][nt][e] = -INFINITY;
+            const int c = j * kBc + frag_col(nt, e, lane);
+            const int r = q0 + wrow + frag_row(mt, e, lane);
+            if (c >= p.n_kv || (p.causal && c > r + offset)) s[mt][nt][e] = -INFINITY;
           }
         }
       }
     }
 
-    // Online softmax. Every row has a finite maximum: column j·B_c < n_kv is always valid.
+    // Online softmax. A row may have seen no key yet (causal, n > n_kv): its maximum is −inf, and
+    // it is taken as 0 there so that P = exp(−inf) = 0 and α = 1 (no NaN from −inf − (−inf)).
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
@@ -264,9 +275,10 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
         for (int nt = 0; nt < kNS; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][2 * h], s[mt][nt][2 * h + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
-        const float alpha = fast_exp2((m_run[mt][h] - mx) * scale_log2);  // 0 on the first tile (m = −inf)
+        const bool none = mx == -INFINITY;
+        const float alpha = none ? 1.f : fast_exp2((m_run[mt][h] - mx) * scale_log2);  // 0 on the first tile
         m_run[mt][h] = mx;
-        const float mx_scaled = mx * scale_log2;
+        const float mx_scaled = none ? 0.f : mx * scale_log2;
         float sum = 0.f;
 #pragma unroll
         for (int nt = 0; nt < kNS; ++nt) {
@@ -312,6 +324,9 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
   }
 
   // Epilogue: O / l into this warp's rows of the Q tile (only this warp ever read them), then out.
+  // The barrier orders this warp's Q fragment reads before its O writes when no K/V tile came between
+  // (causal, a block whose rows see no key).
+  __syncwarp();
 #pragma unroll
   for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
@@ -319,10 +334,12 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
       float l = l_run[mt][h];
       l += __shfl_xor_sync(kFullMask, l, 1);
       l += __shfl_xor_sync(kFullMask, l, 2);
-      const float inv = 1.f / l;  // l ≥ 1: the maximum contributes exp(0)
+      // l ≥ 1 (the maximum contributes exp(0)) unless the row saw no key (causal, n > n_kv): then
+      // O = 0 and L = +inf, FlashAttention-2's convention (the backward's P = exp(S − L) is 0 there).
+      const float inv = l > 0.f ? 1.f / l : 0.f;
       const int r = wrow + frag_row(mt, 2 * h, lane);
       if ((lane & 3) == 0 && q0 + r < p.n) {
-        p.lse[static_cast<std::int64_t>(bh) * p.n + q0 + r] = m_run[mt][h] * p.scale + logf(l);
+        p.lse[static_cast<std::int64_t>(bh) * p.n + q0 + r] = l > 0.f ? m_run[mt][h] * p.scale + logf(l) : INFINITY;
       }
 #pragma unroll
       for (int no = 0; no < kNO; ++no) {
@@ -332,7 +349,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
     }
   }
   __syncwarp();
-  store_rows<Tr::kRowsPerWarp, kD, kStride, kWarpSize>(o, q_s + wrow * kStride, q0 + wrow, p.n, lane);
+  store_rows<Tr::kRowsPerWarp, kD, kWarpSize>(o, q_s + wrow * kStride, q0 + wrow, p.n, lane);
 }
 
 }  // namespace iosim::gpu::kern
@@ -345,7 +362,7 @@ void launch_flash2_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   allow_dynamic_smem(kernel, Tr::kSmemBytes);
   kern::Flash2FwdParams p{buf.device(Tensor::Q), buf.device(Tensor::K), buf.device(Tensor::V),
                           buf.device(Tensor::O), device_ptr<float>(buf, Tensor::L), spec.n, spec.n_kv,
-                          1.f / std::sqrt(static_cast<float>(Tr::kD))};
+                          1.f / std::sqrt(static_cast<float>(Tr::kD)), group_size(spec), spec.causal};
   const dim3 grid(static_cast<unsigned>((spec.n + Tr::kBr - 1) / Tr::kBr),
                   static_cast<unsigned>(spec.batch * spec.heads));
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p);

@@ -4,6 +4,10 @@
 //   flash1 backward, kernel A:   writes dQ = dK = dV = 0 (element type).
 //   flash2 backward, kernel A:   reads O, dO; writes D = rowsum(dO ∘ O) (fp32) and dQacc = 0 (fp32).
 //   flash2 backward, kernel C:   reads dQacc (fp32); writes dQ (element type).
+//   both backwards with grouped K/V heads (group g > 1), last: reads the per-query-head dK and dV
+//                                the main kernel wrote; writes dK, dV, each the sum over its group of
+//                                g query heads (in fp32, rounded once), as FlashAttention-2 sums its
+//                                dk_expanded.
 // Run: enqueued by the launchers of flash1_fwd.cuh, flash1_bwd.cuh and flash2_bwd.cuh.
 #include "cuda/kernels/flash_aux.h"
 
@@ -16,6 +20,7 @@
 
 #include "cuda/kernels/common.cuh"
 #include "cuda/kernels/launch_util.cuh"
+#include "cuda/kernels/tensors.h"
 
 namespace iosim::gpu::kern {
 namespace {
@@ -95,6 +100,32 @@ __global__ void __launch_bounds__(kThreads) flash2_bwd_convert_kernel(const floa
   }
 }
 
+/// out[h] = Σ_{i<group} in[h·group + i] for heads of `per_head` 16-byte chunks, dK and dV at once.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    group_sum_kernel(const uint4* dk_in, const uint4* dv_in, uint4* dk, uint4* dv, std::int64_t chunks,
+                     std::int64_t per_head, int group) {
+  for (std::int64_t i = global_thread(); i < 2 * chunks; i += grid_threads()) {
+    const bool is_v = i >= chunks;
+    const std::int64_t c = is_v ? i - chunks : i;
+    const uint4* const in = is_v ? dv_in : dk_in;
+    const std::int64_t first = (c / per_head) * group * per_head + c % per_head;
+    float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    for (int g = 0; g < group; ++g) {
+      const uint4 x = in[first + g * per_head];
+      const std::uint32_t w[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const float2 f = unpack2<T>(w[k]);
+        acc[2 * k] += f.x;
+        acc[2 * k + 1] += f.y;
+      }
+    }
+    (is_v ? dv : dk)[c] = make_uint4(pack2<T>(acc[0], acc[1]), pack2<T>(acc[2], acc[3]), pack2<T>(acc[4], acc[5]),
+                                     pack2<T>(acc[6], acc[7]));
+  }
+}
+
 }  // namespace
 }  // namespace iosim::gpu::kern
 
@@ -131,12 +162,14 @@ void launch_flash1_fwd_init(const KernelSpec& spec, AttentionBuffers& buf, cudaS
 }
 
 void launch_flash1_bwd_init(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
-  (void)spec;
+  // dK, dV as the main kernel writes them: per query head when K/V heads are shared.
+  const std::uint64_t expanded = expanded_grad_elements(spec);
   const std::int64_t q_chunks = chunks16(buf, Tensor::dQ);
-  const std::int64_t kv_chunks = chunks16(buf, Tensor::dK);
+  const std::int64_t kv_chunks =
+      expanded > 0 ? static_cast<std::int64_t>(expanded / kern::kChunkElems) : chunks16(buf, Tensor::dK);
   kern::fill_kernel<<<kern::blocks_for(std::max(q_chunks, kv_chunks)), kern::kThreads, 0, stream>>>(
-      device_ptr<uint4>(buf, Tensor::dQ), device_ptr<uint4>(buf, Tensor::dK), device_ptr<uint4>(buf, Tensor::dV),
-      q_chunks, kv_chunks, nullptr, 0.f, nullptr, 0.f, 0);
+      device_ptr<uint4>(buf, Tensor::dQ), static_cast<uint4*>(buf.grad_per_query_head(Tensor::dK)),
+      static_cast<uint4*>(buf.grad_per_query_head(Tensor::dV)), q_chunks, kv_chunks, nullptr, 0.f, nullptr, 0.f, 0);
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 
@@ -158,6 +191,25 @@ void launch_flash2_bwd_convert(const KernelSpec& spec, AttentionBuffers& buf, cu
   } else {
     kern::flash2_bwd_convert_kernel<__nv_bfloat16><<<kern::blocks_for(chunks), kern::kThreads, 0, stream>>>(acc, dq,
                                                                                                            chunks);
+  }
+  IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+void launch_group_sum_kv_grads(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  if (expanded_grad_elements(spec) == 0) return;
+  const std::int64_t chunks = chunks16(buf, Tensor::dK);
+  const std::int64_t per_head = static_cast<std::int64_t>(spec.n_kv) * spec.d / kern::kChunkElems;
+  const auto* dk_in = static_cast<const uint4*>(buf.grad_per_query_head(Tensor::dK));
+  const auto* dv_in = static_cast<const uint4*>(buf.grad_per_query_head(Tensor::dV));
+  const unsigned blocks = kern::blocks_for(2 * chunks);
+  if (spec.dtype == DType::fp16) {
+    kern::group_sum_kernel<__half><<<blocks, kern::kThreads, 0, stream>>>(
+        dk_in, dv_in, device_ptr<uint4>(buf, Tensor::dK), device_ptr<uint4>(buf, Tensor::dV), chunks, per_head,
+        group_size(spec));
+  } else {
+    kern::group_sum_kernel<__nv_bfloat16><<<blocks, kern::kThreads, 0, stream>>>(
+        dk_in, dv_in, device_ptr<uint4>(buf, Tensor::dK), device_ptr<uint4>(buf, Tensor::dV), chunks, per_head,
+        group_size(spec));
   }
   IOSIM_CUDA_CHECK_LAUNCH();
 }

@@ -1,5 +1,6 @@
 // The small element-wise kernels around the flash schedules (cuda/kernels/flash_aux.cu): flash1's
-// initialisations and flash2 backward's preprocess and convert. Each enqueues one kernel on `stream`.
+// initialisations, flash2 backward's preprocess and convert, and the backwards' sum of dK, dV over a
+// group of query heads. Each enqueues one kernel on `stream`.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,5 +20,9 @@ void launch_flash2_bwd_preprocess(const KernelSpec& spec, AttentionBuffers& buf,
 
 /// flash2 backward, kernel C: dQ = dQacc rounded to the element type.
 void launch_flash2_bwd_convert(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream);
+
+/// flash1 and flash2 backward with grouped K/V heads, last: dK, dV = the per-query-head gradients
+/// (AttentionBuffers::grad_per_query_head) summed over each group. Nothing when group = 1.
+void launch_group_sum_kv_grads(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream);
 
 }  // namespace iosim::gpu::detail

@@ -6,8 +6,8 @@
 //   P, dS = P ∘ (dP − D_i)          → shared memory (element type), 0 outside n × n_kv
 //   dV_j += Pᵀ dO_i, dK_j += dSᵀ Q_i (registers, fp32; warps tile B_c × d; dK scaled at the end)
 //   dQ_i partial = dS K_j           (registers; warps tile B_r × d), handed to the caller
-// Every product is a warp_gemm (mma.sync m16n8k16) on shared operands; shared tiles are padded
-// (conflict-free ldmatrix, see common.cuh).
+// Every product is a warp_gemm (mma.sync m16n8k16) on shared operands; shared tiles are
+// XOR-swizzled (conflict-free ldmatrix, see common.cuh).
 #pragma once
 
 #include <cstddef>
@@ -49,11 +49,11 @@ constexpr int bwd_warps(int d, int br, int bc) {
 }
 
 /// Shared memory of a backward block, bytes. Tiles of 16-bit elements: K_j, V_j (B_c rows), Q_i, dO_i
-/// and for flash1 O_i, dQ_i (B_r rows), all with row stride d + pad; P, dS (B_r × (B_c + pad)).
+/// and for flash1 O_i, dQ_i (B_r rows), all d wide (swizzled, unpadded); P, dS (B_r × B_c, swizzled).
 /// flash2 adds the fp32 dQ staging tile (B_r × (d + 8)); both add three fp32 statistics per row.
 constexpr std::size_t bwd_smem_bytes(bool flash1, int d, int br, int bc) {
-  const std::size_t stride = static_cast<std::size_t>(d + kSmemPad);
-  const std::size_t halves = 2 * bc * stride + (flash1 ? 4 : 2) * br * stride + 2 * br * (bc + kSmemPad);
+  const auto stride = static_cast<std::size_t>(d);
+  const std::size_t halves = 2 * bc * stride + (flash1 ? 4 : 2) * br * stride + 2 * br * bc;
   const std::size_t floats = (flash1 ? 0 : br * (d + 8)) + 3 * br;
   return 2 * halves + 4 * floats;
 }
@@ -81,8 +81,8 @@ struct FlashBwdTraits {
   static constexpr int kBc = BC;
   static constexpr int kWarps = NW;
   static constexpr int kThreads = kWarps * kWarpSize;
-  static constexpr int kStride = D + kSmemPad;    ///< Q, K, V, dO, O, dQ tiles
-  static constexpr int kPStride = BC + kSmemPad;  ///< P, dS tiles
+  static constexpr int kStride = D;               ///< Q, K, V, dO, O, dQ tiles (swizzled)
+  static constexpr int kPStride = BC;             ///< P, dS tiles (swizzled)
   static constexpr int kAccStride = D + 8;        ///< fp32 dQ staging: ≡ 8 (mod 32) words, conflict-free float2
   using GridS = WarpGrid<BR, BC, kWarps>;         ///< S, dP, P, dS
   using GridKV = WarpGrid<BC, D, kWarps>;         ///< dK, dV
@@ -139,11 +139,12 @@ struct BwdSmem {
 };
 
 /// S, dP → P, dS in shared memory, for Q rows [q0, q0 + B_r) and K/V rows [kv0, kv0 + B_c). Entries
-/// outside n × n_kv are 0, so that they add nothing to dV, dK or dQ. Needs Q_i, dO_i, K_j, V_j and the
+/// outside n × n_kv, and (causal) right of the diagonal (key c > row r + n_kv − n), are 0, so that
+/// they add nothing to dV, dK or dQ. Needs Q_i, dO_i, K_j, V_j and the
 /// row statistics in shared memory (after a barrier); P and dS are ready after the next barrier.
 template <class T, class Tr>
-__device__ __forceinline__ void bwd_probs(const BwdSmem<T, Tr>& sm, int q0, int kv0, int n, int n_kv, float scale_log2,
-                                          int warp, int lane) {
+__device__ __forceinline__ void bwd_probs(const BwdSmem<T, Tr>& sm, int q0, int kv0, int n, int n_kv, bool causal,
+                                          float scale_log2, int warp, int lane) {
   using G = typename Tr::GridS;
   constexpr int kMT = G::kMT, kNT = G::kNT;
   float s[kMT][kNT][4];
@@ -172,7 +173,8 @@ __device__ __forceinline__ void bwd_probs(const BwdSmem<T, Tr>& sm, int q0, int 
         float pe[2], dse[2];
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          const bool ok = row_ok && kv0 + c + e < n_kv;
+          const int key = kv0 + c + e;
+          const bool ok = row_ok && key < n_kv && (!causal || key <= q0 + r + n_kv - n);
           pe[e] = ok ? fast_exp2(fmaf(s[mt][nt][2 * h + e], scale_log2, -sub)) * mul : 0.f;
           dse[e] = pe[e] * (dp[mt][nt][2 * h + e] - dd);
         }

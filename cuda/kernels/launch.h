@@ -33,6 +33,9 @@ class AttentionBuffers {
 
   /// Device pointer of tensor `t`, or nullptr when this spec has none.
   [[nodiscard]] void* device(Tensor t) const;
+  /// dK or dV as the flash backward kernels write it: per query head when K/V heads are shared
+  /// (a scratch buffer, summed over each group into dK / dV by the launcher), else device(t).
+  [[nodiscard]] void* grad_per_query_head(Tensor t) const;
   /// Element count of tensor `t` over all batch × heads (0 when absent).
   [[nodiscard]] std::uint64_t elements(Tensor t) const;
   /// Copy of tensor `t` as doubles (synchronises `stream`).

@@ -1,6 +1,9 @@
 // naive — standard attention (Algorithm 0 of the FlashAttention paper) and its backward, with every
-// n × n_kv intermediate in HBM. GEMMs are cublasGemmStridedBatchedEx over batch·heads (fp16/bf16 in
-// and out, fp32 compute); the row kernels are one block per row.
+// n × n_kv intermediate in HBM. GEMMs are cublasGemmStridedBatchedEx over batch·kv_heads (fp16/bf16
+// in and out, fp32 compute), each over the group·n query rows of a K/V head (grouped-query attention:
+// dK and dV come out summed over the group); the row kernels are one block per row. A causal mask is
+// applied by the softmax kernel as it reads S (S is computed whole, as the model counts it); a row
+// that sees no key (n > n_kv) gets P = 0.
 //
 // Forward:   S = scale·Q Kᵀ  (cuBLAS; reads Q, K, writes S)
 //            P = softmax(S)  (row kernel; reads S once when a row fits the shared memory one block may
@@ -120,9 +123,28 @@ struct RowChunks {
   }
 };
 
+/// The causal mask of one row: elements of chunk c past column `last` (the row's last visible key) set
+/// to −inf.
+template <int W>
+__device__ void mask_chunk(float (&f)[W], int c, int last) {
+#pragma unroll
+  for (int e = 0; e < W; ++e) {
+    if (c * W + e > last) f[e] = -INFINITY;
+  }
+}
+
+/// The last key row `row` (over all heads, `n` rows each) sees: row mod n + n_kv − n when causal,
+/// else every key. Below 0 when it sees none (P = 0 there).
+__device__ int last_key(std::int64_t row, int n, int ncols, bool causal) {
+  return causal ? static_cast<int>(row % n) + ncols - n : ncols - 1;
+}
+
+/// exp(x − m) with the maximum m of a row that may have no visible key (m = −inf): then 0.
+__device__ float exp_shifted(float x, float m) { return m == -INFINITY ? 0.f : expf(x - m); }
+
 /// P = softmax(S) row by row, S read once: the row is cached in shared memory (ncols elements).
 template <class T, bool kVec>
-__global__ void __launch_bounds__(kRowThreads) softmax_one_pass_kernel(const T* s, T* p, int ncols) {
+__global__ void __launch_bounds__(kRowThreads) softmax_one_pass_kernel(const T* s, T* p, int ncols, int n, bool causal) {
   using R = RowChunks<T, kVec>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* const cache = reinterpret_cast<T*>(smem_raw);
@@ -131,11 +153,13 @@ __global__ void __launch_bounds__(kRowThreads) softmax_one_pass_kernel(const T* 
   const T* const src = s + row * ncols;
   T* const dst = p + row * ncols;
   const int chunks = R::count(ncols);
+  const int last = last_key(row, n, ncols, causal);
   float f[R::kWidth];
   float mx = -INFINITY;
   for (int c = static_cast<int>(threadIdx.x); c < chunks; c += kRowThreads) {
     R::copy(cache, src, c);
     R::load(cache, c, f);
+    mask_chunk(f, c, last);
 #pragma unroll
     for (int e = 0; e < R::kWidth; ++e) mx = fmaxf(mx, f[e]);
   }
@@ -143,21 +167,24 @@ __global__ void __launch_bounds__(kRowThreads) softmax_one_pass_kernel(const T* 
   float sum = 0.f;
   for (int c = static_cast<int>(threadIdx.x); c < chunks; c += kRowThreads) {
     R::load(cache, c, f);
+    mask_chunk(f, c, last);
 #pragma unroll
-    for (int e = 0; e < R::kWidth; ++e) sum += expf(f[e] - mx);
+    for (int e = 0; e < R::kWidth; ++e) sum += exp_shifted(f[e], mx);
   }
-  const float inv = 1.f / block_reduce(sum, scratch, SumOp{});
+  sum = block_reduce(sum, scratch, SumOp{});
+  const float inv = sum > 0.f ? 1.f / sum : 0.f;
   for (int c = static_cast<int>(threadIdx.x); c < chunks; c += kRowThreads) {
     R::load(cache, c, f);
+    mask_chunk(f, c, last);
 #pragma unroll
-    for (int e = 0; e < R::kWidth; ++e) f[e] = expf(f[e] - mx) * inv;
+    for (int e = 0; e < R::kWidth; ++e) f[e] = exp_shifted(f[e], mx) * inv;
     R::store(dst, c, f);
   }
 }
 
 /// P = softmax(S) row by row, S read twice: max and sum online, then normalise.
 template <class T, bool kVec>
-__global__ void __launch_bounds__(kRowThreads) softmax_two_pass_kernel(const T* s, T* p, int ncols) {
+__global__ void __launch_bounds__(kRowThreads) softmax_two_pass_kernel(const T* s, T* p, int ncols, int n, bool causal) {
   using R = RowChunks<T, kVec>;
   __shared__ float scratch_m[kRowWarps];
   __shared__ float scratch_s[kRowWarps];
@@ -165,16 +192,18 @@ __global__ void __launch_bounds__(kRowThreads) softmax_two_pass_kernel(const T* 
   const T* const src = s + row * ncols;
   T* const dst = p + row * ncols;
   const int chunks = R::count(ncols);
+  const int last = last_key(row, n, ncols, causal);
   float f[R::kWidth];
   float m = -INFINITY, sum = 0.f;
   for (int c = static_cast<int>(threadIdx.x); c < chunks; c += kRowThreads) {
     R::load(src, c, f);
+    mask_chunk(f, c, last);
     float cm = f[0];
 #pragma unroll
     for (int e = 1; e < R::kWidth; ++e) cm = fmaxf(cm, f[e]);
     float cs = 0.f;
 #pragma unroll
-    for (int e = 0; e < R::kWidth; ++e) cs += expf(f[e] - cm);
+    for (int e = 0; e < R::kWidth; ++e) cs += exp_shifted(f[e], cm);
     online_merge(m, sum, cm, cs);
   }
 #pragma unroll
@@ -192,11 +221,12 @@ __global__ void __launch_bounds__(kRowThreads) softmax_two_pass_kernel(const T* 
   sum = scratch_s[0];
 #pragma unroll
   for (int w = 1; w < kRowWarps; ++w) online_merge(m, sum, scratch_m[w], scratch_s[w]);
-  const float inv = 1.f / sum;
+  const float inv = sum > 0.f ? 1.f / sum : 0.f;
   for (int c = static_cast<int>(threadIdx.x); c < chunks; c += kRowThreads) {
     R::load(src, c, f);
+    mask_chunk(f, c, last);
 #pragma unroll
-    for (int e = 0; e < R::kWidth; ++e) f[e] = expf(f[e] - m) * inv;
+    for (int e = 0; e < R::kWidth; ++e) f[e] = exp_shifted(f[e], m) * inv;
     R::store(dst, c, f);
   }
 }
@@ -281,8 +311,10 @@ struct Gemm {
   }
 };
 
+/// One GEMM per K/V head: the group's query heads are adjacent in Q, S, P, O (and their gradients),
+/// so a group is one matrix of group·n rows against its K/V head (GQA; group = 1 for multi-head).
 Gemm gemm_for(const KernelSpec& spec, cudaStream_t stream) {
-  return Gemm{cublas_on(stream), spec.dtype == DType::fp16 ? CUDA_R_16F : CUDA_R_16BF, spec.batch * spec.heads};
+  return Gemm{cublas_on(stream), spec.dtype == DType::fp16 ? CUDA_R_16F : CUDA_R_16BF, spec.batch * kv_head_count(spec)};
 }
 
 std::uint64_t smem_optin() {
@@ -302,9 +334,9 @@ void softmax_rows(const KernelSpec& spec, const T* s, T* p, bool one_pass, cudaS
     const auto kernel = kern::softmax_one_pass_kernel<T, kVec>;
     const std::size_t bytes = row_bytes(spec);
     allow_dynamic_smem(kernel, bytes);
-    kernel<<<rows, kern::kRowThreads, bytes, stream>>>(s, p, spec.n_kv);
+    kernel<<<rows, kern::kRowThreads, bytes, stream>>>(s, p, spec.n_kv, spec.n, spec.causal);
   } else {
-    kern::softmax_two_pass_kernel<T, kVec><<<rows, kern::kRowThreads, 0, stream>>>(s, p, spec.n_kv);
+    kern::softmax_two_pass_kernel<T, kVec><<<rows, kern::kRowThreads, 0, stream>>>(s, p, spec.n_kv, spec.n, spec.causal);
   }
   IOSIM_CUDA_CHECK_LAUNCH();
 }
@@ -326,7 +358,7 @@ void dsoftmax_rows(const KernelSpec& spec, const T* p, const T* dp, T* ds, bool 
 template <class T>
 void forward(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
   const Gemm gemm = gemm_for(spec, stream);
-  const int n = spec.n, nkv = spec.n_kv, d = spec.d;
+  const int n = group_size(spec) * spec.n, nkv = spec.n_kv, d = spec.d;  // n: query rows of a group
   const long long nd = static_cast<long long>(n) * d, kvd = static_cast<long long>(nkv) * d;
   const long long nn = static_cast<long long>(n) * nkv;
   const float scale = 1.f / std::sqrt(static_cast<float>(d));
@@ -347,7 +379,7 @@ void forward(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream)
 template <class T>
 void backward(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
   const Gemm gemm = gemm_for(spec, stream);
-  const int n = spec.n, nkv = spec.n_kv, d = spec.d;
+  const int n = group_size(spec) * spec.n, nkv = spec.n_kv, d = spec.d;  // n: query rows of a group
   const long long nd = static_cast<long long>(n) * d, kvd = static_cast<long long>(nkv) * d;
   const long long nn = static_cast<long long>(n) * nkv;
   const float scale = 1.f / std::sqrt(static_cast<float>(d));

@@ -38,6 +38,10 @@ const std::vector<KernelEntry>& kernel_registry() {
     register_flash2_bwd_d128_fp16_altwarps(out);
     register_flash2_bwd_d128_bf16(out);
     register_flash2_bwd_d128_bf16_altwarps(out);
+    register_flashdecode_d64_fp16(out);
+    register_flashdecode_d64_bf16(out);
+    register_flashdecode_d128_fp16(out);
+    register_flashdecode_d128_bf16(out);
     return out;
   }();
   return entries;

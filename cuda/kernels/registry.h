@@ -80,5 +80,9 @@ void register_flash2_bwd_d128_fp16(std::vector<KernelEntry>& out);
 void register_flash2_bwd_d128_fp16_altwarps(std::vector<KernelEntry>& out);
 void register_flash2_bwd_d128_bf16(std::vector<KernelEntry>& out);
 void register_flash2_bwd_d128_bf16_altwarps(std::vector<KernelEntry>& out);
+void register_flashdecode_d64_fp16(std::vector<KernelEntry>& out);
+void register_flashdecode_d64_bf16(std::vector<KernelEntry>& out);
+void register_flashdecode_d128_fp16(std::vector<KernelEntry>& out);
+void register_flashdecode_d128_bf16(std::vector<KernelEntry>& out);
 
 }  // namespace iosim::gpu::detail

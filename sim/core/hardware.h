@@ -94,6 +94,7 @@ inline constexpr PipelineField kPipelineFields[] = {
 struct MeasuredSpec {
   double hbm_gb_per_s = 0;        ///< a large device-to-device copy: (bytes read + written) / time
   double l2_gb_per_s = 0;         ///< reads of a buffer that fits the L2, whole chip
+  double l2_red_gb_per_s = 0;     ///< fp32 atomic adds (RED) into L2-resident data: bytes added, whole chip
   double sram_gb_per_s = 0;       ///< shared-memory loads and stores, whole chip
   double tensor_fp16_tflops = 0;  ///< mma.sync m16n8k16, fp32 accumulate
   double tensor_bf16_tflops = 0;

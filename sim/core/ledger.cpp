@@ -34,15 +34,7 @@ void Ledger::on_transfer(const Transfer& t) {
   transfers_ = checked_add(transfers_, t.times);
 }
 
-void Ledger::on_compute(const Compute& c) {
-  const Flops f = c.flops * c.times;
-  operands_ += c.sram_read * c.times;
-  switch (c.kind) {
-    case ComputeKind::matmul: matmul_ += f; break;
-    case ComputeKind::vector: vector_ += f; break;
-    case ComputeKind::special: special_ += f; break;
-  }
-}
+void Ledger::on_compute(const Compute& c) { compute_.add(c); }
 
 Traffic Ledger::total(Level level) const {
   Traffic sum;
@@ -55,10 +47,7 @@ Ledger& Ledger::operator+=(const Ledger& o) {
   for (std::size_t l = 0; l < kLevelCount; ++l) {
     for (std::size_t t = 0; t < kTensorCount; ++t) traffic_[l][t] += o.traffic_[l][t];
   }
-  matmul_ += o.matmul_;
-  vector_ += o.vector_;
-  special_ += o.special_;
-  operands_ += o.operands_;
+  compute_ += o.compute_;
   transfers_ = checked_add(transfers_, o.transfers_);
   return *this;
 }

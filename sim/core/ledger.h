@@ -27,13 +27,14 @@ class Ledger final : public EventSink {
 
   [[nodiscard]] const Traffic& at(Level level, Tensor t) const { return traffic_[lvl(level)][index(t)]; }
   [[nodiscard]] Traffic total(Level level) const;
-  [[nodiscard]] Flops matmul_flops() const { return matmul_; }
-  [[nodiscard]] Flops vector_flops() const { return vector_; }
+  [[nodiscard]] const ComputeCounts& compute() const { return compute_; }
+  [[nodiscard]] Flops matmul_flops() const { return compute_.matmul; }
+  [[nodiscard]] Flops vector_flops() const { return compute_.vector; }
   /// exp and log evaluations.
-  [[nodiscard]] Flops special_flops() const { return special_; }
-  [[nodiscard]] Flops flops() const { return matmul_ + vector_ + special_; }
+  [[nodiscard]] Flops special_flops() const { return compute_.special; }
+  [[nodiscard]] Flops flops() const { return compute_.flops(); }
   /// Shared-memory bytes the arithmetic reads (matrix products' operands), apart from the transfers.
-  [[nodiscard]] Bytes sram_operand_bytes() const { return operands_; }
+  [[nodiscard]] Bytes sram_operand_bytes() const { return compute_.sram_operands; }
   /// Number of tile transfers, repeats included.
   [[nodiscard]] std::uint64_t transfers() const { return transfers_; }
   [[nodiscard]] DType element() const { return element_; }
@@ -45,10 +46,7 @@ class Ledger final : public EventSink {
 
   DType element_;
   std::array<std::array<Traffic, kTensorCount>, kLevelCount> traffic_{};
-  Flops matmul_;
-  Flops vector_;
-  Flops special_;
-  Bytes operands_;
+  ComputeCounts compute_;
   std::uint64_t transfers_ = 0;
 };
 

@@ -48,26 +48,31 @@ void AddressMap::add_range(std::uint64_t begin, std::uint64_t bytes, std::size_t
   }
 }
 
-TileBytes AddressMap::bytes(const TileRef& tile, std::uint64_t head, HeadMap map) const {
-  const ContiguousLayout& l = layout_[index(tile.tensor)];
-  std::uint64_t stored_head = head;
+std::uint64_t AddressMap::stored_head(std::uint64_t head, HeadMap map) const {
   switch (map) {
     case HeadMap::query:
-    case HeadMap::kv: break;
+    case HeadMap::kv: return head;
     case HeadMap::kv_of_query: {
       // Grid heads run over batch × heads; the tensor over batch × kv_heads.
       const std::uint64_t h = p_.heads, group = p_.group();
-      stored_head = (head / h) * p_.kv_head_count() + (head % h) / group;
-      break;
+      return (head / h) * p_.kv_head_count() + (head % h) / group;
     }
     case HeadMap::packed_query:
       // Grid head = key/value head g; packed row q of the group is row q of query head g·group (the
       // group's heads are adjacent, so the packed rows are contiguous).
-      stored_head = head * p_.group();
-      break;
+      return head * p_.group();
   }
+  return head;
+}
+
+std::uint64_t AddressMap::head_offset(Tensor t, std::uint64_t head, HeadMap map) const {
+  return stored_head(head, map) * layout_[index(t)].head_bytes();
+}
+
+TileBytes AddressMap::bytes(const TileRef& tile, std::uint64_t head, HeadMap map) const {
+  const ContiguousLayout& l = layout_[index(tile.tensor)];
   const std::uint64_t row_bytes = l.row_bytes();
-  const std::uint64_t start = l.row_start(tile.slice, stored_head, tile.row);
+  const std::uint64_t start = l.row_start(tile.slice, stored_head(head, map), tile.row);
   if (tile.col == 0 && tile.cols == l.cols()) return {start, tile.rows * row_bytes, tile.rows * row_bytes, 1};
   return {start + tile.col * l.element_bytes(), tile.cols * l.element_bytes(), row_bytes, tile.rows};
 }

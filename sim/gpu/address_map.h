@@ -33,6 +33,7 @@ struct TileBytes {
   std::uint64_t stride = 0;
   std::uint64_t rows = 0;
   [[nodiscard]] bool contiguous() const { return width == stride || rows == 1; }
+  friend bool operator==(const TileBytes&, const TileBytes&) = default;
 };
 
 class AddressMap {
@@ -52,10 +53,16 @@ class AddressMap {
   /// The bytes `tile` covers, as lines() sees them.
   [[nodiscard]] TileBytes bytes(const TileRef& tile, std::uint64_t head, HeadMap map) const;
 
+  /// bytes(tile, head, map).start − bytes(tile, 0, map).start, for any tile of `t`: how far a
+  /// head's copy of the tensor lies from head 0's.
+  [[nodiscard]] std::uint64_t head_offset(Tensor t, std::uint64_t head, HeadMap map) const;
+
   /// First byte of tensor `t`.
   [[nodiscard]] std::uint64_t base(Tensor t) const { return layout_[index(t)].base(); }
 
  private:
+  /// The head of the tensor that grid head `head` reads, as `map` says.
+  [[nodiscard]] std::uint64_t stored_head(std::uint64_t head, HeadMap map) const;
   /// Appends the lines of [begin, begin + bytes) to `out`, merging into out.back() when it is the same
   /// line and at index `first` or later (the current tile's).
   void add_range(std::uint64_t begin, std::uint64_t bytes, std::size_t first, std::vector<LineAccess>& out) const;

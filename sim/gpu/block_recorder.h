@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/core/event_sink.h"
+#include "sim/core/traffic.h"
 #include "sim/core/transfer.h"
 
 namespace iosim {
@@ -20,27 +21,23 @@ class BlockRecorder final : public EventSink {
 
   void on_transfer(const Transfer& t) override {
     for (std::uint64_t k = 0; k < t.times; ++k) events.push_back({t.tile, t.dir, false});
-    sram += static_cast<double>(t.tile.elements().value * t.times * elem(t.tile.tensor));
+    transfer_sram += Bytes(t.tile.elements().value * t.times * elem(t.tile.tensor));
   }
-  void on_compute(const Compute& c) override {
-    const auto f = static_cast<double>(c.flops.value) * static_cast<double>(c.times);
-    switch (c.kind) {
-      case ComputeKind::matmul: matmul += f; break;
-      case ComputeKind::vector: vector += f; break;
-      case ComputeKind::special: special += f; break;
-    }
-    sram += static_cast<double>(c.sram_read.value) * static_cast<double>(c.times);
-  }
+  void on_compute(const Compute& c) override { compute.add(c); }
   void on_step() override { events.push_back({{}, Direction::hbm_to_sram, true}); }
 
   void reset(DType element) {
     element_ = element;
     events.clear();
-    matmul = vector = special = sram = 0;
+    compute = {};
+    transfer_sram = Bytes(0);
   }
+  /// All shared-memory traffic: written by loads, read by stores and by the arithmetic.
+  [[nodiscard]] Bytes sram() const { return transfer_sram + compute.sram_operands; }
 
   std::vector<Event> events;
-  double matmul = 0, vector = 0, special = 0, sram = 0;
+  ComputeCounts compute;
+  Bytes transfer_sram;  ///< written by loads, read by stores
 
  private:
   [[nodiscard]] std::uint64_t elem(Tensor t) const { return size_bytes(storage_type(t, element_)); }

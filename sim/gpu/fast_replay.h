@@ -24,14 +24,19 @@
 #include <vector>
 
 #include "sim/gpu/address_map.h"
+#include "sim/gpu/fast_kernel.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/gpu/set_sample.h"
 #include "sim/memory/partitioned_l2.h"
 
 namespace iosim {
 
-/// The relative standard error of stride × Σ per_set as an estimate of the whole cache's count, the
-/// sets taken as drawn at random (conservative for the systematic sample); 0 when the sum is 0.
+/// Groups of the sampled sets whose spread estimates the sample's error (sample_error()).
+inline constexpr std::size_t kErrorGroups = 16;
+
+/// The relative standard error of stride × Σ per_set as an estimate of the whole cache's count:
+/// from kErrorGroups interpenetrating subsamples (set i in group i mod kErrorGroups), or, with fewer
+/// than 2 × kErrorGroups sets, the sets taken as drawn at random; 0 when the sum is 0.
 [[nodiscard]] double sample_error(const std::vector<double>& per_set, std::uint32_t stride);
 
 /// DRAM that also counts, per set of the sampled L2, the sectors it reads and writes: how much the
@@ -68,8 +73,11 @@ class FastReplay {
   /// The fewest sets per partition a sample keeps.
   static constexpr std::uint64_t kMinSets = 16;
   /// The sampled DRAM counts' relative standard error a pass may have; above it the replay is
-  /// run again at a smaller stride (2 standard errors within 1%; the estimate is conservative).
-  static constexpr double kMaxStandardError = 0.005;
+  /// run again at a smaller stride (4 standard errors within 1%: the group estimate of
+  /// sample_error() is itself uncertain, by about 1 / √(2 (kErrorGroups − 1)) = 18%).
+  static constexpr double kMaxStandardError = 0.0025;
+  /// A pass whose error is too large is run again at a stride at most this many times smaller.
+  static constexpr std::uint32_t kMaxStrideStep = 8;
 
   FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, std::uint32_t stride);
 
@@ -86,6 +94,8 @@ class FastReplay {
   [[nodiscard]] std::uint32_t stride() const { return sample_.stride(); }
   /// The largest relative standard error of any kernel's DRAM counts in the last pass.
   [[nodiscard]] double standard_error() const { return error_; }
+  /// What the kernels' replays did, all passes so far.
+  [[nodiscard]] const FastKernelStats& stats() const { return stats_; }
 
  private:
   const ScheduleContext& ctx_;
@@ -96,6 +106,7 @@ class FastReplay {
   PartitionedL2* partitioned_ = nullptr;
   AddressMap amap_;
   double error_ = 0;
+  FastKernelStats stats_;
 };
 
 }  // namespace iosim

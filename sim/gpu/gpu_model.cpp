@@ -7,6 +7,7 @@
 #include "sim/gpu/address_map.h"
 #include "sim/gpu/block_recorder.h"
 #include "sim/gpu/fast_replay.h"
+#include "sim/gpu/request_batch.h"
 #include "sim/memory/dram.h"
 #include "sim/memory/l2_cache.h"
 #include "sim/memory/partitioned_l2.h"
@@ -30,7 +31,7 @@ class KernelRun {
   /// `partitioned` is `l2` when the L2 has two partitions, else nullptr.
   KernelRun(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt, MemoryLevel& l2,
             PartitionedL2* partitioned, const AddressMap& amap)
-      : k_(k), ctx_(ctx), opt_(opt), l2_(l2), partitioned_(partitioned), amap_(amap) {}
+      : k_(k), ctx_(ctx), opt_(opt), l2_(l2), amap_(amap), batch_(l2, partitioned) {}
 
   KernelPrediction run() {
     KernelPrediction out;
@@ -76,14 +77,15 @@ class KernelRun {
         if (!s.busy) continue;
         if (step(s)) continue;
         SmLoad& l = load[i % sms];
-        l.matmul_flops += s.rec.matmul;
-        l.vector_flops += s.rec.vector;
-        l.special_ops += s.rec.special;
-        l.sram_bytes += s.rec.sram;
-        out.matmul += Flops(static_cast<std::uint64_t>(s.rec.matmul));
-        out.vector += Flops(static_cast<std::uint64_t>(s.rec.vector));
-        out.special += Flops(static_cast<std::uint64_t>(s.rec.special));
-        out.sram += Bytes(static_cast<std::uint64_t>(s.rec.sram));
+        const ComputeCounts& c = s.rec.compute;
+        l.matmul_flops += static_cast<double>(c.matmul.value);
+        l.vector_flops += static_cast<double>(c.vector.value);
+        l.special_ops += static_cast<double>(c.special.value);
+        l.sram_bytes += static_cast<double>(s.rec.sram().value);
+        out.matmul += c.matmul;
+        out.vector += c.vector;
+        out.special += c.special;
+        out.sram += s.rec.sram();
         s.busy = false;
         report_progress(progress_what, ++finished, out.blocks);  // progress (sim/core/progress.h)
         if (launched < out.blocks) {
@@ -93,7 +95,7 @@ class KernelRun {
         }
       }
     }
-    drain();
+    batch_.drain();
     for (const SmLoad& l : load) {
       out.busiest.matmul_flops = std::max(out.busiest.matmul_flops, l.matmul_flops);
       out.busiest.vector_flops = std::max(out.busiest.vector_flops, l.vector_flops);
@@ -110,76 +112,23 @@ class KernelRun {
     while (s.next < ev.size()) {
       const auto& e = ev[s.next++];
       if (e.step) return true;
-      amap_.lines(e.tile, s.head, k_.head_map(e.tile.tensor), batch_);
-      const Request r = request_of(e.dir);
-      if (!runs_.empty() && runs_.back().partition == s.partition && runs_.back().request == r) {
-        runs_.back().end = batch_.size();
-      } else if (runs_.empty() || runs_.back().end < batch_.size()) {
-        runs_.push_back({batch_.size(), s.partition, r});
-      }
-      if (batch_.size() >= kBatch) drain();
+      amap_.lines(e.tile, s.head, k_.head_map(e.tile.tensor), batch_.lines());
+      batch_.mark(request_of(e.dir), s.partition, 0);
+      if (batch_.full()) batch_.drain();
       if (opt_.observer != nullptr) {  // the observer sees each transfer's effect on the L2 on its own
-        drain();
+        batch_.drain();
         opt_.observer->on_transfer(s.block, e.tile, e.dir, l2_.counters());
       }
     }
     return false;
   }
 
-  static Request request_of(Direction d) {
-    switch (d) {
-      case Direction::hbm_to_sram: return Request::read;
-      case Direction::sram_to_hbm: return Request::write;
-      case Direction::reduce: return Request::reduce;
-    }
-    return Request::read;
-  }
-
-  /// Sends the batched requests to the L2 in order, hinting it kAhead requests ahead: its lookups miss
-  /// the host's caches on big problems. The L2 never changes what the blocks ask for, so batching
-  /// requests across blocks and steps changes no count.
-  void drain() {
-    constexpr std::size_t kAhead = 8;
-    const std::size_t n = batch_.size();
-    std::size_t hinted_run = 0;
-    const auto hint = [&](std::size_t i) {
-      while (runs_[hinted_run].end <= i) ++hinted_run;
-      const Run& r = runs_[hinted_run];
-      if (partitioned_ != nullptr) {
-        partitioned_->prefetch_for(r.partition, batch_[i].line, r.request);
-      } else {
-        l2_.prefetch(batch_[i].line, r.request);
-      }
-    };
-    for (std::size_t i = 0; i < std::min(kAhead, n); ++i) hint(i);
-    std::size_t i = 0;
-    for (const Run& r : runs_) {
-      if (partitioned_ != nullptr) partitioned_->set_requester(r.partition);
-      for (; i < r.end; ++i) {
-        if (i + kAhead < n) hint(i + kAhead);
-        l2_.request(r.request, batch_[i].line, batch_[i].mask);
-      }
-    }
-    batch_.clear();
-    runs_.clear();
-  }
-
-  /// Requests of the batch: batch_[previous run's end, end) are `request`s of an SM of `partition`.
-  struct Run {
-    std::size_t end;
-    std::uint32_t partition;
-    Request request;
-  };
-  static constexpr std::size_t kBatch = 4096;
-
   const Kernel& k_;
   const ScheduleContext& ctx_;
   const GpuModelOptions& opt_;
   MemoryLevel& l2_;
-  PartitionedL2* partitioned_;
   const AddressMap& amap_;
-  std::vector<LineAccess> batch_;  ///< the lines of the requests waiting, in order
-  std::vector<Run> runs_;
+  RequestBatch batch_;
 };
 
 }  // namespace

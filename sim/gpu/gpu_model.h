@@ -45,6 +45,9 @@ struct GpuModelOptions {
   std::uint32_t sample_stride = 0;
   /// Fast mode: extrapolate over heads that repeat (false: replay every head, sampling sets only).
   bool skip_heads = true;
+  /// Fast mode: count a step that repeats the last step of its partition which only hit, with the
+  /// L2 unchanged since, without replaying it (false: replay every step of the blocks replayed).
+  bool reuse_steps = true;
   /// Told about every block and transfer of the (cold or measured) run; not of a warm-up run. Null: none.
   GpuObserver* observer = nullptr;
 };

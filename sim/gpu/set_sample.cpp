@@ -84,7 +84,47 @@ std::uint64_t SetSample::add_contiguous(std::uint64_t begin, std::uint64_t bytes
   return ((end - 1) >> sector_shift_) - (begin >> sector_shift_) + 1;
 }
 
+std::uint64_t SetSample::add_row_lines(const TileBytes& b, std::vector<LineAccess>& out) const {
+  const std::uint64_t first = b.start >> line_shift_;
+  const std::uint32_t m = mask(first, b.start, b.start + b.width);
+  const std::uint64_t k = b.stride >> line_shift_;  // lines from one row to the next
+  if (stride_ == 1) {
+    for (std::uint64_t r = 0; r < b.rows; ++r) out.push_back({first + r * k, m});
+    return b.rows * sector_count(m);
+  }
+  if (k >= sets_) {
+    for (std::uint64_t r = 0; r < b.rows; ++r) {
+      if (const std::uint64_t v = rename(first + r * k); v != kNotSampled) out.push_back({v, m});
+    }
+    return b.rows * sector_count(m);
+  }
+  // Span by span (tag by tag): within one, the set of row r's line advances by k (mod sets), and
+  // whether it is sampled (a multiple of the stride) follows by adding k mod stride.
+  const std::uint64_t k_mod = k % stride_;
+  std::uint64_t line = first;
+  for (std::uint64_t r = 0; r < b.rows;) {
+    const std::uint64_t tag = line / sets_, offset = line - tag * sets_;
+    const std::uint64_t in_tag = std::min(b.rows - r, (sets_ - offset + k - 1) / k);
+    std::uint64_t set = L2Cache::hashed_set(line, sets_);
+    std::uint64_t phase = set % stride_;
+    for (std::uint64_t j = 0; j < in_tag; ++j) {
+      if (phase == 0) out.push_back({virtual_line(line + j * k, tag, set), m});
+      set += k;
+      if (set >= sets_) set -= sets_;
+      phase += k_mod;
+      if (phase >= stride_) phase -= stride_;
+    }
+    r += in_tag;
+    line += in_tag * k;
+  }
+  return b.rows * sector_count(m);
+}
+
 std::uint64_t SetSample::add_rows(const TileBytes& b, std::vector<LineAccess>& out) const {
+  const std::uint64_t line_bytes = std::uint64_t{1} << line_shift_;
+  if (b.width > 0 && b.stride % line_bytes == 0 && (b.start & (line_bytes - 1)) + b.width <= line_bytes) {
+    return add_row_lines(b, out);
+  }
   std::uint64_t sectors = 0;
   std::uint64_t current = kNotSampled;
   std::uint32_t merged = 0;

@@ -36,6 +36,10 @@ class SetSample {
   }
 
   [[nodiscard]] std::uint32_t stride() const { return stride_; }
+  /// Sets of the whole cache (per partition).
+  [[nodiscard]] std::uint64_t sets() const { return sets_; }
+  /// Virtual lines per tag and home (sets ÷ stride): home(v) is bit 0 of v ÷ lines_per_tag().
+  [[nodiscard]] std::uint64_t lines_per_tag() const { return sets_ / stride_; }
   /// The largest power of two ≤ `limit` that divides `sets`.
   [[nodiscard]] static std::uint32_t largest_stride(std::uint64_t sets, std::uint32_t limit);
 
@@ -44,6 +48,9 @@ class SetSample {
   std::uint64_t add_contiguous(std::uint64_t begin, std::uint64_t bytes, std::vector<LineAccess>& out) const;
   /// Rows apart: line by line, a line's sectors merged across the rows that share it.
   std::uint64_t add_rows(const TileBytes& b, std::vector<LineAccess>& out) const;
+  /// add_rows() of rows that each lie within one line, whole lines apart: one line per row, all
+  /// with the same sectors, the sampled ones found by arithmetic on the sets.
+  std::uint64_t add_row_lines(const TileBytes& b, std::vector<LineAccess>& out) const;
   [[nodiscard]] std::uint32_t mask(std::uint64_t line, std::uint64_t begin, std::uint64_t end) const;
   /// The virtual line of `line`, of tag `tag`, in set `set` of the whole cache.
   [[nodiscard]] std::uint64_t virtual_line(std::uint64_t line, std::uint64_t tag, std::uint64_t set) const;

@@ -29,6 +29,8 @@ class ContiguousLayout {
   [[nodiscard]] std::uint64_t cols() const { return cols_; }
   [[nodiscard]] std::uint64_t element_bytes() const { return elem_; }
   [[nodiscard]] std::uint64_t row_bytes() const { return cols_ * elem_; }
+  /// One stored head's bytes: how far head h + 1's rows lie from head h's.
+  [[nodiscard]] std::uint64_t head_bytes() const { return rows_ * row_bytes(); }
   /// Every slice's bytes.
   [[nodiscard]] std::uint64_t bytes() const { return checked_mul(slice_bytes_, slices_); }
   /// The first byte of row `row` of stored head `head` in slice `slice`.

@@ -88,6 +88,7 @@ std::uint32_t L2Cache::way_for(const Place& at) {
     ++counters_.evicted_lines;
   }
   tag[way] = at.tag;
+  ++counters_.filled_lines;
   masks(at.set)[way] = 0;
   stamp(age, ways_, way, clocks_[at.set]);
   return way;
@@ -156,6 +157,7 @@ void L2Cache::drop(std::uint64_t line) {
   const std::uint32_t way = set_scan::find(tag, at.tag, ways_);
   if (way == ways_) return;
   write_back(at.set, way);
+  ++counters_.dropped_lines;
   tag[way] = kEmpty;
   ages(at.set)[way] = 0;  // "never filled": every policy fills it first
   masks(at.set)[way] = 0;

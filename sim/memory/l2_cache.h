@@ -17,6 +17,7 @@
 
 #include "sim/core/aligned_vector.h"
 #include "sim/core/hardware.h"
+#include "sim/memory/divider.h"
 #include "sim/memory/memory_level.h"
 #include "sim/memory/replacement.h"
 
@@ -91,31 +92,8 @@ class L2Cache final : public MemoryLevel {
   std::uint32_t way_for(const Place& at);
   void write_back(std::uint64_t set, std::uint32_t way);
 
-  /// n ÷ sets_ and n mod sets_ without a hardware division (the model's hot path): a multiply by the
-  /// reciprocal, then one correction. The reciprocal is ⌊(2^64 − 1) / d⌋, which fits 64 bits for every
-  /// d ≥ 1 (⌊2^64 / 1⌋ does not: an L2 of one set); it is at most 1 below 2^64 / d, so the estimate
-  /// n·m / 2^64 is at most 1 below n / d for n < 2^64, and one correction makes it exact.
-  __extension__ using u128 = unsigned __int128;
-  struct Divider {
-    std::uint64_t d = 1;
-    std::uint64_t m = ~std::uint64_t{0};  ///< ⌊(2^64 − 1) / d⌋
-    void set(std::uint64_t divisor) {
-      d = divisor;
-      m = ~std::uint64_t{0} / divisor;
-    }
-    [[nodiscard]] std::uint64_t div(std::uint64_t n, std::uint64_t& rem) const {
-      auto q = static_cast<std::uint64_t>((static_cast<u128>(n) * m) >> 64);
-      rem = n - q * d;
-      if (rem >= d) {
-        ++q;
-        rem -= d;
-      }
-      return q;
-    }
-  };
-
   std::uint64_t sets_;
-  Divider by_sets_;
+  Divider by_sets_;  ///< n ÷ sets_ without a hardware division (the model's hot path)
   std::uint32_t ways_;
   std::uint32_t sectors_;
   std::uint32_t sector_bytes_;

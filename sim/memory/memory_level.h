@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 #include "sim/core/units.h"
 
@@ -30,6 +31,34 @@ struct LevelCounters {
   std::uint64_t evicted_lines = 0;
   std::uint64_t written_back_sectors = 0;  ///< dirty sectors written below on eviction or flush
   std::uint64_t dirtied_sectors = 0;  ///< sectors a store or reduction made dirty that were not: each is written back once, later
+  std::uint64_t filled_lines = 0;   ///< lines allocated (a miss, or a store to an absent line)
+  std::uint64_t dropped_lines = 0;  ///< stale copies removed (PartitionedL2)
+
+  /// What changed the contents: lines filled or dropped, sectors filled (misses), sectors made dirty.
+  /// Unchanged across a run of requests iff every request of it hit, with its sectors valid (and
+  /// dirty, for stores): the run changed no line's contents, only, for LRU, the ages.
+  [[nodiscard]] std::uint64_t content_changes() const {
+    return filled_lines + dropped_lines + read_miss_sectors + dirtied_sectors;
+  }
+
+  /// A value type: what a run of requests added is the counters after it minus those before.
+  LevelCounters& operator+=(const LevelCounters& o) { return apply(o, 1); }
+  LevelCounters& operator-=(const LevelCounters& o) { return apply(o, -1); }
+  friend LevelCounters operator+(LevelCounters a, const LevelCounters& b) { return a += b; }
+  friend LevelCounters operator-(LevelCounters a, const LevelCounters& b) { return a -= b; }
+  friend bool operator==(const LevelCounters&, const LevelCounters&) = default;
+
+ private:
+  LevelCounters& apply(const LevelCounters& o, int sign) {
+    for (auto [mine, theirs] : {std::pair{&read_sectors, o.read_sectors}, {&write_sectors, o.write_sectors},
+                                {&reduce_sectors, o.reduce_sectors}, {&read_hit_sectors, o.read_hit_sectors},
+                                {&read_miss_sectors, o.read_miss_sectors}, {&evicted_lines, o.evicted_lines},
+                                {&written_back_sectors, o.written_back_sectors}, {&dirtied_sectors, o.dirtied_sectors},
+                                {&filled_lines, o.filled_lines}, {&dropped_lines, o.dropped_lines}}) {
+      *mine = sign > 0 ? *mine + theirs : *mine - theirs;
+    }
+    return *this;
+  }
 };
 
 /// What a request to a level does.
@@ -65,6 +94,11 @@ class MemoryLevel {
   [[nodiscard]] virtual Bytes dirty_bytes() const = 0;
   [[nodiscard]] virtual const LevelCounters& counters() const = 0;
   virtual void reset_counters() = 0;
+  /// LevelCounters::content_changes() of every cache in this level (both partitions of a
+  /// partitioned L2): unchanged across requests that all hit.
+  [[nodiscard]] virtual std::uint64_t content_changes() const { return counters().content_changes(); }
+  /// content_changes() of the cache that serves the SMs of `partition` (all of it when it has one).
+  [[nodiscard]] virtual std::uint64_t content_changes(std::uint32_t /*partition*/) const { return content_changes(); }
 };
 
 }  // namespace iosim

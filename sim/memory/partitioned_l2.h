@@ -32,9 +32,13 @@ class PartitionedL2 final : public MemoryLevel {
   void set_requester(std::uint32_t partition) { requester_ = partition & 1u; }
   /// The partition that is `line`'s home.
   [[nodiscard]] static std::uint32_t home(std::uint64_t line);
-  /// For a cache of renamed lines (the GPU model's set samples): `home_of(line)` is the home of the
-  /// address a line was renamed from, so that the sampled sets split their lines as the whole cache.
-  void set_home(std::function<std::uint32_t(std::uint64_t)> home_of) { home_ = std::move(home_of); }
+  /// For a cache of renamed lines (the GPU model's set samples, SetSample::home()): a line's home is
+  /// bit 0 of line ÷ `lines_per_tag`, the home of the address it was renamed from, so that the
+  /// sampled sets split their lines as the whole cache does.
+  void set_renamed_home(std::uint64_t lines_per_tag) {
+    renamed_ = true;
+    per_tag_.set(lines_per_tag);
+  }
 
   void read(std::uint64_t line, std::uint32_t mask) override;
   void prefetch(std::uint64_t line, Request r) override { prefetch_for(requester_, line, r); }
@@ -54,6 +58,12 @@ class PartitionedL2 final : public MemoryLevel {
   void reset_counters() override;
   /// Sectors read through the fabric from the far partition (lts__t_sectors_srcunit_ltcfabric_op_read).
   [[nodiscard]] std::uint64_t fabric_read_sectors() const { return fabric_.counters().read_sectors; }
+  std::uint64_t content_changes() const override {
+    return part_[0]->counters().content_changes() + part_[1]->counters().content_changes();
+  }
+  std::uint64_t content_changes(std::uint32_t partition) const override {
+    return part_[partition & 1u]->counters().content_changes();
+  }
   /// Sectors made dirty, both partitions (LevelCounters::dirtied_sectors).
   [[nodiscard]] std::uint64_t dirtied_sectors() const {
     return part_[0]->counters().dirtied_sectors + part_[1]->counters().dirtied_sectors;
@@ -92,10 +102,13 @@ class PartitionedL2 final : public MemoryLevel {
     LevelCounters counters_;
   };
 
-  [[nodiscard]] std::uint32_t home_of(std::uint64_t line) const { return home_ ? home_(line) : home(line); }
+  [[nodiscard]] std::uint32_t home_of(std::uint64_t line) const {
+    return renamed_ ? static_cast<std::uint32_t>(per_tag_.div(line) & 1u) : home(line);
+  }
 
   MemoryLevel& dram_;
-  std::function<std::uint32_t(std::uint64_t)> home_;
+  bool renamed_ = false;
+  Divider per_tag_;
   std::array<Below, 2> below_;
   std::array<std::unique_ptr<L2Cache>, 2> part_;
   Fabric fabric_;

@@ -56,24 +56,4 @@ TileShape fa2_splitkv_tiles(const Problem& p) {
   return {64, p.d <= 64 ? 256u : (p.d <= 128 ? 128u : 64u)};
 }
 
-std::uint64_t fa2_num_splits(std::uint64_t blocks, std::uint64_t sm_slots, std::uint64_t kv_tiles,
-                             std::uint64_t max_splits) {
-  if (static_cast<double>(blocks) >= 0.8 * static_cast<double>(sm_slots)) return 1;
-  max_splits = std::min({max_splits, sm_slots, kv_tiles});
-  // A split count is eligible when it changes the tiles per split (12 splits of 64 tiles are 11).
-  const auto eligible = [&](std::uint64_t s) { return s == 1 || ceil_div(kv_tiles, s) != ceil_div(kv_tiles, s - 1); };
-  std::vector<double> eff(max_splits + 1, 0.0);
-  double best = 0;
-  for (std::uint64_t s = 1; s <= max_splits; ++s) {
-    if (!eligible(s)) continue;
-    const double waves = static_cast<double>(blocks * s) / static_cast<double>(sm_slots);
-    eff[s] = waves / std::ceil(waves);
-    best = std::max(best, eff[s]);
-  }
-  for (std::uint64_t s = 1; s <= max_splits; ++s) {
-    if (eligible(s) && eff[s] >= 0.85 * best) return s;
-  }
-  return 1;
-}
-
 }  // namespace iosim

@@ -7,6 +7,7 @@
 #include "sim/core/hardware.h"
 #include "sim/core/problem.h"
 #include "sim/schedule/schedule.h"
+#include "sim/schedule/split_heuristic.h"
 
 namespace iosim {
 
@@ -23,10 +24,5 @@ namespace iosim {
 /// run_mha_fwd_splitkv_dispatch: B_r = 64; B_c = 256 (d ≤ 64), 128 (d ≤ 128), 64 otherwise.
 [[nodiscard]] TileShape fa2_splitkv_tiles(const Problem& p);
 
-/// num_splits_heuristic: the fewest splits of the K/V sequence whose wave efficiency is within 85% of
-/// the best, or 1 when the blocks already fill 80% of the SMs. `sm_slots` is SMs × 2 in the original
-/// (128-thread blocks, two per SM).
-[[nodiscard]] std::uint64_t fa2_num_splits(std::uint64_t blocks, std::uint64_t sm_slots, std::uint64_t kv_tiles,
-                                           std::uint64_t max_splits = 128);
 
 }  // namespace iosim

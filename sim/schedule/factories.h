@@ -15,6 +15,7 @@ std::unique_ptr<Schedule> make_flash1_bwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flash2_fwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flash2_bwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flashdecode_fwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_flashdecode_heads_fwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_dtiled_fwd(const ScheduleContext& ctx);
 
 }  // namespace iosim::detail

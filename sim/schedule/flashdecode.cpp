@@ -1,4 +1,7 @@
-// flashdecode — split-KV decoding (Flash-Decoding; FlashAttention-2's splitkv kernels), forward.
+// flashdecode — split-KV decoding (Flash-Decoding; FlashAttention-2's splitkv kernels), forward, in
+// two variants: `flashdecode` packs a group's query heads into the rows of one block (below), and
+// `flashdecode-heads` keeps one block row set per query head (FlashAttention-2 without its
+// seqlen_q/group swap): the same kernels, rows = n, grid over query heads, K/V read once per query head.
 //
 // Decoding has few queries (1–64) and a long K/V cache: one block per Q tile and head leaves most SMs
 // idle. Splitting the K/V sequence across s blocks restores parallelism at the price of a combine pass:
@@ -10,7 +13,8 @@
 // FlashAttention-2 does for decoding with grouped-query attention), so each K/V tile is read once per
 // split, not once per query head.
 // HBM traffic per key/value head: K, V: N_kv·d each; Q: s·g·N·d; with s > 1, partials written and read:
-// s·g·N·(d + 1) fp32 each way; O: g·N·d; L: g·N (g = heads / kv_heads).
+// s·g·N·(d + 1) fp32 each way; O: g·N·d; L: g·N (g = heads / kv_heads). flashdecode-heads reads K and V
+// g times (once per query head), the rest is the same.
 // Tiles: B_r = 64, B_c = 256 (d ≤ 64), 128 (d ≤ 128), else 64; s from FlashAttention-2's heuristic
 // (defaults.h) unless --splits is given. Whether splitting pays shows in time, not bytes.
 // Run: iosim --config h200.yaml --n 1 --n-kv 32768 --d 128 --heads 32 --kv-heads 8 --schedule flashdecode
@@ -20,6 +24,7 @@
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
+#include "sim/schedule/flashdecode.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
 #include "sim/schedule/tiles.h"
@@ -30,14 +35,16 @@ namespace {
 
 class FlashDecode final : public Schedule {
  public:
-  explicit FlashDecode(const ScheduleContext& ctx)
-      : p_(ctx.problem), packed_(p_.group() * p_.n), warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
-    tiles_ = choose_tiles("flashdecode", ctx, fa2_splitkv_tiles(p_), Shrink::cols_first,
+  FlashDecode(const ScheduleContext& ctx, bool packed)
+      : p_(ctx.problem), packed_heads_(packed), packed_(packed ? p_.group() * p_.n : p_.n),
+        warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
+    tiles_ = choose_tiles(name(), ctx, fa2_splitkv_tiles(p_), Shrink::cols_first,
                           [this](TileShape t) { return plan(t); }, notes_);
     const std::uint64_t kv_tiles = ceil_div(p_.n_kv, tiles_.bc);
-    const std::uint64_t blocks = p_.batch * p_.kv_head_count() * ceil_div(packed_, tiles_.br);
+    const std::uint64_t heads = p_.batch * (packed ? p_.kv_head_count() : p_.heads);
+    const std::uint64_t blocks = heads * ceil_div(packed_, tiles_.br);
     splits_ = ctx.splits != 0 ? std::min(ctx.splits, kv_tiles)
-                              : fa2_num_splits(blocks, 2 * std::uint64_t{ctx.hardware.sm.count}, kv_tiles);
+                              : flashdecode_splits(p_, tiles_, ctx.hardware.sm.count, packed);
     if (ctx.splits > kv_tiles) {
       notes_.push_back(std::to_string(ctx.splits) + " splits asked, but N_kv has only " + std::to_string(kv_tiles) +
                        " tiles of " + std::to_string(tiles_.bc) + ": " + std::to_string(splits_) + " splits");
@@ -46,12 +53,14 @@ class FlashDecode final : public Schedule {
       notes_.push_back(std::to_string(splits_) + " K/V splits (FlashAttention-2's heuristic for " +
                        std::to_string(blocks) + " blocks on " + std::to_string(ctx.hardware.sm.count) + " SMs)");
     }
-    const std::uint64_t heads = p_.batch * p_.kv_head_count();
     const std::uint64_t m_tiles = ceil_div(packed_, tiles_.br);
     const std::uint32_t threads = 32 * warps_;
     const LaunchShape shape{threads, accumulator_registers(tiles_.br * tiles_.bc + tiles_.br * p_.d, threads),
                             plan(tiles_).peak()};
-    const auto map = [](Tensor t) { return (t == Tensor::K || t == Tensor::V) ? HeadMap::kv : HeadMap::packed_query; };
+    // Packed: grid head = key/value head. Per query head: the default map (K/V of the query's group).
+    const GridKernel::Map map =
+        packed ? GridKernel::Map([](Tensor t) { return (t == Tensor::K || t == Tensor::V) ? HeadMap::kv : HeadMap::packed_query; })
+               : GridKernel::Map();
     // Grid (Q tiles, splits, heads) as FlashAttention-2 launches it: x runs over Q tiles fastest.
     kernels_.push_back(std::make_unique<GridKernel>(
         "flashdecode_split", Tiling{m_tiles * splits_, 1}, heads, false, shape,
@@ -65,7 +74,7 @@ class FlashDecode final : public Schedule {
     }
   }
 
-  std::string_view name() const override { return "flashdecode"; }
+  std::string_view name() const override { return packed_heads_ ? "flashdecode" : "flashdecode-heads"; }
   Pass pass() const override { return Pass::fwd; }
   TileShape tiles() const override { return tiles_; }
   SramPlan sram() const override { return plan(tiles_); }
@@ -89,7 +98,7 @@ class FlashDecode final : public Schedule {
     const Tiling cols{p_.n_kv, tiles_.bc};
     const Tiling split_tiles{cols.count(), ceil_div(cols.count(), splits_)};  // K/V tiles per split
     const Span i{m, 1, rows.size(m), rows.begin(m)};
-    // Packed rows hold query positions 0..n−1 of every head of the group: all see the same keys.
+    // Rows hold query positions 0..n−1 (of every head of the group, packed): all see the same keys.
     const KvRange kv = CausalMask(p_).kv_for_rows(0, p_.n, cols);
     const std::uint64_t lo = split_tiles.begin(s), hi = lo + split_tiles.size(s);
     e.load(rows_of(Tensor::Q, i, d));
@@ -150,7 +159,8 @@ class FlashDecode final : public Schedule {
   }
 
   Problem p_;
-  std::uint64_t packed_;  ///< rows of one key/value head: group × n
+  bool packed_heads_;     ///< the group's query heads packed as rows of one grid head
+  std::uint64_t packed_;  ///< rows of one grid head: group × n packed, else n
   std::uint32_t warps_;
   TileShape tiles_;
   std::uint64_t splits_ = 1;
@@ -161,7 +171,11 @@ class FlashDecode final : public Schedule {
 }  // namespace
 
 std::unique_ptr<Schedule> make_flashdecode_fwd(const ScheduleContext& ctx) {
-  return std::make_unique<FlashDecode>(ctx);
+  return std::make_unique<FlashDecode>(ctx, true);
+}
+
+std::unique_ptr<Schedule> make_flashdecode_heads_fwd(const ScheduleContext& ctx) {
+  return std::make_unique<FlashDecode>(ctx, false);
 }
 
 }  // namespace iosim::detail

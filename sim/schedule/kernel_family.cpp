@@ -24,42 +24,59 @@ std::vector<KernelFamily> make_families() {
   // after it).
   // Registers (ptxas 13.0, sm_90, 84 kernels): 44.2 + 1.261 per fragment register; median error 4.0%,
   // largest 16.5%.
+  // Overhead (ncu on the H200, 42 kernels, 2026-12-01, results/h200-2026-12-01b/instruction-mix): 25.9 a
+  // step + 0.63 a row-block element + 2.95 a column-block element per lane; model total within 5.6%
+  // median, 21.4% largest (27.6% short without).
   f.push_back({"fa2-fwd", "cuda/kernels/flash2_fwd.cuh", FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared},
-               2, 2, true, 44.2, 1.261});
+               2, 2, true, 44.2, 1.261, Overlap::in_phase, {25.9, 0, 0.63, 2.95}});
   // FlashAttention-2's backward (cuda/kernels/flash2_bwd.cuh, flash_bwd_common.cuh): five products a
   // step, each tiled by the warps as a grid, every operand from shared memory (P and dS are staged
   // there for the transposed products); no row reductions (P from the saved L); Q_i, dO_i, L_i, D_i
   // are loaded at the top of each step and waited for at once; three barriers a step.
   // Registers (40 kernels): 99.4 + 1.040 per fragment register; median 4.7%, largest 12.6%.
+  // Overhead (20 kernels): 103 a step + 7.57 a score element + 25.0 a row-block element (the dQ
+  // accumulation's index arithmetic, shared-memory read and bounds test for each RED) + 1.14 a
+  // column-block element per lane; model total within 0.8% median, 2.7% largest (77% short without).
   f.push_back({"fa2-bwd", "cuda/kernels/flash2_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 99.4,
-               1.040});
+               1.040, Overlap::in_phase, {103, 7.57, 25.0, 1.14}});
   // FlashAttention's Algorithm 1 (cuda/kernels/flash1_fwd.cuh): one block per head; each warp owns 16
   // rows of every Q tile, loads its Q_i, O_i, l_i, m_i and waits for them (no overlap), no block
   // barrier in the inner loop; Q_i from shared memory, P from registers; row max and row sum every
   // step.
   // Registers (34 kernels): 36.4 + 1.613 per fragment register; median 5.0%, largest 10.2%.
+  // Overhead (17 kernels): 198 a step + 2.72 a score element + 8.30 a row-block element + 0.035 a
+  // column-block element per lane (O_i, l_i, m_i read and written each step); model total within 0.3%
+  // median, 1.7% largest (57% short without).
   f.push_back({"fa1-fwd", "cuda/kernels/flash1_fwd.cuh", FamilyModel::sm_steps,
-               {kRowsSharedShared, kRowsRegShared}, 4, 0, false, 36.4, 1.613});
+               {kRowsSharedShared, kRowsRegShared}, 4, 0, false, 36.4, 1.613, Overlap::in_phase,
+               {198, 2.72, 8.30, 0.0353}});
   // FlashAttention's Algorithm 4 (cuda/kernels/flash1_bwd.cuh): the backward step of
   // flash_bwd_common.cuh, as fa2-bwd, with Q_i, O_i, dO_i, dQ_i, l_i, m_i loaded each step.
   // Registers (28 kernels): 75.2 + 1.282 per fragment register; median 3.4%, largest 11.1%.
+  // Overhead (13 kernels): 3.07 a step + 16.0 a score element + 25.2 a row-block element per lane (its
+  // row reductions' shuffles, which the model does not issue for a backward, are among them); model
+  // total within 3.9% median, 9.9% largest (68% short without).
   f.push_back({"fa1-bwd", "cuda/kernels/flash1_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 75.2,
-               1.282});
+               1.282, Overlap::in_phase, {3.07, 16.0, 25.2, 0}});
   // Split-KV decoding and the d-tiled schedule have no kernel in cuda/: described as FlashAttention-2
   // forwards (the split kernel is one, over a slice of K/V; dtiled reads Q and K by slices of d from
   // shared memory).
-  // Their registers are fa2-fwd's model.
+  // Their registers and overhead are fa2-fwd's.
   f.push_back({"fa2-fwd-split", "flash-attention's flash_fwd_splitkv_kernel (no iosim kernel)",
-               FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261});
+               FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::in_phase,
+               {25.9, 0, 0.63, 2.95}});
   f.push_back({"dtiled", "model only: d-sliced FlashAttention-2 forward (no iosim kernel)", FamilyModel::sm_steps,
-               {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261});
+               {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::in_phase,
+               {25.9, 0, 0.63, 2.95}});
   // Element-wise and row kernels (initialisation, the backward's pre- and post-processing, the
   // split-KV combine): no products, loads waited for at once. Registers: a base of 40 (not measured).
-  f.push_back({"elementwise", "cuda/kernels/flash_aux.cu", FamilyModel::sm_steps, {}, 0, 0, false, 40, 1});
+  f.push_back({"elementwise", "cuda/kernels/flash_aux.cu", FamilyModel::sm_steps, {}, 0, 0, false, 40, 1,
+               Overlap::in_phase, {}});
   // Standard attention runs cuBLAS GEMMs and a softmax kernel whose inner structure iosim does not
   // describe: the roofline (each resource at its measured rate). Registers: 40 + accumulators (an
   // estimate; cuBLAS chooses its own).
-  f.push_back({"library", "cuBLAS (cuda/kernels/naive.cu)", FamilyModel::roofline, {}, 0, 0, false, 40, 1});
+  f.push_back({"library", "cuBLAS (cuda/kernels/naive.cu)", FamilyModel::roofline, {}, 0, 0, false, 40, 1,
+               Overlap::in_phase, {}});
   return f;
 }
 

@@ -46,6 +46,21 @@ enum class Overlap : std::uint8_t {
              ///< while another's products do; a step takes the larger of one chain and the pipes' work
 };
 
+/// Warp instructions a step issues beyond what the SM model derives from the schedule (integer and
+/// address arithmetic, conversions, shared-memory staging, control): per warp and step,
+///   per_step + per_score · m·n / lanes + per_row · m·k / lanes + per_column · n·k / lanes
+/// for the step's first product m × n × k (S = Q Kᵀ: B_r × B_c × d) and lanes = 32 × warps. Fitted
+/// (non-negative least squares) to the instructions ncu counted in the family's compiled kernels
+/// (scripts/fit-instructions.py over scripts/instruction-mix.py's files), not to their times. The
+/// counts are whole kernels at n = 2048 divided by their warp-steps, so a block's prologue and
+/// epilogue are spread over its steps (a little too much overhead per step at larger n).
+struct StepOverhead {
+  double per_step = 0;
+  double per_score = 0;
+  double per_row = 0;
+  double per_column = 0;
+};
+
 struct KernelFamily {
   std::string_view name;
   std::string_view source;  ///< where the description comes from (the kernel's own file)
@@ -70,6 +85,7 @@ struct KernelFamily {
   double base_registers = 0;
   double per_fragment = 1;
   Overlap overlap = Overlap::in_phase;
+  StepOverhead overhead;
 };
 
 /// A thread's registers in a kernel of `family` holding `fragment_registers` (see KernelFamily).

@@ -56,6 +56,8 @@ struct BoundsRole {
 struct ValidateRole {
   bool block_per_head = false;  ///< one thread block per head: the grid gives it one full wave of heads
   bool ragged_and_bf16 = false;  ///< the grid adds a ragged n = 3000 and bf16 at n = 4096
+  bool decode = false;  ///< decoding (forward only): the decode grid instead of the masked and dense ones
+  bool library_tiles = false;  ///< its kernels pick their own tiles (cuBLAS): one run per problem
 };
 
 using ScheduleFactory = std::unique_ptr<Schedule> (*)(const ScheduleContext&);

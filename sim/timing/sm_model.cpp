@@ -74,6 +74,7 @@ SmRates sm_rates(const HardwareSpec& hw, DType t) {
                                                          : hw.sm.sram_bytes_per_clock;
   const double l2 = either(hw.measured.l2_gb_per_s * 1e9, hw.l2.bytes_per_clock * hw.clock.sm_mhz * 1e6);
   r.l2_bytes_per_cycle = l2 / sms / r.clock_hz;
+  r.red_bytes_per_cycle = hw.measured.l2_red_gb_per_s * 1e9 / sms / r.clock_hz;
   return r;
 }
 
@@ -96,6 +97,8 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
                                           (role.b == Operand::shared ? ceil_div_u(t.nt, 2) * t.kt : 0));
     tensor += mma * r.mma_interval;
     instructions += mma + ldsm;
+    c.mix.mma += mma;
+    c.mix.ldmatrix += ldsm;
     smem_bytes += w * ldsm * kLdmatrixBytes;
     const double busy = own * mma * r.mma_interval;
     const double phase = std::max(busy, static_cast<double>(t.kt) * r.lat.mma_latency);
@@ -103,29 +106,45 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.chain_busy += busy;
   }
   // Element-wise work on one pipe: `ops` lane operations a block, at `interval` cycles a warp instruction.
-  const auto elementwise = [&](double ops, double interval, double latency, double& pipe) {
+  const auto elementwise = [&](double ops, double interval, double latency, double& pipe, double& count) {
     if (ops <= 0) return;
     const double n = ops / (w * kWarpLanes);
     pipe += n * interval;
     instructions += n;
+    count += n;
     c.chain += own * n * interval + latency;
     c.chain_busy += own * n * interval;
   };
-  elementwise(s.vector_flops, r.fp32_interval, r.lat.fma_latency, fp32);
-  elementwise(s.special_ops, r.ex2_interval, r.lat.ex2_latency, sfu);
+  elementwise(s.vector_flops, r.fp32_interval, r.lat.fma_latency, fp32, c.mix.fp32);
+  elementwise(s.special_ops, r.ex2_interval, r.lat.ex2_latency, sfu, c.mix.ex2);
   if (!last && f.shuffle_rounds_per_step > 0 && rows_per_warp > 0) {
     // Each lane holds two rows of every m16 tile: one shuffle per row pair, tile and round.
     const double n = static_cast<double>(f.shuffle_rounds_per_step) * 2.0 * static_cast<double>(rows_per_warp / 16);
     shfl += n * r.shfl_interval;
     instructions += n;
+    c.mix.shuffle += n;
     c.chain += static_cast<double>(f.shuffle_rounds_per_step) * r.lat.shfl_latency;
+  }
+  if (!s.matmuls.empty()) {
+    // The instructions the schedule does not name, at the issue rate of one a cycle.
+    const MatmulShape& mm = s.matmuls.front();
+    const double lanes = w * kWarpLanes;
+    const StepOverhead& o = f.overhead;
+    c.mix.other = o.per_step + (o.per_score * static_cast<double>(mm.m * mm.n) +
+                                o.per_row * static_cast<double>(mm.m * mm.k) +
+                                o.per_column * static_cast<double>(mm.n * mm.k)) / lanes;
+    instructions += c.mix.other;
+    c.chain += own * c.mix.other;
+    c.chain_busy += own * c.mix.other;
   }
   if (!last) {
     instructions += f.barriers_per_step;
+    c.mix.barrier += f.barriers_per_step;
     c.chain += f.barriers_per_step * r.lat.bar_latency;
   }
   if (s.load_bytes > 0) {
-    instructions += s.load_bytes / (kCpAsyncBytes * kWarpLanes * w);
+    c.mix.load = s.load_bytes / (kCpAsyncBytes * kWarpLanes * w);
+    instructions += c.mix.load;
     smem_bytes += s.load_bytes;
     const double miss = 1 - std::clamp(shape.l2_hit_rate, 0.0, 1.0);
     c.memory = r.lat.cp_async_latency + miss * std::max(0.0, r.lat.dram_latency - r.lat.l2_hit_latency) +
@@ -133,10 +152,15 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.pipelined = f.loads_pipelined && shape.stages >= 2 && !first;
   }
   if (s.store_bytes > 0) {
-    instructions += s.store_bytes / (kStoreBytes * kWarpLanes * w);
+    c.mix.store = s.store_bytes / (kStoreBytes * kWarpLanes * w);
+    instructions += c.mix.store;
     smem_bytes += s.store_bytes;
   }
-  if (s.reduce_bytes > 0) instructions += s.reduce_bytes / (kReduceBytes * kWarpLanes * w);
+  if (s.reduce_bytes > 0) {
+    c.mix.reduce = s.reduce_bytes / (kReduceBytes * kWarpLanes * w);
+    instructions += c.mix.reduce;
+    c.block_reduce = r.red_bytes_per_cycle > 0 ? s.reduce_bytes / r.red_bytes_per_cycle : 0;
+  }
   const std::pair<double, const char*> pipes[] = {
       {tensor, "tensor"}, {sfu, "exp"}, {fp32, "fp32"}, {shfl, "shuffle"}, {instructions, "issue"}};
   const auto* busiest = std::max_element(std::begin(pipes), std::end(pipes),
@@ -150,7 +174,9 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
 StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blocks) {
   const std::uint64_t warps = std::max<std::uint32_t>(1, shape.warps);
   const auto per_smsp = static_cast<double>(ceil_div_u(std::uint64_t{blocks} * warps, kSchedulersPerSm));
-  const double issue = std::max(per_smsp * c.warp_issue, static_cast<double>(blocks) * c.block_smem);
+  const double issue =
+      std::max({per_smsp * c.warp_issue, static_cast<double>(blocks) * c.block_smem,
+                static_cast<double>(blocks) * c.block_reduce});
   const double covered = c.pipelined ? static_cast<double>(shape.stages - 1) * std::max(c.chain, issue) : 0;
   const double latency = c.chain + std::max(0.0, c.memory - covered);
   if (latency < issue) return {issue, false, issue};
@@ -176,6 +202,7 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
       const StepTime t = step_time(c, shape, blocks);
       out.cycles += t.cycles;
       out.latency_cycles += t.cycles - t.busy;
+      out.instructions.add(c.mix, static_cast<double>(shape.warps));
       --rest;
     }
     if (rest == 0) continue;
@@ -184,6 +211,7 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
     const double cycles = t.cycles * static_cast<double>(rest);
     out.cycles += cycles;
     out.latency_cycles += (t.cycles - t.busy) * static_cast<double>(rest);
+    out.instructions.add(c.mix, static_cast<double>(shape.warps) * static_cast<double>(rest));
     if (t.busy * static_cast<double>(rest) > longest_issue) {
       longest_issue = t.busy * static_cast<double>(rest);
       out.pipe = c.pipe;

@@ -4,7 +4,9 @@
 // kernel's family (kernel_family.h): tensor-core mma.sync m16n8k16 per warp from each product's warp
 // split, ldmatrix.x4 for the operands read from shared memory, cp.async for loads, ex2 on the special
 // function unit, FP32 instructions for the rest of the softmax, the shuffles of the row reductions,
-// block barriers. Two times bound the step:
+// block barriers, and the family's step overhead (the integer, conversion and control instructions the
+// schedule does not name, kernel_family.h's StepOverhead, fitted to ncu's counts of the compiled
+// kernels). The mix by kind is kept (instruction_mix.h) to set beside ncu's. Two times bound the step:
 //
 //   latency   one warp's dependent chain through the step, its block's other warps sharing its SM
 //             sub-partition: each product max(its tensor-pipe time, k/16 chained mma latencies) plus
@@ -12,8 +14,9 @@
 //             one latency each; the shuffle rounds; the barriers; and the loads' round trip (the L2
 //             hit latency, DRAM's for the share that misses) unless earlier steps cover it (stages).
 //   issue     the work of every resident warp on the busiest sub-partition's busiest pipe (tensor,
-//             special function, FP32, shuffle, or the one-instruction-per-cycle issue slot), or the
-//             SM's shared-memory bandwidth.
+//             special function, FP32, shuffle, or the one-instruction-per-cycle issue slot), the SM's
+//             shared-memory bandwidth, or the SM's share of the L2's fp32 reduction rate (the
+//             backward's dQ atomics; `measured: l2_red_gb_per_s`, no bound where not measured).
 //
 // With b blocks on an SM, a block's step takes the larger of the two: its own chain, or its share of
 // work that b blocks put on the pipes (the bound of interval and MWP/CWP models, Hong & Kim ISCA 2009).
@@ -25,6 +28,7 @@
 #include "sim/core/dtype.h"
 #include "sim/core/hardware.h"
 #include "sim/schedule/kernel_family.h"
+#include "sim/timing/instruction_mix.h"
 #include "sim/timing/step_profile.h"
 
 namespace iosim {
@@ -42,6 +46,7 @@ struct SmRates {
   double shfl_interval = 0;
   double smem_bytes_per_cycle = 0;  ///< one SM's shared-memory bandwidth
   double l2_bytes_per_cycle = 0;    ///< one SM's share of the L2's bandwidth
+  double red_bytes_per_cycle = 0;   ///< one SM's share of the L2's fp32 reduction rate (0: not measured)
   PipelineSpec lat;                 ///< the latencies (measured where the config has them)
 };
 
@@ -62,6 +67,8 @@ struct StepCost {
   bool pipelined = false;  ///< its loads were issued `stages - 1` steps ahead
   double warp_issue = 0;   ///< one warp's work on its sub-partition's busiest pipe
   double block_smem = 0;   ///< the block's shared-memory cycles
+  double block_reduce = 0; ///< the block's atomic adds at its SM's share of the L2's reduction rate
+  InstructionMix mix;      ///< one warp's instructions
   const char* pipe = "";   ///< that busiest pipe
 };
 
@@ -83,6 +90,7 @@ struct BlockTime {
   double cycles = 0;
   double latency_cycles = 0;
   const char* pipe = "";  ///< the busiest pipe of its longest issue-bound run
+  InstructionMix instructions;  ///< every warp's, the whole block
 };
 [[nodiscard]] BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockShape& shape,
                                    const SmRates& r, std::uint32_t blocks);

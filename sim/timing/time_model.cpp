@@ -44,6 +44,7 @@ void sm_time(KernelTime& t, const Kernel& kernel, const KernelFamily& family, co
   // schedule says which fragments a thread holds and the family's kernel can hold them; else the
   // GPU model's (the schedule's estimate).
   std::uint32_t per_sm = std::max(1u, k.occupancy.blocks_per_sm);
+  t.limited_by = k.occupancy.limited_by;
   if (k.launch.fragment_registers > 0) {
     LaunchShape with = k.launch;
     with.registers_per_thread = family_registers(family, k.launch.fragment_registers);
@@ -51,6 +52,7 @@ void sm_time(KernelTime& t, const Kernel& kernel, const KernelFamily& family, co
     if (o.infeasible.empty()) {
       per_sm = o.blocks_per_sm;
       t.registers = with.registers_per_thread;
+      t.limited_by = o.limited_by;
     }
   }
   t.blocks_per_sm = per_sm;
@@ -78,6 +80,7 @@ void sm_time(KernelTime& t, const Kernel& kernel, const KernelFamily& family, co
     const BlockTime& bt = table[prof.profile_of_x[x]][per_sm - 1];
     all += bt.cycles;
     latency += bt.latency_cycles;
+    t.instructions.add(bt.instructions, static_cast<double>(heads));
     if (t.pipe.empty() && bt.pipe[0] != '\0') t.pipe = bt.pipe;
   }
   const double to_s = 1 / rates.clock_hz;
@@ -128,6 +131,7 @@ KernelTime roofline_time(const KernelPrediction& k, double dram_bytes, std::uint
   out.vector_s = k.busiest.vector_flops / (hw.peak.fp32_tflops * 1e12 / sms);
   out.launch_s = launch_seconds(hw);
   out.blocks_per_sm = k.occupancy.blocks_per_sm;
+  out.limited_by = k.occupancy.limited_by;
   const double math = out.tensor_s + out.special_s + out.vector_s;
   const double memory = std::max(out.dram_s, out.l2_s);
   out.total_s = std::max({memory, out.sram_s, math}) + out.launch_s;

@@ -23,6 +23,7 @@
 #include "sim/core/hardware.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/schedule/schedule.h"
+#include "sim/timing/instruction_mix.h"
 
 namespace iosim {
 
@@ -40,10 +41,12 @@ struct KernelTime {
   double total_s = 0;
   std::uint32_t blocks_per_sm = 0;  ///< resident blocks the SM model ran with
   std::uint32_t registers = 0;      ///< per thread, the family's register model (0: the schedule's estimate)
+  std::string limited_by;           ///< what limits blocks_per_sm (sim/gpu/occupancy.h)
   /// "issue", "latency", "tail", "DRAM", "L2" or "launch"; for library kernels the roofline's
   /// resource ("tensor", "exp", "vector", "SRAM", "DRAM", "L2", "launch").
   std::string binding;
   std::string pipe;  ///< the busiest pipe of issue-bound steps ("tensor", "exp", "fp32", "shuffle", "issue")
+  InstructionMix instructions;  ///< the SM model's warp instructions over the whole grid (0 for library kernels)
 };
 
 struct TimePrediction {

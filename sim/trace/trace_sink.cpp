@@ -54,13 +54,7 @@ void TraceSink::on_transfer(const Transfer& t) {
 }
 
 void TraceSink::on_compute(const Compute& c) {
-  ComputeSummary& s = trace_.compute;
-  const Flops f = c.flops * c.times;
-  switch (c.kind) {
-    case ComputeKind::matmul: s.matmul += f; break;
-    case ComputeKind::vector: s.vector += f; break;
-    case ComputeKind::special: s.special += f; break;
-  }
+  trace_.compute.add(c);
   if (c.kind != ComputeKind::matmul) return;
   const HeldTile* q = held_.find(Tensor::Q);
   const HeldTile* k = held_.find(Tensor::K);

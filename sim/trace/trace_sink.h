@@ -59,10 +59,7 @@ struct ScoreVisit {
 };
 
 /// The arithmetic of the pass, summed (not listed: it is not what the trace is for).
-struct ComputeSummary {
-  Flops matmul;
-  Flops vector;
-  Flops special;  ///< exp and log evaluations
+struct ComputeSummary : ComputeCounts {
   std::uint64_t inner_steps = 0;
 };
 

@@ -1,19 +1,17 @@
 #include "src/cli/app.h"
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
-#include <charconv>
-#include <cmath>
 #include <cstdint>
-#include <new>
+#include <sstream>
 #include <string_view>
 
-#include <sstream>
-
 #include "sim/core/error.h"
+#include "src/cli/cmd_sweep.h"
 #include "src/cli/commands.h"
+#include "src/cli/failure.h"
 #include "src/cli/progress_bar.h"
+#include "src/cli/value_problem.h"
 
 namespace iosim::cli {
 
@@ -26,42 +24,8 @@ CLI::Option* add_format(CLI::App& app, std::string& format) {
       ->check(CLI::IsMember(kFormats));
 }
 
-/// "iosim: error: " and `what` on one line: a control character that a message echoes from the input
-/// (a key or value with a newline in it) is written as an escape, so the error stays one line.
-void error_line(std::ostream& err, std::string_view what) {
-  std::string line = "iosim: error: ";
-  for (const char c : what) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      line += "\\n";
-    } else if (u < 0x20 || u == 0x7F) {
-      line += fmt::format("\\x{:02x}", u);
-    } else {
-      line += c;
-    }
-  }
-  err << line << '\n';
-}
-
-/// Why `v`, given to an option of CLI11 type `type` ("INT", "UINT", "FLOAT", "TEXT", ...), is refused;
-/// empty when it is fine. Without this, CLI11 runs an empty value with the default and saturates
-/// numbers beyond the type (--seed -1 and --seed 2^64 both became 2^64 - 1).
-std::string value_problem(const std::string& v, const std::string& type) {
-  if (v.empty()) return "expected a value, got an empty one";
-  const char* end = v.data() + v.size();
-  const auto whole = [&](auto parsed) { return parsed.ec == std::errc() && parsed.ptr == end; };
-  if (type == "INT") {
-    std::int64_t x = 0;
-    if (!whole(std::from_chars(v.data(), end, x))) return "expected an integer below 2^63, got '" + v + "'";
-  } else if (type == "UINT") {
-    std::uint64_t x = 0;
-    if (!whole(std::from_chars(v.data(), end, x))) return "expected a non-negative integer below 2^64, got '" + v + "'";
-  } else if (type == "FLOAT") {
-    double x = 0;
-    if (!whole(std::from_chars(v.data(), end, x)) || !std::isfinite(x)) return "expected a finite number, got '" + v + "'";
-  }
-  return "";
-}
+/// "iosim: error: " and `what` on one line (failure.h).
+void error_line(std::ostream& err, std::string_view what) { err << "iosim: error: " << one_line(what) << '\n'; }
 
 /// Puts value_problem() in front of every option of `app` and its subcommands that takes a value.
 void check_values(CLI::App& app) {
@@ -83,10 +47,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   // input inside it), or a library's error that a check upstream missed.
   try {
     return run_checked(argc, argv, out, err);
-  } catch (const std::bad_alloc&) {
-    error_line(err, "out of memory: the problem or the hardware is too large to model");
-  } catch (const std::exception& e) {
-    error_line(err, e.what());
+  } catch (const std::exception&) {
+    error_line(err, describe_failure(std::current_exception()).message);
   }
   return kExitBadInput;
 }
@@ -95,7 +57,7 @@ namespace {
 
 int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"iosim: how many bytes attention schedules move between HBM and SRAM, and how long that takes"};
-  app.set_version_flag("--version", "iosim 0.1.0");
+  app.set_version_flag("--version", std::string(kVersion));
   app.require_subcommand(0, 1);
 
   ProblemFlags run_flags;
@@ -145,13 +107,16 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   };
   measure_options(*measure, measure_opts);
   measure->add_option("--json-out", measure_opts.json_out, "also write the comparison as JSON to this file");
+  measure->add_flag("--no-predict", measure_opts.no_predict, "measure only: no prediction beside it (JSON: null)");
 
   ValidateFlags validate_flags;
   CLI::App* validate = app.add_subcommand("validate", "measure a grid of kernels on the GPU against the model");
   validate->add_option("--config,-c", validate_flags.config, "hardware config of the model (the GPU's)")->required();
   validate->add_option("--out", validate_flags.out_dir, "folder for the JSON and Markdown results (default results)");
   validate->add_flag("--quick", validate_flags.quick, "a small subset (one tile per kernel, n = 1024)");
-  validate->add_option("--schedule,-s", validate_flags.schedules, "only these schedules, in this order (naive, flash1, flash2)");
+  validate->add_flag("--masks", validate_flags.masks, "only the grid's causal, grouped-query and ragged-n kernels");
+  validate->add_option("--schedule,-s", validate_flags.schedules,
+                       "only these schedules, in this order (naive, flash1, flash2, flashdecode, flashdecode-heads)");
   validate->add_option("--pass", validate_flags.passes, "only these passes (fwd, bwd)");
   validate->add_option("--d", validate_flags.ds, "only these head dims of the grid (64, 128)");
   validate->add_option("--n", validate_flags.ns, "only these sequence lengths of the grid (1024, 4096, 3000)");
@@ -176,8 +141,11 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   CLI::App* trace = app.add_subcommand("trace", "every tile transfer of a small problem in order: a table, JSON or an SVG");
   add_trace_flags(*trace, trace_flags);
 
+  SweepFlags sweep_flags;
+  CLI::App* sweep = add_sweep_command(app, sweep_flags);
+
   add_limits(*tiles);
-  for (CLI::App* sub : {bounds, tiles, measure, validate, calibrate, trace}) add_quiet(*sub);
+  for (CLI::App* sub : {bounds, tiles, measure, validate, calibrate, trace, sweep}) add_quiet(*sub);
 
   check_values(app);
   try {
@@ -198,26 +166,18 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
     const Limits limits = resolve_limits(max_time, max_memory);
     std::ostringstream no_progress;  // --quiet: validate's and calibrate's progress lines too
     std::ostream& progress_lines = quiet ? no_progress : err;
-    if (bounds->parsed()) {
-      if (bounds_flags.d.empty()) bounds_flags.d.push_back(64);
-      return bounds_command(bounds_flags, bounds_format, out);
-    }
+    if (bounds->parsed()) return bounds_command(bounds_flags, bounds_format, out);
     if (tiles->parsed()) return tiles_command(tiles_flags, tiles_format, tiles_top, out, limits);
     if (measure->parsed()) return measure_command(measure_flags, measure_opts, measure_format, out);
     if (validate->parsed()) return validate_command(validate_flags, out, progress_lines);
     if (calibrate->parsed()) return calibrate_command(calibrate_config, calibrate_write, out, progress_lines);
     if (trace->parsed()) return trace_command(trace_flags, out);
+    if (sweep->parsed()) return sweep_command(sweep_flags, quiet, out, err);
     return run_command(run_flags, run_format, out, limits);
-  } catch (const InputError& e) {
-    error_line(err, e.what());
-    return kExitBadInput;
-  } catch (const OverflowError& e) {
-    error_line(err, std::string("sizes too large: ") + e.what());
-    return kExitBadInput;
-  } catch (const std::runtime_error& e) {
-    // The GPU failed under a command that needs it (a CUDA error): not bad input, not a check.
-    error_line(err, e.what());
-    return kExitCheckFailed;
+  } catch (const std::exception&) {  // bad input, or the GPU failed under a command that needs it
+    const Failure f = describe_failure(std::current_exception());
+    error_line(err, f.message);
+    return f.exit_code;
   }
 }
 

@@ -33,6 +33,7 @@ std::vector<RateRow> rate_rows(const gpu::Ceilings& c, const HardwareSpec* hw) {
       {"L2", "l2_gb_per_s", "GB/s", c.l2_gb_per_s,
        ds([](const HardwareSpec& h) { return h.l2.bytes_per_clock * h.clock.sm_mhz * 1e6 / 1e9; }),
        "ld.global.cg of L2/4, repeated"},
+      {"L2 reductions", "l2_red_gb_per_s", "GB/s", c.l2_red_gb_per_s, 0, "fp32 atomicAdd (RED) into L2/16, repeated"},
       {"SRAM", "sram_gb_per_s", "GB/s", c.sram_gb_per_s,
        ds([&](const HardwareSpec& h) { return per_clock(h, h.sm.sram_bytes_per_clock) / 1e9; }),
        "ld.shared.v4, conflict-free"},

@@ -7,7 +7,9 @@
 
 namespace iosim::cli {
 
-int bounds_command(const ProblemFlags& f, const std::string& format, std::ostream& out) {
+int bounds_command(const ProblemFlags& flags, const std::string& format, std::ostream& out) {
+  ProblemFlags f = flags;
+  if (f.d.empty()) f.d.push_back(64);  // the sweeps' default head dimension
   const Resolved r = resolve(f, /*need_n=*/false);
   const Problem& base = r.problems.front();
   const ScheduleContext ctx{base, r.hardware, {}, 0, {}};

@@ -1,5 +1,6 @@
 // `iosim measure --config h200.yaml --n 8192 --d 64 --schedule flash2`: one kernel on the GPU, its
 // hardware counters and time beside the model's prediction for it.
+#include <algorithm>
 #include <fstream>
 
 #include "sim/core/error.h"
@@ -36,13 +37,18 @@ report::Comparison measure_only_case(const GpuCase& c, const std::string& schedu
 int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::string& format, std::ostream& out) {
   const Resolved r = resolve(f, /*need_n=*/true);
   if (r.problems.size() != 1 || r.tiles.size() != 1) throw InputError("measure: give one n, one d and one tile");
-  if (f.schedules.size() != 1) throw InputError("measure: give one --schedule (naive, flash1 or flash2)");
+  if (f.schedules.size() != 1) {
+    throw InputError("measure: give one --schedule (naive, flash1, flash2, flashdecode or flashdecode-heads)");
+  }
   if (r.passes.size() != 1) throw InputError("measure: --pass must be fwd or bwd");
   require_gpu("measure");
   const std::string& schedule = r.schedules.front();
   const Pass pass = r.passes.front();
-  const GpuCase c = gpu_case(schedule, pass, r.problems.front(), r.hardware, r.tiles.front());
-  const report::Comparison cmp = measure_case(c, schedule, pass, mf);
+  const gpu::KernelShape pinned{static_cast<int>(r.kernel.warps), static_cast<int>(r.kernel.stages),
+                                static_cast<int>(std::min<std::uint64_t>(r.splits, 1u << 20))};
+  const GpuCase c = gpu_case(schedule, pass, r.problems.front(), r.hardware, r.tiles.front(), pinned);
+  const report::Comparison cmp =
+      mf.no_predict ? measure_only_case(c, schedule, pass, mf) : measure_case(c, schedule, pass, mf);
   report::JsonWriter w;
   report::comparison_json(w, cmp);
   if (!mf.json_out.empty()) {

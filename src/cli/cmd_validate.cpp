@@ -5,6 +5,14 @@
 // ragged n = 3000) × every compiled tile, fp16 (and bf16 for flash2 at n = 4096). batch × heads fills
 // the GPU: flash1 runs one block per head, so it gets a full wave of heads; the others enough blocks
 // for several waves. --quick keeps one tile per kernel and n = 1024 (scripts/gpu-check).
+// The grid also holds, for every schedule and pass (fp16), causal masks (n = 2048 at d = 64 and 128;
+// n = 1500, not a multiple of any tile; n = 1000 against n_kv = 1800), n = 1500 without a mask, and
+// grouped-query attention with 32 query heads on kv_heads = 1, 4 and 8 (n = 1024; 8 also at d = 128;
+// 4 also causal at n = 1500); --masks runs only these (scripts/gpu-kernels-check).
+//
+// Decoding (flashdecode, flashdecode-heads; forward only): one query per head, 32 query heads on 8 K/V
+// heads, d ∈ {64, 128}, (batch, n_kv) from (1, 4,096) to (64, 32,768) and (8, 131,072), fp16 (bf16 at
+// batch 8, n_kv = 32,768); --quick keeps batch 1, n_kv = 4,096.
 //
 // Time sweeps (issue 10): --shape B,H,N,D (repeatable) replaces the grid's problems, and each
 // schedule and pass then runs every compiled variant (tile × warps × K/V stages) at each shape, fp16;
@@ -69,7 +77,7 @@ Problem parse_shape(const std::string& text) {
 }
 
 /// Whether the schedule's CUDA kernels have compiled tiles (naive's cuBLAS picks its own).
-bool tiled(const std::string& schedule) { return schedule_entry(schedule).caps.tile_search; }
+bool tiled(const std::string& schedule) { return !schedule_entry(schedule).validate.library_tiles; }
 
 /// The kernels to run for one schedule, pass and problem: naive once (cuBLAS tiles); a flash schedule
 /// with every compiled variant when `variants`, else each compiled tile's default variant.
@@ -136,9 +144,80 @@ std::vector<Point> sweep(const std::vector<Problem>& shapes, const std::vector<s
   return out;
 }
 
+bool is_decode(const std::string& schedule) { return schedule_entry(schedule).validate.decode; }
+
+/// The masked, grouped-query and ragged problems of the grid (fp16, n_kv = n unless given).
+struct MaskCase {
+  std::uint64_t d, n, n_kv;
+  bool causal;
+  std::uint64_t kv_heads;  ///< of 32 query heads; 0: multi-head (heads as heads_for gives)
+};
+constexpr MaskCase kMaskCases[] = {
+    {64, 2048, 2048, true, 0}, {128, 2048, 2048, true, 0}, {64, 1500, 1500, true, 0}, {64, 1000, 1800, true, 0},
+    {64, 1500, 1500, false, 0}, {64, 1024, 1024, false, 1}, {64, 1024, 1024, false, 4}, {64, 1024, 1024, false, 8},
+    {128, 1024, 1024, false, 8}, {64, 1500, 1500, true, 4}};
+constexpr std::uint64_t kGqaHeads = 32;
+
+std::vector<Point> mask_grid(bool variants, const gpu::DeviceInfo& dev, const std::vector<std::string>& schedules) {
+  std::vector<Point> out;
+  for (const std::string& schedule : schedules) {
+    if (is_decode(schedule)) continue;  // decoding has its own grid (decode_grid)
+    for (Pass pass : {Pass::fwd, Pass::bwd}) {
+      for (const MaskCase& m : kMaskCases) {
+        Problem p;
+        const std::uint64_t heads = heads_for(schedule, m.n, dev);
+        p.heads = m.kv_heads == 0 ? heads : kGqaHeads;
+        p.batch = m.kv_heads == 0 ? 1 : std::max<std::uint64_t>(1, heads / kGqaHeads);  // as many blocks, about
+        p.kv_heads = m.kv_heads;
+        p.n = m.n;
+        p.n_kv = m.n_kv;
+        p.d = m.d;
+        p.causal = m.causal;
+        p.dtype = DType::fp16;
+        for (const auto& [tr, shape] : kernels_of(schedule, pass, p, variants)) out.push_back({schedule, pass, p, tr, shape});
+      }
+    }
+  }
+  return out;
+}
+
+/// The decoding grid (see the header): smallest caches first.
+std::vector<Point> decode_grid(const std::string& schedule, bool quick, bool variants) {
+  using Shape = std::pair<std::uint64_t, std::uint64_t>;  // batch, n_kv
+  const std::vector<Shape> shapes = quick ? std::vector<Shape>{{1, 4096}}
+                                          : std::vector<Shape>{{1, 4096}, {8, 4096}, {64, 4096}, {1, 32768}, {8, 32768},
+                                                               {64, 32768}, {1, 131072}, {8, 131072}};
+  std::vector<Point> out;
+  for (std::uint64_t d : {64u, 128u}) {
+    for (const auto& [batch, n_kv] : shapes) {
+      std::vector<DType> types{DType::fp16};
+      if (!quick && batch == 8 && n_kv == 32768) types.push_back(DType::bf16);
+      for (DType t : types) {
+        Problem p;
+        p.batch = batch;
+        p.heads = 32;
+        p.kv_heads = 8;
+        p.n = 1;
+        p.n_kv = n_kv;
+        p.d = d;
+        p.dtype = t;
+        auto kernels = kernels_of(schedule, Pass::fwd, p, variants && !quick);
+        if (quick) kernels.resize(std::min<std::size_t>(kernels.size(), 1));
+        for (const auto& [tr, shape] : kernels) out.push_back({schedule, Pass::fwd, p, tr, shape});
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<Point> grid(bool quick, bool variants, const gpu::DeviceInfo& dev, const std::vector<std::string>& schedules) {
   std::vector<Point> out;
   for (const std::string& schedule : schedules) {
+    if (is_decode(schedule)) {
+      const std::vector<Point> d = decode_grid(schedule, quick, variants);
+      out.insert(out.end(), d.begin(), d.end());
+      continue;
+    }
     for (Pass pass : {Pass::fwd, Pass::bwd}) {
       for (const int d : gpu::kHeadDims) {
         std::vector<std::uint64_t> ns{1024};
@@ -162,6 +241,10 @@ std::vector<Point> grid(bool quick, bool variants, const gpu::DeviceInfo& dev, c
         }
       }
     }
+  }
+  if (!quick) {
+    const std::vector<Point> masked = mask_grid(variants, dev, schedules);
+    out.insert(out.end(), masked.begin(), masked.end());
   }
   return out;
 }
@@ -196,10 +279,23 @@ std::string summary(const std::vector<report::Comparison>& all) {
 /// A time in ms, "-" where there is none (no prediction).
 std::string ms(double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:.3g}", v); }
 
-/// "128×64 4w2s" (tile, warps, stages), "cuBLAS" for naive.
+/// " causal", " kv=4" (K/V heads when they are shared), both, or nothing.
+std::string variant_suffix(const gpu::KernelSpec& s) {
+  std::string t = s.causal ? " causal" : "";
+  if (gpu::kv_head_count(s) != s.heads) t += fmt::format(" kv={}", gpu::kv_head_count(s));
+  return t;
+}
+
+/// "128×64 4w2s" (tile, warps, stages; flashdecode also its K/V splits, "s8"), "cuBLAS" for naive.
 std::string kernel_text(const report::Comparison& c) {
   if (c.spec.br == 0) return "cuBLAS";
-  return fmt::format("{}×{} {}w{}s", c.spec.br, c.spec.bc, c.model.kernel.warps, c.model.kernel.stages);
+  const std::string splits = c.spec.splits != 0 ? fmt::format(" s{}", c.spec.splits) : "";
+  return fmt::format("{}×{} {}w{}s{}", c.spec.br, c.spec.bc, c.model.kernel.warps, c.model.kernel.stages, splits);
+}
+
+/// "4096", or "1/32768" (n/n_kv) where they differ.
+std::string n_text(const gpu::KernelSpec& s) {
+  return s.n == s.n_kv ? std::to_string(s.n) : fmt::format("{}/{}", s.n, s.n_kv);
 }
 
 std::string markdown(const std::vector<report::Comparison>& all, const gpu::DeviceInfo& dev, const std::string& date,
@@ -219,7 +315,8 @@ std::string markdown(const std::vector<report::Comparison>& all, const gpu::Devi
     const auto cell = [&](std::size_t i) { return r[i].available ? report::percent(r[i].error()) : std::string("n/a"); };
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} ms ({}) [{}] | "
                       "{} / {} ms ({}) | {} ms |\n",
-                      c.schedule, c.pass, c.spec.d, c.spec.n, c.spec.batch * c.spec.heads, name(c.spec.dtype),
+                      c.schedule + variant_suffix(c.spec), c.pass, c.spec.d, n_text(c.spec), c.spec.batch * c.spec.heads,
+                      name(c.spec.dtype),
                       kernel_text(c), cell(0), cell(1), cell(2), cell(3), cell(4), cell(5), ms(r[7].predicted),
                       ms(r[7].measured), cell(7), c.model.predicted ? c.model.predicted->cold_time.binding : "-",
                       ms(r[8].predicted), ms(r[8].measured), cell(8), ms(r[9].predicted));
@@ -261,14 +358,17 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   for (const int x : v.stages) {
     if (x < 1) throw InputError("validate: --stages must be positive, not " + std::to_string(x));
   }
+  if (v.masks && (v.quick || !shapes.empty())) throw InputError("validate: --masks takes neither --quick nor --shape");
   require_gpu("validate");
   const std::string config_file = config::find_file(v.config, config::config_dir(), "config");
   const HardwareSpec hw = config::load_hardware(config_file);
   const gpu::DeviceInfo dev = gpu::device_info();
   const std::vector<std::string> schedules =
       v.schedules.empty() ? cuda_schedules() : v.schedules;
-  std::vector<Point> points = shapes.empty() ? grid(v.quick, !v.warps.empty() || !v.stages.empty(), dev, schedules)
-                                             : sweep(shapes, schedules);
+  const bool variants = !v.warps.empty() || !v.stages.empty();
+  std::vector<Point> points = !shapes.empty() ? sweep(shapes, schedules)
+                              : v.masks       ? mask_grid(variants, dev, schedules)
+                                              : grid(v.quick, variants, dev, schedules);
   // A slice of the grid: only the passes, head dims and sequence lengths asked for.
   const auto keep = [](const auto& wanted, auto value) {
     return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
@@ -286,6 +386,7 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   const std::string date = today();
   std::filesystem::create_directories(v.out_dir);
   std::string base = v.out_dir + "/validation-" + slug(dev.name) + "-" + date + (v.quick ? "-quick" : "") +
+                     (v.masks ? "-masks" : "") +
                      (v.schedules.empty() ? "" : "-" + fmt::format("{}", fmt::join(v.schedules, "-")));
   if (!v.passes.empty()) base += "-" + fmt::format("{}", fmt::join(v.passes, "-"));
   if (!v.ds.empty()) base += "-d" + fmt::format("{}", fmt::join(v.ds, "-"));
@@ -299,9 +400,10 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     const auto t0 = std::chrono::steady_clock::now();
-    progress << fmt::format("[{}/{}] {} {} d={} n={} batch={} heads={} {} ", i + 1, points.size(), p.schedule,
-                            name(p.pass), p.problem.d, p.problem.n, p.problem.batch, p.problem.heads,
-                            name(p.problem.dtype));
+    progress << fmt::format("[{}/{}] {} {} d={} n={} n_kv={} batch={} heads={}{}{} {} ", i + 1, points.size(), p.schedule,
+                            name(p.pass), p.problem.d, p.problem.n, p.problem.n_kv, p.problem.batch, p.problem.heads,
+                            p.problem.kv_heads == 0 ? "" : fmt::format(" kv_heads={}", p.problem.kv_heads),
+                            p.problem.causal ? " causal" : "", name(p.problem.dtype));
     try {
       const GpuCase c = gpu_case(p.schedule, p.pass, p.problem, hw, p.tiles, p.shape);
       results.push_back(v.no_predict ? measure_only_case(c, p.schedule, p.pass, v.measure)

@@ -1,5 +1,5 @@
-// One function per subcommand; app.cpp parses the flags and calls them. Each throws InputError for
-// bad input and returns an exit code otherwise.
+// One function per subcommand; app.cpp parses the flags and calls them (and so does the Python
+// module, python/src/module.cpp). Each throws InputError for bad input and returns an exit code otherwise.
 #pragma once
 
 #include <cstdint>
@@ -19,10 +19,12 @@ struct MeasureFlags {
   int warmup = 5;
   bool no_counters = false;
   std::string json_out;  ///< measure: also write the JSON here
+  bool no_predict = false;  ///< measure: the measurement alone (a large problem's prediction takes seconds)
 };
 
 /// `limits`: --max-time and --max-memory; a request whose estimate exceeds them is refused (InputError).
 int run_command(const ProblemFlags& f, const std::string& format, std::ostream& out, const Limits& limits = {});
+/// `f.d` empty: d = 64. Returns kExitCheckFailed when a fitted slope is out of its tolerance.
 int bounds_command(const ProblemFlags& f, const std::string& format, std::ostream& out);
 int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t top, std::ostream& out,
                   const Limits& limits = {});
@@ -33,7 +35,8 @@ struct ValidateFlags {
   std::string config;
   std::string out_dir = "results";
   bool quick = false;
-  std::vector<std::string> schedules;  ///< in this order; empty: naive, flash1, flash2
+  bool masks = false;  ///< only the grid's causal, grouped-query and ragged-n kernels
+  std::vector<std::string> schedules;  ///< in this order; empty: naive, flash1, flash2, flashdecode(-heads)
   std::vector<std::string> passes;     ///< a slice of the grid; empty: all
   std::vector<std::uint64_t> ds, ns;
   std::vector<std::string> tiles;      ///< "BRxBC" tiles of the grid to keep; empty: all

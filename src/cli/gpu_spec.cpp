@@ -45,11 +45,16 @@ void require_gpu(const char* command) {
 
 GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
                  const TileRequest& tiles, gpu::KernelShape pinned) {
-  if (p.kv_head_count() != p.heads) throw InputError("the CUDA backend runs multi-head attention only (no --kv-heads)");
-  if (p.causal) throw InputError("the CUDA backend runs non-causal attention only (no --causal)");
   GpuCase c;
   gpu::KernelSpec& s = c.spec;
   s.algo = algo_of(schedule);
+  const bool decode = schedule_entry(schedule).validate.decode;  // its kernels take --kv-heads and --splits
+  if (!decode && p.kv_head_count() != p.heads) {
+    throw InputError("the CUDA backend runs grouped-query attention only in flashdecode (no --kv-heads)");
+  }
+  if (p.causal) throw InputError("the CUDA backend runs non-causal attention only (no --causal)");
+  if (decode) s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
+  s.splits = pinned.splits;  // flashdecode's --splits (0: the heuristic); other schedules refuse any
   s.pass = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
   s.batch = as_int(p.batch, "batch");
   s.heads = as_int(p.heads, "heads");
@@ -57,6 +62,8 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
   s.n_kv = as_int(p.n_kv, "n_kv");
   s.d = as_int(p.d, "d");
   s.dtype = p.dtype;
+  s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
+  s.causal = p.causal;
   if (s.algo != gpu::Algo::naive) {
     const auto compiled = gpu::compiled_tiles(s.algo, s.pass, s.d, s.dtype);
     const int br = tiles.br ? as_int(*tiles.br, "--br") : (compiled.empty() ? 0 : compiled.front().first);
@@ -72,6 +79,8 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
     const gpu::KernelShape shape = gpu::kernel_shape(s);
     c.model.tiles = {static_cast<std::uint64_t>(s.br), static_cast<std::uint64_t>(s.bc)};
     c.model.kernel = {static_cast<std::uint32_t>(shape.warps), static_cast<std::uint32_t>(shape.stages)};
+    c.model.splits = static_cast<std::uint64_t>(shape.splits);  // flashdecode: the kernel's (the model's heuristic)
+    if (decode) s.splits = shape.splits;  // recorded with the run; the same kernels either way
   }
   return c;
 }

@@ -171,12 +171,16 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
 
   Resolved r;
   const std::string config_name = !f.config.empty() ? f.config : sc.config.value_or("");
-  if (config_name.empty()) {
+  if (f.hardware) {
+    r.config_file = f.config;
+    r.hardware = *f.hardware;
+  } else if (config_name.empty()) {
     throw InputError("no hardware config: give --config NAME (for example --config a100.yaml; configs are in " +
                      config::config_dir() + ")");
+  } else {
+    r.config_file = config::find_file(config_name, config::config_dir(), "config");
+    r.hardware = config::load_hardware(r.config_file);
   }
-  r.config_file = config::find_file(config_name, config::config_dir(), "config");
-  r.hardware = config::load_hardware(r.config_file);
 
   Problem base;
   base.batch = pick(f.batch, sc.batch, "--batch").value_or(1);

@@ -18,6 +18,8 @@ namespace iosim::cli {
 
 struct ProblemFlags {
   std::string config;
+  /// The hardware itself instead of a config file (the Python package's dict); `config` then names it.
+  std::optional<HardwareSpec> hardware;
   std::string scenario;
   std::vector<std::int64_t> n;  ///< several values make a sweep
   std::vector<std::int64_t> d;

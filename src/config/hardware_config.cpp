@@ -85,7 +85,7 @@ bool is_iso_date(const std::string& s) {
 }
 
 std::vector<std::string> measured_keys() {
-  std::vector<std::string> keys = {"hbm_gb_per_s", "l2_gb_per_s", "sram_gb_per_s", "tensor_fp16_tflops",
+  std::vector<std::string> keys = {"hbm_gb_per_s", "l2_gb_per_s", "l2_red_gb_per_s", "sram_gb_per_s", "tensor_fp16_tflops",
                                    "tensor_bf16_tflops", "exp2_g_per_s", "date"};
   for (const std::string& k : pipeline_keys()) keys.push_back(k);
   return keys;
@@ -120,6 +120,7 @@ MeasuredSpec read_measured(YamlMap m) {
   };
   opt("hbm_gb_per_s", s.hbm_gb_per_s);
   opt("l2_gb_per_s", s.l2_gb_per_s);
+  opt("l2_red_gb_per_s", s.l2_red_gb_per_s);
   opt("sram_gb_per_s", s.sram_gb_per_s);
   opt("tensor_fp16_tflops", s.tensor_fp16_tflops);
   opt("tensor_bf16_tflops", s.tensor_bf16_tflops);
@@ -129,8 +130,10 @@ MeasuredSpec read_measured(YamlMap m) {
   return s;
 }
 
-HardwareSpec load_hardware(const std::string& path) {
-  YamlMap top(load_yaml_file(path), path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us", "pipeline", "measured"});
+HardwareSpec load_hardware(const std::string& path) { return load_hardware(load_yaml_file(path), path); }
+
+HardwareSpec load_hardware(const YAML::Node& config, const std::string& path) {
+  YamlMap top(config, path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us", "pipeline", "measured"});
   HardwareSpec hw;
   hw.name = top.string("name");
   hw.arch = top.string("arch");

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
 #include "sim/core/hardware.h"
 
 namespace iosim::config {
@@ -17,5 +19,8 @@ inline constexpr std::uint64_t kMaxL2Lines = std::uint64_t{1} << 24;
 
 /// Reads and checks a hardware config file. Throws ConfigError with file, line and key on any problem.
 [[nodiscard]] HardwareSpec load_hardware(const std::string& path);
+/// The same checks on a config already parsed (the Python package's dict); `path` names it in the
+/// errors ("<dict>").
+[[nodiscard]] HardwareSpec load_hardware(const YAML::Node& config, const std::string& path);
 
 }  // namespace iosim::config

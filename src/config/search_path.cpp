@@ -31,9 +31,19 @@ std::string listing(const std::string& dir) {
   return out.empty() ? "none" : out;
 }
 
-std::string env_or(const char* var, const char* fallback) {
+std::string env_or(const char* var, const std::string& fallback) {
   const char* v = std::getenv(var);
   return (v != nullptr && *v != '\0') ? v : fallback;
+}
+
+std::string& installed_configs() {
+  static std::string dir = IOSIM_CONFIG_DIR;
+  return dir;
+}
+
+std::string& installed_scenarios() {
+  static std::string dir = IOSIM_SCENARIO_DIR;
+  return dir;
 }
 
 }  // namespace
@@ -54,7 +64,12 @@ std::string find_file(const std::string& name, const std::string& installed_dir,
                     " (" + what + "s there: " + listing(installed_dir) + ")");
 }
 
-std::string config_dir() { return env_or("IOSIM_CONFIG_DIR", IOSIM_CONFIG_DIR); }
-std::string scenario_dir() { return env_or("IOSIM_SCENARIO_DIR", IOSIM_SCENARIO_DIR); }
+std::string config_dir() { return env_or("IOSIM_CONFIG_DIR", installed_configs()); }
+std::string scenario_dir() { return env_or("IOSIM_SCENARIO_DIR", installed_scenarios()); }
+
+void set_installed_dirs(const std::string& configs, const std::string& scenarios) {
+  installed_configs() = configs;
+  installed_scenarios() = scenarios;
+}
 
 }  // namespace iosim::config

@@ -11,9 +11,12 @@ namespace iosim::config {
 [[nodiscard]] std::string find_file(const std::string& name, const std::string& installed_dir,
                                     const std::string& what);
 
-/// The folder of installed hardware configs: $IOSIM_CONFIG_DIR if set, else the one built in.
+/// The folder of installed hardware configs: $IOSIM_CONFIG_DIR if set, else the one built in (or set).
 [[nodiscard]] std::string config_dir();
-/// The folder of installed scenarios: $IOSIM_SCENARIO_DIR if set, else the one built in.
+/// The folder of installed scenarios: $IOSIM_SCENARIO_DIR if set, else the one built in (or set).
 [[nodiscard]] std::string scenario_dir();
+
+/// Replaces the built-in folders (the Python package: the copies it ships); the variables still win.
+void set_installed_dirs(const std::string& configs, const std::string& scenarios);
 
 }  // namespace iosim::config

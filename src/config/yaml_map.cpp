@@ -242,6 +242,29 @@ std::optional<std::vector<std::string>> YamlMap::optional_string_list(std::strin
   return out;
 }
 
+std::vector<std::string> YamlMap::name_list(std::string_view key) {
+  std::optional<YAML::Node> n = find(key);
+  if (!n) return {};
+  if (n->IsScalar()) return {string(key)};
+  return optional_string_list(key).value_or(std::vector<std::string>{});  // present: a list or an error
+}
+
+std::vector<YamlMap> YamlMap::map_list(std::string_view key, const std::vector<std::string>& schema) {
+  std::optional<YAML::Node> n = find(key);
+  if (!n) return {};
+  if (!n->IsSequence() || n->size() == 0) fail(*n, key, "expected a non-empty list of mappings");
+  std::vector<YamlMap> out;
+  for (std::size_t i = 0; i < n->size(); ++i) {
+    out.emplace_back((*n)[i], file_, path_of(key) + "[" + std::to_string(i) + "]", schema);
+  }
+  return out;
+}
+
+void YamlMap::invalid(std::string_view key, const std::string& what) {
+  const std::optional<YAML::Node> n = find(key);
+  fail(n ? *n : node_, key, what);
+}
+
 YamlMap YamlMap::map(std::string_view key, std::vector<std::string> schema) {
   return YamlMap(need(key), file_, path_of(key), std::move(schema));
 }

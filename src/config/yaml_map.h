@@ -56,7 +56,15 @@ class YamlMap {
   [[nodiscard]] std::optional<bool> optional_bool(std::string_view key);
   [[nodiscard]] std::optional<std::string> optional_string(std::string_view key);
   [[nodiscard]] std::optional<std::vector<std::string>> optional_string_list(std::string_view key);
+  /// A name or a non-empty list of names; empty when the key is absent.
+  [[nodiscard]] std::vector<std::string> name_list(std::string_view key);
+  /// A non-empty list of mappings, each against `schema` (key paths "key[0]", "key[1]" …); empty when
+  /// the key is absent.
+  [[nodiscard]] std::vector<YamlMap> map_list(std::string_view key, const std::vector<std::string>& schema);
   [[nodiscard]] YamlMap map(std::string_view key, std::vector<std::string> schema);
+  /// Throws ConfigError "file:line: key: what", at `key`'s value (at the mapping when it is absent):
+  /// for checks of a value read that only the caller can make.
+  [[noreturn]] void invalid(std::string_view key, const std::string& what);
   [[nodiscard]] std::optional<YamlMap> optional_map(std::string_view key, std::vector<std::string> schema);
 
  private:

@@ -23,7 +23,7 @@ std::string sectors_as_bytes(std::uint64_t sectors, std::uint32_t sector_bytes) 
 
 bool uses_measured(const HardwareSpec& hw) {
   const MeasuredSpec& m = hw.measured;
-  return m.hbm_gb_per_s > 0 || m.l2_gb_per_s > 0 || m.sram_gb_per_s > 0 || m.tensor_fp16_tflops > 0 ||
+  return m.hbm_gb_per_s > 0 || m.l2_gb_per_s > 0 || m.l2_red_gb_per_s > 0 || m.sram_gb_per_s > 0 || m.tensor_fp16_tflops > 0 ||
          m.tensor_bf16_tflops > 0 || m.exp2_g_per_s > 0;
 }
 
@@ -128,7 +128,13 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
     w.field("family", kt.family).field("issue_ms", kt.issue_s * 1e3).field("latency_ms", kt.latency_s * 1e3);
     w.field("tail_ms", kt.tail_s * 1e3).field("memory_ms", kt.memory_s * 1e3);
     w.field("model_blocks_per_sm", std::uint64_t{kt.blocks_per_sm}).field("model_registers", std::uint64_t{kt.registers});
-    w.field("binding", kt.binding).field("pipe", kt.pipe).end_object();
+    w.field("binding", kt.binding).field("pipe", kt.pipe);
+    const InstructionMix& ins = kt.instructions;
+    w.key("warp_instructions").begin_object().field("mma", ins.mma).field("ldmatrix", ins.ldmatrix);
+    w.field("fp32", ins.fp32).field("ex2", ins.ex2).field("shuffle", ins.shuffle).field("barrier", ins.barrier);
+    w.field("load", ins.load).field("store", ins.store).field("reduce", ins.reduce).field("other", ins.other);
+    w.field("total", ins.total());
+    w.end_object().end_object();
     if (waves != nullptr && i < waves->size()) waves_json(w, (*waves)[i]);
     w.end_object();
   }

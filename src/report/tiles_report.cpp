@@ -36,6 +36,28 @@ KernelTime terms(const TileCandidate& c) {
   return sum;
 }
 
+/// The candidate's longest kernel (the attention kernel, not the backward's pre- and post-processing):
+/// its registers and blocks per SM are what the time model ran it with.
+const KernelTime* main_kernel(const TileCandidate& c) {
+  const KernelTime* best = nullptr;
+  for (const KernelTime& k : c.time.kernels) {
+    if (best == nullptr || k.total_s > best->total_s) best = &k;
+  }
+  return best;
+}
+
+/// Registers per thread: the family's register model where the time model used it, else the schedule's estimate.
+std::uint32_t registers(const TileCandidate& c) {
+  const KernelTime* k = main_kernel(c);
+  return k != nullptr && k->registers > 0 ? k->registers : c.launch.registers_per_thread;
+}
+
+std::string per_sm(const TileCandidate& c) {
+  const KernelTime* k = main_kernel(c);
+  if (k == nullptr || k->blocks_per_sm == 0) return fmt::format("{} ({})", c.occupancy.blocks_per_sm, c.occupancy.limited_by);
+  return fmt::format("{} ({})", k->blocks_per_sm, k->limited_by);
+}
+
 }  // namespace
 
 std::string render_tiles_table(const TilesReport& r) {
@@ -64,8 +86,7 @@ std::string render_tiles_table(const TilesReport& r) {
     if (!c.rejected.empty() || rank == r.top) break;
     ++rank;
     t.add({std::to_string(rank), std::to_string(c.tiles.br), std::to_string(c.tiles.bc), std::to_string(c.kernel.warps),
-           std::to_string(c.kernel.stages), binary_bytes(c.launch.smem), std::to_string(c.launch.registers_per_thread),
-           fmt::format("{} ({})", c.occupancy.blocks_per_sm, c.occupancy.limited_by),
+           std::to_string(c.kernel.stages), binary_bytes(c.launch.smem), std::to_string(registers(c)), per_sm(c),
            fmt::format("{:.2f}", static_cast<double>(c.predicted.kernels.empty() ? 0 : c.predicted.kernels.front().waves)),
            si_bytes(l2_bytes(c)), si_bytes(c.predicted.dram_read()), si_bytes(c.predicted.dram_write()),
            ms(terms(c).issue_s), ms(terms(c).latency_s), ms(terms(c).tail_s), ms(c.time.total_s), c.time.binding});
@@ -102,6 +123,10 @@ std::string render_tiles_json(const TilesReport& r) {
     }
     w.field("smem_bytes", c.launch.smem.value).field("registers_per_thread", std::uint64_t{c.launch.registers_per_thread});
     w.field("blocks_per_sm", std::uint64_t{c.occupancy.blocks_per_sm}).field("limited_by", c.occupancy.limited_by);
+    if (const KernelTime* k = main_kernel(c)) {
+      w.field("model_registers", std::uint64_t{k->registers}).field("model_blocks_per_sm", std::uint64_t{k->blocks_per_sm});
+      w.field("model_limited_by", k->limited_by);
+    }
     w.field("lts__t_sectors_srcunit_tex_op_read", c.predicted.l2_read_sectors());
     w.field("lts__t_sectors_srcunit_tex_op_write", c.predicted.l2_write_sectors());
     w.field("lts__t_sectors_srcunit_tex_op_red", c.predicted.l2_red_sectors());

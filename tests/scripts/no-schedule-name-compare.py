@@ -2,7 +2,7 @@
 """No code compares a schedule's name: every consumer asks its registry entry (sim/schedule/registry.h).
 
 Reads the names from the entries of sim/schedule/registry.cpp and fails, naming file and line, where a
-C++ file of sim/, src/ or cuda/ compares a string with one of them (== "flash2", "naive" != x, a
+C++ file of sim/, src/, cuda/ or python/ compares a string with one of them (== "flash2", "naive" != x, a
 switch-like chain) or spells one as a case of its own.
 """
 import os
@@ -17,7 +17,7 @@ if len(names) < 2:
 alt = "|".join(re.escape(n) for n in names)
 compare = re.compile(rf'[=!]=\s*"({alt})"|"({alt})"\s*[=!]=|case\s+"({alt})"')
 bad = []
-for top in ("sim", "src", "cuda"):
+for top in ("sim", "src", "cuda", "python"):
     for root, _, files in os.walk(os.path.join(REPO, top)):
         for f in files:
             if not f.endswith((".cpp", ".h", ".cu", ".cuh")):

@@ -1,0 +1,88 @@
+// check_decode_accuracy(): one run of a flashdecode spec (split and combine kernels) on seeded N(0, 1)
+// inputs, every output (O, L and the partials) poisoned first, against softmax(scale · Q Kᵀ) V and
+// L = ln Σ exp(scale · Q Kᵀ) computed in double, each query head reading its group's K/V head.
+// Cost: 2 · batch · heads · n · n_kv · d flops in double: keep n small where n_kv is large.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/kernels/accuracy_compare.h"
+#include "cuda/kernels/decode_plan.h"
+#include "cuda/kernels/launch.h"
+#include "cuda/runtime/check.h"
+
+namespace iosim::gpu::detail {
+
+namespace {
+
+struct Reference {
+  std::vector<double> o;  ///< [batch · heads, n, d]
+  std::vector<double> l;  ///< [batch · heads, n]
+};
+
+Reference decode_reference(const KernelSpec& s, const std::vector<double>& q, const std::vector<double>& k,
+                           const std::vector<double>& v) {
+  const auto kvh = static_cast<std::size_t>(kv_heads_of(s)), heads = static_cast<std::size_t>(s.heads);
+  const std::size_t group = heads / kvh;
+  const auto d = static_cast<std::size_t>(s.d), n_kv = static_cast<std::size_t>(s.n_kv);
+  const auto n = static_cast<std::size_t>(s.n), batch = static_cast<std::size_t>(s.batch);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.d));
+  Reference r;
+  r.o.assign(q.size(), 0.0);
+  r.l.assign(q.size() / d, 0.0);
+  std::vector<double> score(n_kv);
+  for (std::size_t b = 0; b < batch; ++b) {
+    for (std::size_t h = 0; h < heads; ++h) {
+      const std::size_t qh = b * heads + h;
+      const std::size_t kh = b * kvh + h / group;
+      const double* kp = k.data() + kh * n_kv * d;
+      const double* vp = v.data() + kh * n_kv * d;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t row = qh * n + i;
+        const double* qr = q.data() + row * d;
+        double mx = -INFINITY;
+        for (std::size_t j = 0; j < n_kv; ++j) {
+          double dot = 0;
+          for (std::size_t c = 0; c < d; ++c) dot += qr[c] * kp[j * d + c];
+          score[j] = scale * dot;
+          mx = std::fmax(mx, score[j]);
+        }
+        double sum = 0;
+        double* orow = r.o.data() + row * d;
+        for (std::size_t j = 0; j < n_kv; ++j) {
+          const double p = std::exp(score[j] - mx);
+          sum += p;
+          for (std::size_t c = 0; c < d; ++c) orow[c] += p * vp[j * d + c];
+        }
+        for (std::size_t c = 0; c < d; ++c) orow[c] /= sum;
+        r.l[row] = mx + std::log(sum);
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<Accuracy> check_decode_accuracy(const KernelSpec& spec, std::uint64_t seed) {
+  cudaStream_t stream = nullptr;
+  IOSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  struct Guard {
+    cudaStream_t s;
+    ~Guard() { static_cast<void>(cudaStreamDestroy(s)); }  // a destructor cannot throw
+  } guard{stream};
+  AttentionBuffers buf(spec);
+  buf.fill_inputs(seed, stream);
+  buf.poison_outputs(stream);
+  launch(spec, buf, stream);
+  IOSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const Reference ref =
+      decode_reference(spec, buf.to_host(Tensor::Q, stream), buf.to_host(Tensor::K, stream), buf.to_host(Tensor::V, stream));
+  const double tolerance = tolerance_of(spec.dtype);
+  return {compare(Tensor::O, buf.to_host(Tensor::O, stream), ref.o, tolerance),
+          compare(Tensor::L, buf.to_host(Tensor::L, stream), ref.l, tolerance)};
+}
+
+}  // namespace iosim::gpu::detail

@@ -1,0 +1,72 @@
+"""Bad input raises iosim.Error (a ValueError) whose message is the program's one line for the same
+input, less "iosim: error: "."""
+
+from __future__ import annotations
+
+import pytest
+
+import iosim
+from conftest import argv
+
+BAD = [
+    ("count", dict(config="a100", n=0, d=64)),                         # a size <= 0
+    ("count", dict(config="a100", n=1024)),                            # d missing
+    ("count", dict(config="a100", d=64)),                              # n missing
+    ("count", dict(n=1024, d=64)),                                     # no config
+    ("count", dict(config="a200", n=1024, d=64)),                      # no such config
+    ("count", dict(config="no/such/file.yaml", n=1024, d=64)),
+    ("count", dict(config="a100", n=1024, d=64, schedule="flash3")),   # no such schedule
+    ("count", dict(config="a100", n=1024, d=64, schedule="flash2", br=4096, bc=4096)),  # does not fit
+    ("count", dict(config="a100", n=1024, d=64, dtype="fp12")),
+    ("count", dict(config="a100", n=1024, d=64, pass_="sideways")),
+    ("count", dict(config="a100", n=1024, d=64, heads=3, kv_heads=2)),
+    ("count", dict(config="a100", n=1.5, d=64)),                       # not an integer, as --n 1.5
+    ("count", dict(config="a100", n=2**64, d=64)),                     # beyond 64 bits
+    ("count", dict(config="a100", n=1024, d=64, batch=-1)),
+    ("count", dict(config="a100", n=1024, d=64, bug="no-rescale")),    # --bug without --execute
+    ("count", dict(config="a100", n=1024, d=64, execute="fp32", seed=-1)),
+    ("count", dict(config="a100", n=1024, d=64, execute="fp32", input_scale=float("nan"))),
+    ("count", dict(config="a100", n=8192, d=64, execute="fp64")),      # too large to execute
+    ("count", dict(config="a100", n=2**40, d=2**40, heads=2**20)),     # counts overflow 64 bits
+    ("count", dict(config="h200", n=65536, d=128, heads=64, schedule="flash2", max_memory="1MiB")),
+    ("count", dict(config="a100", n=1024, d=64, max_time="soon")),
+    ("count", dict(scenario="nope", n=1024, d=64)),
+    ("predict", dict(config="a100", n=1024, d=64, l2_policy="mru")),
+    ("predict", dict(config="a100", n=1024, d=64, launch_order="y")),
+    ("predict", dict(config="a100", n=1024, d=64, l2="approximate")),
+    ("predict", dict(config="a100", n=1024, d=64, warps=64)),
+    ("tiles", dict(config="a100", n=[1024, 2048], d=64)),
+    ("tiles", dict(config="a100", n=1024, d=64, pass_="fwdbwd")),
+    ("tiles", dict(config="a100", n=1024, d=64, top=0)),
+    ("tiles", dict(config="a100", n=1024, d=64, top=-1)),
+    ("tiles", dict(config="a100", n=1024, d=64, top="many")),
+    ("tiles", dict(config="a100", n=1024, d=64, top=2**64)),
+    ("tiles", dict(config="h200", n=131072, d=128, heads=64, max_time="1s")),
+    ("bounds", dict(config="a100", pass_="fwdbwd")),
+    ("bounds", dict(config="a100", d=0)),
+]
+
+#: The program's arguments before and after the flags, per function.
+AROUND = {"count": ([], []), "predict": ([], ["--predict"]), "tiles": (["tiles"], []), "bounds": (["bounds"], [])}
+
+
+@pytest.mark.parametrize("function,case", BAD, ids=lambda v: v if isinstance(v, str) else " ".join(argv(v)))
+def test_same_message_as_the_program(cli, function, case):
+    before, after = AROUND[function]
+    expected = cli.error([*before, *argv(case), *after])
+    with pytest.raises(iosim.Error) as e:
+        getattr(iosim, function)(**case)
+    assert str(e.value) == expected
+    assert e.value.exit_code == 2
+    assert isinstance(e.value, ValueError)
+
+
+def test_not_a_flag_is_a_type_error():
+    with pytest.raises(TypeError):
+        iosim.count("a100", n=1024, d=64, colour="red")
+    with pytest.raises(TypeError):
+        iosim.tiles("a100", n=1024, d=64, br=64)                       # tiles searches the tiles
+    with pytest.raises(TypeError):
+        iosim.count("a100", n=1024, d=64, causal="yes")
+    with pytest.raises(ValueError, match="format must be one of json, table, csv"):
+        iosim.count("a100", n=1024, d=64, format="xml")

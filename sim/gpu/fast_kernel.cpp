@@ -1,0 +1,414 @@
+#include "sim/gpu/fast_kernel.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <queue>
+
+#include "sim/core/error.h"
+#include "sim/gpu/block_bytes.h"
+#include "sim/gpu/block_recorder.h"
+#include "sim/gpu/request_batch.h"
+
+namespace iosim {
+
+namespace {
+
+/// What the requests of one grid head caused (sectors, before any scaling).
+struct HeadCounts {
+  std::uint64_t read = 0, write = 0, red = 0;  ///< asked by the SMs, every line
+  std::uint64_t dram_read = 0, dram_write = 0, fabric = 0;  ///< in the sampled sets
+  std::uint64_t dirtied = 0;  ///< sectors made dirty, in the sampled sets
+};
+
+
+class FastKernel {
+ public:
+  FastKernel(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt, MemoryLevel& l2,
+             PartitionedL2* partitioned, const MemoryLevel& dram, const AddressMap& amap, const SetSample& sample,
+             FastKernelStats& stats)
+      : k_(k), ctx_(ctx), opt_(opt), l2_(l2), partitioned_(partitioned), dram_(dram), amap_(amap), sample_(sample),
+        stats_(stats), batch_(l2, partitioned), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
+        recorded_(xs_), seen_(xs_, false) {
+    const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
+    period_ = shared_kv ? ctx.problem.group() : 1;
+    for (Tensor t : kAllTensors) maps_[index(t)] = k.head_map(t);
+    if (period_ == 0 || heads_ % period_ != 0) period_ = heads_;
+    spans_.assign(kTensorCount * AddressMap::kMaxSlices, {~std::uint64_t{0}, 0});
+    profiles_.resize(xs_);
+    line_bytes_ = ctx.hardware.l2.line_bytes;
+    sets_ = sample.sets();
+    keeps_new_lines_ = opt.replacement == "lru" || opt.replacement == "fifo";
+  }
+
+  KernelPrediction run() {
+    KernelPrediction out;
+    out.name = std::string(k_.name());
+    out.launch = k_.launch();
+    out.occupancy = occupancy(out.launch, ctx_.hardware.sm);
+    if (!out.occupancy.infeasible.empty()) {
+      throw InputError("kernel " + out.name + " cannot run: " + out.occupancy.infeasible);
+    }
+    out.blocks = xs_ * heads_;
+    out.waves = static_cast<double>(out.blocks) / static_cast<double>(out.occupancy.concurrent);
+    concurrent_ = out.occupancy.concurrent;
+    const std::uint64_t sms = ctx_.hardware.sm.count;
+    std::vector<Slot> slots(std::min<std::uint64_t>(out.occupancy.concurrent, out.blocks));
+    for (std::size_t i = 0; i < slots.size(); ++i) slots[i].partition = static_cast<std::uint32_t>(i % sms % 2);
+    std::size_t running = 0;
+    for (Slot& s : slots) running += start(s) ? 1u : 0u;
+    while (running > 0) {
+      for (std::size_t i = 0; i < slots.size(); ++i) {
+        // The slots' events are far apart in memory, and each turn reads a few: fetch ahead.
+        if (i + kAhead < slots.size()) {
+          const Slot& a = slots[i + kAhead];
+          if (a.busy && a.next < a.rec->items.size()) {
+            const char* at = reinterpret_cast<const char*>(&a.rec->items[a.next]);
+            for (int line = 0; line < 4; ++line) __builtin_prefetch(at + 64 * line);
+          }
+        }
+        Slot& s = slots[i];
+        if (!s.busy || step(s)) continue;
+        s.busy = false;
+        if (!start(s)) --running;
+      }
+    }
+    drain();
+    extrapolate(out);
+    schedule(out);
+    return out;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t head = 0;
+    std::uint64_t block = 0;  ///< head × xs + x: where its counts go
+    std::uint32_t partition = 0;
+    const BlockBytes* rec = nullptr;  ///< recorded_[x], or own
+    BlockBytes own;                   ///< when recorded_ is full
+    std::array<std::uint64_t, kTensorCount> offset{};  ///< AddressMap::head_offset of each tensor
+    std::size_t next = 0;
+    bool busy = false;
+  };
+  /// Transfers of recorded blocks kept for reuse by later heads (32 bytes each); past it, blocks
+  /// are recorded again for each head.
+  static constexpr std::uint64_t kRecordedItems = std::uint64_t{1} << 21;
+  static constexpr std::size_t kAhead = 8;  ///< slots whose next events are fetched ahead
+  /// A head this many waves long or more may be skipped whatever slots its successors then take
+  /// (naive's P·V, 64 blocks a head in 264 slots, leaves 27% fewer dirty bytes when it is not).
+  static constexpr std::uint64_t kWavesPerHead = 1;
+
+  /// The next block of the (shortened) launch into `s`; false when none is left.
+  bool start(Slot& s) {
+    if (opt_.order == LaunchOrder::x_major && launched_ == period_ * xs_ && !planned_) plan();
+    if (launched_ == jump_from_) launched_ = jump_to_;
+    if (launched_ == xs_ * heads_) return false;
+    const std::uint64_t b = launched_++;
+    const bool x_major = opt_.order == LaunchOrder::x_major;
+    const std::uint64_t x = x_major ? b % xs_ : b / heads_, head = x_major ? b / xs_ : b % heads_;
+    s.head = head;
+    s.block = head * xs_ + x;
+    ++replayed_blocks_;
+    s.rec = &recording(x, s.own);
+    for (Tensor t : kAllTensors) s.offset[index(t)] = amap_.head_offset(t, head, maps_[index(t)]);
+    s.next = 0;
+    s.busy = true;
+    if (head < period_) footprint(s);
+    return true;
+  }
+
+  /// Block x's transfers: recorded once and kept while there is room, else recorded into `own`.
+  const BlockBytes& recording(std::uint64_t x, BlockBytes& own) {
+    if (!recorded_[x].items.empty()) return recorded_[x];
+    BlockBytes& r = kept_items_ < kRecordedItems ? recorded_[x] : own;
+    r.record(k_, x, amap_, ctx_.problem.dtype, scratch_);
+    if (&r == &recorded_[x]) kept_items_ += r.items.size();
+    if (!seen_[x]) {
+      seen_[x] = true;
+      Profile& p = profiles_[x];
+      p.steps = r.steps;
+      p.compute = r.compute;
+      p.sram = r.sram;
+    }
+    return r;
+  }
+
+  /// Widens the byte spans that the first period's blocks touch, per tensor and copy.
+  void footprint(const Slot& s) {
+    for (const auto& e : s.rec->items) {
+      if (e.tensor == BlockBytes::kStep) continue;
+      const TileBytes b = e.at(s.offset[e.tensor]);
+      if (b.rows == 0 || b.width == 0) continue;
+      auto& span = spans_[std::size_t{e.tensor} * AddressMap::kMaxSlices + e.slice];
+      span.first = std::min(span.first, b.start);
+      span.second = std::max(span.second, b.start + (b.rows - 1) * b.stride + b.width);
+    }
+  }
+
+  /// Decides, once the first period has started every block, which heads to replay.
+  void plan() {
+    planned_ = true;
+    if (!opt_.skip_heads) return;
+    std::uint64_t bytes = 0;
+    for (const auto& [lo, hi] : spans_) bytes += hi > lo ? hi - lo : 0;
+    if (bytes == 0) return;
+    // Periods that touch twice the L2: a warm-up that forgets the kernel before, and a tail that
+    // leaves the L2 as the whole launch would.
+    // Heads that run at the same time (all of one wave) count as one: the warm-up ends, and the
+    // steady periods begin, only after a wave has passed.
+    const std::uint64_t together = ceil_div(std::min<std::uint64_t>(concurrent_, xs_ * heads_), xs_);
+    const std::uint64_t enough = period_ * std::max(ceil_div(2 * ctx_.hardware.l2.capacity.value, bytes),
+                                                    ceil_div(together, period_));
+    const std::uint64_t lead = enough + period_ * std::max<std::uint64_t>(2, ceil_div(together, period_));
+    if (lead + enough + period_ > heads_) return;
+    // Whole periods are skipped (a jump into a head would make its later blocks miss on what its
+    // earlier ones fetched). The blocks after the jump take other slots than they would have, unless
+    // the blocks skipped are whole waves: that matters only when a head lasts a few waves, so then
+    // only whole waves are skipped.
+    std::uint64_t skip = (heads_ - lead - enough) / period_ * period_;
+    if (xs_ < kWavesPerHead * concurrent_) {
+      const std::uint64_t unit = std::lcm(period_ * xs_, concurrent_) / xs_;  // heads of whole waves
+      skip = skip / unit * unit;
+    }
+    if (skip == 0) return;
+    warm_up_ = enough;
+    lead_ = lead;
+    jump_from_ = lead * xs_;
+    jump_to_ = (lead + skip) * xs_;
+  }
+
+  /// Runs `s` up to its next step marker; false once the block has no events left.
+  ///
+  /// A step is counted without being replayed when it asks for the same tiles, in the same order,
+  /// from the same partition, as a step whose lines were all left in the L2 with the sectors it
+  /// asks for, and the L2 has changed no line since (LevelCounters::content_changes()): the step
+  /// would only hit, and it asks the same sectors. Which lines count as changed: for a step that
+  /// only loads, those of its own partition (its loads look nowhere else when they hit); for one
+  /// that stores or reduces, those of both. A step leaves its lines in place when it only hit
+  /// (changed nothing), or, under LRU and FIFO, when it only loads contiguous tiles too few to
+  /// fill a set (then what it filled is the newest in each set, which its own later fills do not
+  /// evict; random replacement may evict them). What reuse leaves out is the ages the step would
+  /// refresh under LRU (FIFO and random do not age hits: there reuse is exact), which decide later
+  /// victims only among lines touched since the step reused.
+  bool step(Slot& s) {
+    const auto& ev = s.rec->items;
+    key_.clear();
+    bool more = false, loads_only = true, contiguous = true;
+    std::uint64_t per_set = 0;  // the most lines of the step in one set: bounded per tile
+    while (s.next < ev.size()) {
+      const auto& e = ev[s.next++];
+      if (e.tensor == BlockBytes::kStep) {
+        more = true;
+        break;
+      }
+      const TileBytes b = e.at(s.offset[e.tensor]);
+      key_.emplace_back(b, e.request);
+      loads_only = loads_only && e.request == Request::read;
+      contiguous = contiguous && b.contiguous();
+      // A contiguous range meets each set at most once per span of `sets` lines it touches.
+      per_set += (b.rows * b.width / line_bytes_) / sets_ + 2;
+    }
+    if (key_.empty()) return more;
+    ++stats_.steps;
+    HeadCounts& c = counts_[s.block];
+    Pure& last = pure_[s.partition];
+    const auto changes = [&] { return loads_only ? l2_.content_changes(s.partition) : l2_.content_changes(); };
+    if (opt_.reuse_steps && last.loads_only == loads_only && last.changes == changes() && last.key == key_) {
+      c.read += last.sectors[0];
+      c.write += last.sectors[1];
+      c.red += last.sectors[2];
+      ++stats_.steps_reused;
+      return more;
+    }
+    std::array<std::uint64_t, 3> sectors{};
+    for (const auto& [bytes, r] : key_) {
+      sectors[static_cast<std::size_t>(r)] += sample_.add(bytes, batch_.lines());
+      batch_.mark(r, s.partition, s.block);
+    }
+    c.read += sectors[0];
+    c.write += sectors[1];
+    c.red += sectors[2];
+    if (!opt_.reuse_steps) {
+      if (batch_.full()) drain();
+      return more;
+    }
+    const std::uint64_t before = l2_.content_changes();
+    drain();
+    const bool stays = l2_.content_changes() == before ||
+                       (keeps_new_lines_ && loads_only && contiguous && per_set <= ctx_.hardware.l2.ways);
+    if (stays) {
+      last.key.swap(key_);
+      last.sectors = sectors;
+      last.loads_only = loads_only;
+      last.changes = changes();
+    } else {
+      last.changes = ~std::uint64_t{0};
+    }
+    return more;
+  }
+
+  std::uint64_t fabric() const { return partitioned_ != nullptr ? partitioned_->fabric_read_sectors() : 0; }
+  std::uint64_t dirtied() const {
+    return partitioned_ != nullptr ? partitioned_->dirtied_sectors() : l2_.counters().dirtied_sectors;
+  }
+
+  /// Sends the batch to the sampled L2, run by run, charging what each run causes to its block.
+  void drain() {
+    LevelCounters dram;
+    std::uint64_t f = 0, d = 0;
+    batch_.drain(
+        [&](std::uint64_t) {
+          dram = dram_.counters();
+          f = fabric();
+          d = dirtied();
+        },
+        [&](std::uint64_t block) {
+          HeadCounts& c = counts_[block];
+          const LevelCounters moved = dram_.counters() - dram;
+          c.dram_read += moved.read_sectors;
+          c.dram_write += moved.write_sectors;
+          c.fabric += fabric() - f;
+          c.dirtied += dirtied() - d;
+        });
+  }
+
+  /// The replayed blocks' counts, plus, for each block skipped, the mean of the blocks at its x in
+  /// the steady heads; the sampled counts times the stride.
+  void extrapolate(KernelPrediction& out) const {
+    // Skipped blocks write back what they make dirty (in a steady state the L2 holds as much dirty at
+    // the start of the skipped blocks as at their end): steadier, block by block, than the
+    // write-backs, which fall on whichever block evicts them.
+    using Sums = std::array<double, 6>;
+    const auto add = [](Sums& a, const HeadCounts& c, bool skipped, double w) {
+      const std::array<std::uint64_t, 6> v{c.read, c.write, c.red, c.dram_read, skipped ? c.dirtied : c.dram_write, c.fabric};
+      for (std::size_t i = 0; i < v.size(); ++i) a[i] += w * static_cast<double>(v[i]);
+    };
+    Sums sum{};
+    const std::uint64_t blocks = xs_ * heads_;
+    const bool skipped = jump_to_ > jump_from_;
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+      if (skipped && b >= jump_from_ && b < jump_to_) continue;
+      const std::uint64_t at = opt_.order == LaunchOrder::x_major ? b : (b % heads_) * xs_ + b / heads_;
+      add(sum, counts_[at], false, 1.0);
+    }
+    std::uint64_t heads_replayed = heads_;
+    if (skipped) {
+      // Skipped blocks at each x: whole heads, and the first x of the head the jump lands in.
+      const std::uint64_t whole = (jump_to_ - jump_from_) / xs_, part = (jump_to_ - jump_from_) % xs_;
+      const double steady_heads = static_cast<double>(lead_ - warm_up_);
+      for (std::uint64_t x = 0; x < xs_; ++x) {
+        const double w = static_cast<double>(whole + (x < part ? 1 : 0)) / steady_heads;
+        for (std::uint64_t h = warm_up_; h < lead_; ++h) add(sum, counts_[h * xs_ + x], true, w);
+      }
+      heads_replayed = heads_ - whole;
+    }
+    const auto whole = [](double v) { return static_cast<std::uint64_t>(std::llround(v)); };
+    const double stride = sample_.stride();
+    const std::uint64_t sector = ctx_.hardware.l2.sector_bytes;
+    out.l2_read_sectors = whole(sum[0]);
+    out.l2_write_sectors = whole(sum[1]);
+    out.l2_red_sectors = whole(sum[2]);
+    out.dram_read = Bytes(whole(sum[3] * stride) * sector);
+    out.dram_write = Bytes(whole(sum[4] * stride) * sector);
+    out.l2_fabric_read_sectors = partitioned_ != nullptr ? whole(sum[5] * stride) : 0;
+    out.heads_replayed = heads_replayed;
+  }
+
+  /// The whole launch scheduled from the blocks' step counts (as the replay interleaves them: a
+  /// block of s steps holds its slot s + 1 turns; a freed slot takes the next block, lower slots
+  /// first): FLOPs, shared-memory bytes, and each SM's share.
+  void schedule(KernelPrediction& out) const {
+    const std::uint64_t sms = ctx_.hardware.sm.count, blocks = xs_ * heads_;
+    const std::size_t n = std::min<std::uint64_t>(out.occupancy.concurrent, blocks);
+    const auto x_of = [&](std::uint64_t b) { return opt_.order == LaunchOrder::x_major ? b % xs_ : b / heads_; };
+    std::vector<SmLoad> load(sms);
+    std::vector<std::uint64_t> slot_x(n);
+    using Turn = std::pair<std::uint64_t, std::size_t>;  // (the turn the block ends, its slot)
+    std::priority_queue<Turn, std::vector<Turn>, std::greater<>> ends;
+    std::uint64_t launched = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      slot_x[i] = x_of(launched++);
+      ends.push({profiles_[slot_x[i]].steps, i});
+    }
+    while (!ends.empty()) {
+      const auto [turn, i] = ends.top();
+      ends.pop();
+      const Profile& p = profiles_[slot_x[i]];
+      SmLoad& l = load[i % sms];
+      l.matmul_flops += static_cast<double>(p.compute.matmul.value);
+      l.vector_flops += static_cast<double>(p.compute.vector.value);
+      l.special_ops += static_cast<double>(p.compute.special.value);
+      l.sram_bytes += static_cast<double>(p.sram.value);
+      out.matmul += p.compute.matmul;
+      out.vector += p.compute.vector;
+      out.special += p.compute.special;
+      out.sram += p.sram;
+      if (launched < blocks) {
+        slot_x[i] = x_of(launched++);
+        ends.push({turn + 1 + profiles_[slot_x[i]].steps, i});
+      }
+    }
+    for (const SmLoad& l : load) {
+      out.busiest.matmul_flops = std::max(out.busiest.matmul_flops, l.matmul_flops);
+      out.busiest.vector_flops = std::max(out.busiest.vector_flops, l.vector_flops);
+      out.busiest.special_ops = std::max(out.busiest.special_ops, l.special_ops);
+      out.busiest.sram_bytes = std::max(out.busiest.sram_bytes, l.sram_bytes);
+    }
+  }
+
+  const Kernel& k_;
+  const ScheduleContext& ctx_;
+  const GpuModelOptions& opt_;
+  MemoryLevel& l2_;
+  PartitionedL2* partitioned_;
+  const MemoryLevel& dram_;
+  const AddressMap& amap_;
+  const SetSample& sample_;
+  FastKernelStats& stats_;
+  RequestBatch batch_;
+  std::uint64_t xs_, heads_, period_ = 1;
+  std::uint64_t concurrent_ = 1;
+  std::array<HeadMap, kTensorCount> maps_{};  ///< k_.head_map() of each tensor, looked up once
+  std::vector<HeadCounts> counts_;
+  /// One block's work, the same for every head: what scheduling the launch needs.
+  struct Profile {
+    std::uint64_t steps = 0;
+    ComputeCounts compute;
+    Bytes sram;
+  };
+  std::vector<Profile> profiles_;
+  std::vector<BlockBytes> recorded_;  ///< per x, empty until recorded (and while there is no room)
+  std::vector<bool> seen_;            ///< per x: profiles_[x] is set
+  std::uint64_t kept_items_ = 0;
+  BlockRecorder scratch_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans_;  ///< [first, end) bytes per tensor and copy
+  // The shortened launch: blocks [0, jump_from_) then [jump_to_, all) in launch order; heads
+  // [warm_up_, lead_) are the steady ones.
+  std::uint64_t launched_ = 0, replayed_blocks_ = 0;
+  bool planned_ = false;
+  std::uint64_t warm_up_ = 0, lead_ = 0, jump_from_ = ~std::uint64_t{0}, jump_to_ = 0;
+  // Steps counted from an earlier one (step()): the last step of each partition that only hit,
+  // valid while the L2's contents are those it found (`changes`).
+  struct Pure {
+    std::vector<std::pair<TileBytes, Request>> key;  ///< its transfers, mapped to bytes
+    std::array<std::uint64_t, 3> sectors{};          ///< read, write, reduce sectors it asked
+    bool loads_only = true;
+    std::uint64_t changes = ~std::uint64_t{0};  ///< content_changes() after it (its partition's when loads_only)
+  };
+  std::array<Pure, 2> pure_;
+  std::uint64_t line_bytes_ = 128, sets_ = 1;  ///< of the L2, per partition
+  bool keeps_new_lines_ = false;  ///< the policy never evicts a set's newest lines for a fill (LRU, FIFO)
+  std::vector<std::pair<TileBytes, Request>> key_;  ///< the current step's transfers
+};
+
+}  // namespace
+
+KernelPrediction run_fast_kernel(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt,
+                                 MemoryLevel& l2, PartitionedL2* partitioned, const MemoryLevel& dram,
+                                 const AddressMap& amap, const SetSample& sample, FastKernelStats& stats) {
+  return FastKernel(k, ctx, opt, l2, partitioned, dram, amap, sample, stats).run();
+}
+
+}  // namespace iosim

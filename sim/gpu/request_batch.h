@@ -1,0 +1,100 @@
+// Line requests on their way to the L2, batched: the blocks' tiles, mapped to lines, wait here in
+// order, in runs of one request kind from one partition's SMs, charged to one tag (the fast replay's
+// block; 0 for the exact replay), and go to the L2 in that order when the batch is drained. The L2
+// never changes what the blocks ask for, so batching requests across blocks and steps changes no
+// count. One copy for both replays (gpu_model.cpp, fast_replay.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/transfer.h"
+#include "sim/gpu/address_map.h"
+#include "sim/memory/memory_level.h"
+#include "sim/memory/partitioned_l2.h"
+
+namespace iosim {
+
+/// The request a transfer makes of the L2.
+[[nodiscard]] inline Request request_of(Direction d) {
+  switch (d) {
+    case Direction::hbm_to_sram: return Request::read;
+    case Direction::sram_to_hbm: return Request::write;
+    case Direction::reduce: return Request::reduce;
+  }
+  return Request::read;
+}
+
+class RequestBatch {
+ public:
+  /// Lines a batch holds before the caller should drain it.
+  static constexpr std::size_t kLines = 4096;
+
+  /// `partitioned` is `l2` when the L2 has two partitions, else nullptr. Both outlive the batch.
+  RequestBatch(MemoryLevel& l2, PartitionedL2* partitioned) : l2_(l2), partitioned_(partitioned) {}
+
+  /// Where a tile's lines are appended (AddressMap::lines(), SetSample::add()); mark() them next.
+  [[nodiscard]] std::vector<LineAccess>& lines() { return lines_; }
+  /// The lines appended since the last mark() are `r` requests from an SM of `partition`, charged
+  /// to `tag`.
+  void mark(Request r, std::uint32_t partition, std::uint64_t tag) {
+    if (!runs_.empty() && runs_.back().partition == partition && runs_.back().request == r && runs_.back().tag == tag) {
+      runs_.back().end = lines_.size();
+    } else if (runs_.empty() || runs_.back().end < lines_.size()) {
+      runs_.push_back({lines_.size(), partition, r, tag});
+    }
+  }
+  [[nodiscard]] bool full() const { return lines_.size() >= kLines; }
+
+  /// Sends every waiting request to the L2 in order, hinting it kAhead requests ahead (its lookups
+  /// miss the host's caches on big problems); `before(tag)` and `after(tag)` run around each run.
+  template <class Before, class After>
+  void drain(Before&& before, After&& after) {
+    const std::size_t n = lines_.size();
+    std::size_t hinted_run = 0;
+    const auto hint = [&](std::size_t i) {
+      while (runs_[hinted_run].end <= i) ++hinted_run;
+      const Run& r = runs_[hinted_run];
+      if (partitioned_ != nullptr) {
+        partitioned_->prefetch_for(r.partition, lines_[i].line, r.request);
+      } else {
+        l2_.prefetch(lines_[i].line, r.request);
+      }
+    };
+    for (std::size_t i = 0; i < std::min(kAhead, n); ++i) hint(i);
+    std::size_t i = 0;
+    for (const Run& r : runs_) {
+      if (partitioned_ != nullptr) partitioned_->set_requester(r.partition);
+      before(r.tag);
+      for (; i < r.end; ++i) {
+        if (i + kAhead < n) hint(i + kAhead);
+        l2_.request(r.request, lines_[i].line, lines_[i].mask);
+      }
+      after(r.tag);
+    }
+    lines_.clear();
+    runs_.clear();
+  }
+  void drain() {
+    drain([](std::uint64_t) {}, [](std::uint64_t) {});
+  }
+
+ private:
+  static constexpr std::size_t kAhead = 8;
+  /// lines_[previous run's end, end) are `request`s of an SM of `partition`, charged to `tag`.
+  struct Run {
+    std::size_t end;
+    std::uint32_t partition;
+    Request request;
+    std::uint64_t tag;
+  };
+
+  MemoryLevel& l2_;
+  PartitionedL2* partitioned_;
+  std::vector<LineAccess> lines_;
+  std::vector<Run> runs_;
+};
+
+}  // namespace iosim

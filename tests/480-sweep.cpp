@@ -1,0 +1,296 @@
+// `iosim sweep`: a sweep file's points, their records (the CLI's JSON for the same run, with a key),
+// shards, resuming, merging, and bad input. The Ray engine, and a run killed for real, are in
+// tests/sweep_engines.py (it needs processes and Ray).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+#include "src/cli/sweep_points.h"
+#include "src/cli/sweep_records.h"
+#include "src/config/sweep_spec.h"
+#include "support/bad_input.h"
+#include "support/temp_file.h"
+
+namespace sw = iosim::cli;
+namespace config = iosim::config;
+using namespace iosim::test;
+
+namespace {
+
+// 2 hardware × (2 n × 2 masks + 1 problem × 2 passes) × 2 schedules × 2 tiles = 48 points.
+const char* const kSpec = R"(description: a small sweep
+hardware: [teaching, a100]
+problems:
+  - {n: [256, 1024], d: 64, mask: [none, causal]}
+  - {n: 512, d: 64, heads: 4, kv_heads: 2, pass: [fwd, bwd]}
+schedules: [naive, flash2]
+tiles: [default, 16x16]
+)";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> file_lines(const std::string& path) {
+  std::vector<std::string> out;
+  std::istringstream in(slurp(path));
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+/// The record without its key: `{"key":{…},` cut to `{`.
+std::string without_key(const std::string& line) {
+  const std::string_view key = *sw::record_key(line);
+  return "{" + line.substr(7 + key.size() + 1);
+}
+
+}  // namespace
+
+TEST_CASE("a sweep file expands into the product of its lists, each point once, in key order") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", kSpec);
+  const std::vector<sw::SweepPoint> points = sw::expand(config::load_sweep_spec(spec));
+  CHECK(points.size() == 48);
+  std::set<std::string> keys;
+  for (const sw::SweepPoint& p : points) keys.insert(p.key);
+  CHECK(keys.size() == 48);
+  for (std::size_t i = 1; i < points.size(); ++i) CHECK(sw::key_less(points[i - 1].key, points[i].key));
+
+  // The same block twice under sweeps: the same points.
+  std::string twice = "sweeps:\n";
+  for (int k = 0; k < 2; ++k) {
+    std::istringstream in(kSpec);
+    bool first = true;
+    for (std::string l; std::getline(in, l);) {
+      if (l.rfind("description", 0) == 0) continue;
+      twice += (first ? "  - " : "    ") + l + "\n";
+      first = false;
+    }
+  }
+  const std::vector<sw::SweepPoint> again = sw::expand(config::load_sweep_spec(dir.write("t.yaml", twice)));
+  REQUIRE(again.size() == points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) CHECK(again[i].key == points[i].key);
+}
+
+TEST_CASE("keys order numbers as numbers, and the order is strict") {
+  CHECK(sw::key_less(R"({"n":4096})", R"({"n":16384})"));
+  CHECK_FALSE(sw::key_less(R"({"n":16384})", R"({"n":4096})"));
+  CHECK(sw::key_less(R"({"hardware":"a100","n":1})", R"({"hardware":"a100-80gb","n":1})"));
+  CHECK(sw::key_less(R"({"tile":"64x128"})", R"({"tile":"128x64"})"));
+  CHECK_FALSE(sw::key_less(R"({"n":1})", R"({"n":1})"));
+  CHECK(sw::key_less("x01", "x1") != sw::key_less("x1", "x01"));  // equal as numbers: bytes decide
+}
+
+TEST_CASE("a point's record is the program's JSON for the same run, with its key in front") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", R"(hardware: a100
+problems: [{n: 512, n_kv: 1024, d: 64, heads: 4, kv_heads: 2, dtype: bf16, mask: causal, pass: fwdbwd}]
+schedules: flash2
+tiles: 64x128
+warps: 4
+predict: true
+)");
+  const std::string out = dir.path() + "/out.jsonl";
+  const CliResult r = cli({"sweep", spec, "-o", out, "-q"});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  const std::vector<std::string> lines = file_lines(out);
+  REQUIRE(lines.size() == 1);
+  const CliResult direct = cli({"-c", "a100", "--n", "512", "--n-kv", "1024", "--d", "64", "--heads", "4", "--kv-heads",
+                                "2", "--dtype", "bf16", "--causal", "--pass", "fwdbwd", "--schedule", "flash2", "--br",
+                                "64", "--bc", "128", "--warps", "4", "--predict", "-f", "json"});
+  REQUIRE(direct.code == 0);
+  CHECK(without_key(lines[0]) == sw::minified(direct.out));
+  CHECK(std::string(*sw::record_key(lines[0])) ==
+        R"({"hardware":"a100","batch":1,"heads":4,"kv_heads":2,"n":512,"n_kv":1024,"d":64,"dtype":"bf16",)"
+        R"("mask":"causal","pass":"fwdbwd","schedule":"flash2","tile":"64x128","warps":4,"stages":0,"splits":0,)"
+        R"("top":0,"predict":true,"l2":"fast","l2_policy":"lru","launch_order":"x"})");
+}
+
+TEST_CASE("tiles: search records `iosim tiles`; tiles: menu is every tile of the search that fits") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", R"(sweeps:
+  - {hardware: a100, problems: [{n: 256, d: 64}], schedules: flash2, tiles: search, top: 3}
+  - {hardware: teaching, problems: [{n: 128, d: 16}], schedules: flash1, tiles: menu}
+)");
+  const std::string out = dir.path() + "/out.jsonl";
+  REQUIRE(cli({"sweep", spec, "-o", out, "-q"}).code == 0);
+  const std::vector<std::string> lines = file_lines(out);
+  std::set<std::string> menu;
+  std::size_t searches = 0;
+  for (const std::string& l : lines) {
+    const YAML::Node key = parse_json(std::string(*sw::record_key(l)));
+    if (key["tile"].as<std::string>() == "search") {
+      ++searches;
+      const CliResult t = cli({"tiles", "-c", "a100", "--n", "256", "--d", "64", "--top", "3", "-f", "json"});
+      REQUIRE(t.code == 0);
+      CHECK(without_key(l) == sw::minified(t.out));
+    } else {
+      menu.insert(key["tile"].as<std::string>());
+    }
+  }
+  CHECK(searches == 1);
+  // The menu: each (B_r, B_c) of the search's sizes that `iosim --br --bc` runs, and no other.
+  std::set<std::string> runs;
+  for (const char* br : {"16", "32", "64", "128", "256"}) {
+    for (const char* bc : {"16", "32", "64", "128", "256"}) {
+      const CliResult r = cli({"-c", "teaching", "--n", "128", "--d", "16", "--schedule", "flash1", "--br", br, "--bc", bc});
+      if (r.code == 0) runs.insert(std::string(br) + "x" + bc);
+    }
+  }
+  CHECK(!runs.empty());
+  CHECK(runs.size() < 25);  // teaching's 16 KiB of SRAM leaves some out
+  CHECK(menu == runs);
+}
+
+TEST_CASE("three shards merged are the serial run, byte for byte, in any order of the files") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", kSpec);
+  const std::string serial = dir.path() + "/serial.jsonl";
+  REQUIRE(cli({"sweep", spec, "-o", serial, "-q"}).code == 0);
+  CHECK(file_lines(serial).size() == 48);
+  std::vector<std::string> shards;
+  for (int k = 0; k < 3; ++k) {
+    shards.push_back(dir.path() + "/shard" + std::to_string(k) + ".jsonl");
+    REQUIRE(cli({"sweep", spec, "-o", shards.back(), "--shard", std::to_string(k) + "/3", "-q"}).code == 0);
+    CHECK(file_lines(shards.back()).size() == 16);
+  }
+  const std::string merged = dir.path() + "/merged.jsonl";
+  REQUIRE(cli({"sweep", "merge", shards[2], shards[0], shards[1], "-o", merged}).code == 0);
+  CHECK(slurp(merged) == slurp(serial));
+  // Merging again, with a file twice, changes nothing; --points of the pieces give the same records.
+  REQUIRE(cli({"sweep", "merge", merged, shards[1], "-o", merged}).code == 0);
+  CHECK(slurp(merged) == slurp(serial));
+  const std::string pieces = dir.path() + "/pieces.jsonl";
+  REQUIRE(cli({"sweep", spec, "-o", pieces, "--points", "40:48,0:20", "-q"}).code == 0);
+  REQUIRE(cli({"sweep", spec, "-o", pieces, "--points", "20:40", "-q"}).code == 0);
+  CHECK(slurp(pieces) == slurp(serial));  // resumed out of order: rewritten in the canonical order
+}
+
+TEST_CASE("a run resumes: points in the file are skipped, an incomplete last line runs again") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", kSpec);
+  const std::string serial = dir.path() + "/serial.jsonl";
+  REQUIRE(cli({"sweep", spec, "-o", serial, "-q"}).code == 0);
+  const std::string full = slurp(serial);
+
+  const std::vector<std::string> lines = file_lines(serial);
+  std::string head;
+  for (std::size_t i = 0; i < 10; ++i) head += lines[i] + "\n";
+  head += lines[10].substr(0, lines[10].size() / 2);  // killed while writing record 11
+  const std::string part = dir.write("part.jsonl", head);
+  const CliResult r = cli({"sweep", spec, "-o", part});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("cut an incomplete last line") != std::string::npos);
+  CHECK(r.err.find("10 already in") != std::string::npos);
+  CHECK(r.err.find("38 run") != std::string::npos);
+  CHECK(slurp(part) == full);
+
+  const CliResult again = cli({"sweep", spec, "-o", part});
+  CHECK(again.err.find("48 already in " + part + ", 0 run") != std::string::npos);
+  CHECK(slurp(part) == full);
+
+  // --pending lists what is left as ranges of the canonical order.
+  const std::string some = dir.write("some.jsonl", lines[0] + "\n" + lines[1] + "\n" + lines[5] + "\n");
+  const CliResult p = cli({"sweep", spec, "-o", some, "--pending"});
+  CHECK(p.code == 0);
+  CHECK(p.out == "2:5,6:48\n");
+}
+
+TEST_CASE("merge refuses what it cannot merge: an incomplete file, two records for one point") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", kSpec);
+  const std::string serial = dir.path() + "/serial.jsonl";
+  REQUIRE(cli({"sweep", spec, "-o", serial, "-q"}).code == 0);
+  const std::vector<std::string> lines = file_lines(serial);
+  const std::string cut = dir.write("cut.jsonl", lines[0] + "\n" + lines[1].substr(0, 30));
+  std::string changed = lines[0];
+  changed.replace(changed.find("\"transfers\":"), 12, "\"transfers\":9");
+  const std::string other = dir.write("other.jsonl", changed + "\n");
+  const std::string junk = dir.write("junk.jsonl", lines[0] + "\n{\"not\": \"a record\"}\n");
+  const BadInput cases[] = {
+      {{"sweep", "merge", serial, cut, "-o", dir.path() + "/m.jsonl"}, "cut.jsonl: its last line is incomplete"},
+      {{"sweep", "merge", serial, other, "-o", dir.path() + "/m.jsonl"}, "two different records for the point"},
+      {{"sweep", "merge", junk, "-o", dir.path() + "/m.jsonl"}, "junk.jsonl:2: not a sweep record"},
+      {{"sweep", spec, "-o", junk}, "junk.jsonl:2: not a sweep record"},
+      {{"sweep", "merge", dir.path() + "/none.jsonl", "-o", "-"}, "none.jsonl: no such file"},
+      {{"sweep", "merge", serial}, "sweep merge: give the output file"},
+  };
+  check_bad_inputs(cases);
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/m.jsonl"));
+}
+
+TEST_CASE("bad sweep files and flags: one line, exit 2, nothing run") {
+  TempDir dir;
+  const std::string good = dir.write("good.yaml", kSpec);
+  const auto spec = [&](const std::string& name, const std::string& text) { return dir.write(name, text); };
+  const std::string out = dir.path() + "/out.jsonl";
+  const BadInput cases[] = {
+      {{"sweep", spec("a.yaml", "hardware: a100\nproblem: [{n: 1, d: 64}]\nschedules: flash2\n"), "-o", out},
+       "unknown key 'problem' (did you mean 'problems'?)"},
+      {{"sweep", spec("b.yaml", "problems: [{n: 1, d: 64}]\nschedules: flash2\n"), "-o", out}, "hardware: missing"},
+      {{"sweep", spec("c.yaml", "hardware: a100\nproblems: [{n: 64, d: 64, mask: diagonal}]\nschedules: flash2\n"), "-o", out},
+       "problems[0].mask: 'diagonal' is not one of none, causal"},
+      {{"sweep", spec("d.yaml", "hardware: a100\nproblems: [{d: 64}]\nschedules: flash2\n"), "-o", out},
+       "problems[0].n: missing"},
+      {{"sweep", spec("e.yaml", "hardware: a100\nproblems: [{n: 64, d: 64}]\nschedules: flash2\ntiles: 64by64\n"), "-o", out},
+       "tiles: '64by64' is not default, menu, search or a tile BRxBC"},
+      {{"sweep", spec("f.yaml", "hardware: a100\nproblems: [{n: 64, d: 64, heads: 0}]\nschedules: flash2\n"), "-o", out},
+       "problems[0].heads: expected a positive integer"},
+      {{"sweep", spec("g.yaml", "hardware: a100\nproblems: [{n: 64, d: 64}]\nschedules: flash9\n"), "-o", out},
+       "flash9"},
+      {{"sweep", spec("h.yaml", "hardware: a100\nproblems: [{n: 64, d: 64, pass: bwd}]\nschedules: flashdecode\n"), "-o", out},
+       "flashdecode"},
+      {{"sweep", spec("i.yaml", "hardware: nosuchgpu\nproblems: [{n: 64, d: 64}]\nschedules: flash2\n"), "-o", out},
+       "nosuchgpu"},
+      {{"sweep", spec("j.yaml", "hardware: a100\nproblems: [{n: 64, d: 64}]\nschedules: flash2\ntiles: search\nwarps: 4\n"), "-o", out},
+       "warps: the tile search tries every warp count"},
+      {{"sweep", spec("k.yaml", "hardware: a100\nproblems: [{n: 64, d: 64}]\nschedules: naive\ntiles: search\n"), "-o", out},
+       "naive has no tiles to search"},
+      {{"sweep", spec("l.yaml", "hardware: a100\nproblems: [{scenario: nosuchscenario}]\nschedules: flash2\n"), "-o", out},
+       "nosuchscenario"},
+      {{"sweep", spec("m.yaml", "sweeps: [{hardware: a100}]\nhardware: a100\n"), "-o", out}, "unknown key 'hardware'"},
+      {{"sweep", dir.path() + "/missing.yaml", "-o", out}, "missing.yaml"},
+      {{"sweep", good}, "give the records file: -o OUT.jsonl"},
+      {{"sweep", "-o", out}, "give the sweep file"},
+      {{"sweep", good, "-o", out, "--shard", "3/3"}, "--shard must be k/N with 0 <= k < N (got '3/3'"},
+      {{"sweep", good, "-o", out, "--shard", "1"}, "--shard must be k/N"},
+      {{"sweep", good, "-o", out, "--shard", "a/b"}, "--shard must be k/N"},
+      {{"sweep", good, "-o", out, "--shard", "0/0"}, "--shard must be k/N"},
+      {{"sweep", good, "-o", out, "--shard", "-1/2"}, "--shard must be k/N"},
+      {{"sweep", good, "-o", out, "--shard", "0/2/3"}, "--shard must be k/N"},
+      {{"sweep", good, "-o", out, "--points", "0:49"}, "--points: '0:49' goes past the last point"},
+      {{"sweep", good, "-o", out, "--points", "5:5"}, "--points: the range '5:5' is empty"},
+      {{"sweep", good, "-o", out, "--points", "1,,2"}, "--points: '' is not an index"},
+      {{"sweep", good, "-o", out, "--shard", "0/2", "--points", "1"}, "give --shard or --points, not both"},
+      {{"sweep", good, "-o", out, "--workers", "2"}, "--workers and --chunk are for --engine ray"},
+      {{"sweep", good, "-o", out, "--engine", "ray", "--shard", "0/2"}, "--engine ray runs every point itself"},
+      {{"sweep", good, "-o", "-", "--engine", "ray"}, "--engine ray and --pending need a file"},
+      {{"sweep", good, "-o", out, "--engine", "spark"}, "--engine"},
+      {{"sweep", good, "-o", out, "--max-time", "soon"}, "--max-time"},
+  };
+  check_bad_inputs(cases);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("a point over --max-time is refused before any point runs") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", R"(hardware: a100
+problems: [{n: [256, 65536], d: 64}]
+schedules: naive
+predict: true
+)");
+  const std::string out = dir.path() + "/out.jsonl";
+  const CliResult r = cli({"sweep", spec, "-o", out, "--max-time", "1s"});
+  CHECK(r.code == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("n 65536") != std::string::npos);
+  CHECK(r.err.find("--max-time") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
