@@ -34,7 +34,8 @@ function(iosim_add_gpu_module)
   add_library(iosim_gpu_module MODULE ${PROJECT_SOURCE_DIR}/cuda/loader/module_entry.cpp ${M_SOURCES})
   set_target_properties(iosim_gpu_module PROPERTIES OUTPUT_NAME iosim_gpu PREFIX lib
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
-  target_include_directories(iosim_gpu_module PRIVATE ${PROJECT_SOURCE_DIR})
+  target_include_directories(iosim_gpu_module PRIVATE ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/generated/include)
+  add_dependencies(iosim_gpu_module iosim_kernel_menu)  # cuda/backend.h reads the kernel menu's header
   target_link_libraries(iosim_gpu_module PRIVATE ${M_LIBS})
   target_link_options(iosim_gpu_module PRIVATE "-Wl,--version-script=${PROJECT_SOURCE_DIR}/cuda/loader/module.map")
   set_property(TARGET iosim_gpu_module APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cuda/loader/module.map)

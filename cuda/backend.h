@@ -14,6 +14,7 @@
 
 #include "sim/core/dtype.h"
 #include "sim/core/hardware.h"
+#include "iosim_generated/kernel_menu.h"
 #include "sim/schedule/cuda_algo.h"
 
 namespace iosim::gpu {
@@ -44,8 +45,9 @@ using Algo = CudaAlgo;
 using iosim::name;
 enum class Direction : std::uint8_t { fwd, bwd };
 
-/// The head dimensions the kernels are compiled for (naive's cuBLAS takes any d; the rest these).
-inline constexpr std::array<int, 2> kHeadDims = {64, 128};
+/// The head dimensions the kernels are compiled for (naive's cuBLAS takes any d; the rest these): those
+/// of the kernel menu's rows (cuda/kernels/menu.csv).
+inline constexpr auto kHeadDims = kernel_menu::kHeadDims;
 [[nodiscard]] constexpr bool compiled_head_dim(int d) {
   for (const int h : kHeadDims) {
     if (h == d) return true;

@@ -19,6 +19,7 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const Ru
   r.name = std::string(s.name());
   r.pass = s.pass();
   r.tiles = s.tiles();
+  r.tile_source = s.tile_source();
   r.sram = s.sram();
   r.sram_limit = ctx.hardware.sm.sram_per_block;
   r.m_elements = sram_elements(ctx.hardware, ctx.problem.dtype);

@@ -39,6 +39,7 @@ struct ScheduleRun {
   std::string name;
   Pass pass = Pass::fwd;
   TileShape tiles;
+  std::string_view tile_source;  ///< Schedule::tile_source()
   SramPlan sram;
   Bytes sram_limit;           ///< what one thread block may use
   std::uint64_t m_elements = 0;  ///< M of the bounds: sram_limit in elements of the problem's type

@@ -2,6 +2,8 @@
 // (docs/counting.md has the derivations), over ragged sizes, batch × heads, and n ≠ n_kv.
 #include <doctest/doctest.h>
 
+#include "sim/schedule/defaults.h"
+#include "sim/schedule/kernel_menu.h"
 #include "support/fixtures.h"
 
 using namespace iosim;
@@ -108,14 +110,31 @@ TEST_CASE("flash2 forward: Q read once, K and V once per Q tile, O written once"
   }
 }
 
-TEST_CASE("default tiles: the paper's for flash1, FlashAttention-2's for flash2") {
+TEST_CASE("default tiles: the paper's for flash1; flash2's the kernel menu's where a kernel is compiled, else FlashAttention-2's") {
   // A100, fp16: M = 166,912 / 2 = 83,456; d = 64 → B_c = ⌈83,456 / 256⌉ = 326, B_r = min(326, 64) = 64.
   const ScheduleRun f1 = count("flash1", context(problem(8192, 64)));
   CHECK(f1.tiles == TileShape{64, 326});
+  CHECK(f1.tile_source == tile_source::kPaper);
   CHECK(f1.m_elements == 83456);
   CHECK(f1.notes.empty());
-  CHECK(count("flash2", context(problem(8192, 64))).tiles == TileShape{128, 128});
-  CHECK(count("flash2", context(problem(8192, 128))).tiles == TileShape{128, 64});
+  // d = 64 and 128: the CUDA kernel's default (cuda/kernels/menu.csv), so that `iosim` and `iosim
+  // measure` count the same tile.
+  for (const std::uint64_t d : {64u, 128u}) {
+    CAPTURE(d);
+    const kernel_menu::Default* k = menu_default("flash2", Pass::fwd, d);
+    REQUIRE(k != nullptr);
+    const ScheduleRun r = count("flash2", context(problem(8192, d)));
+    CHECK(r.tiles == TileShape{k->br, k->bc});
+    CHECK(r.tile_source == tile_source::kMenu);
+  }
+  CHECK(count("flash2", context(problem(8192, 64))).tiles == TileShape{128, 64});
+  CHECK(count("flash2", context(problem(8192, 128))).tiles == TileShape{64, 64});
+  CHECK(count("flash2", context(problem(8192, 64), a100(), tiles(64, 32))).tile_source == tile_source::kUser);
+  // Elsewhere FlashAttention-2's CUDA code: d ≤ 64 → 128 × 128, d ≤ 192 → 128 × 64.
+  CHECK(count("flash2", context(problem(8192, 32))).tiles == TileShape{128, 128});
+  CHECK(count("flash2", context(problem(8192, 32))).tile_source == tile_source::kFa2);
+  CHECK(fa2_forward_tiles(problem(8192, 64), a100(), false) == TileShape{128, 128});
+  CHECK(fa2_forward_tiles(problem(8192, 128), a100(), false) == TileShape{128, 64});
   CHECK(count("flash2", context(problem(8192, 96))).tiles == TileShape{128, 64});
   // hdim 256: 128 × 64 on an A100 (SM smem < 192 KiB), 64 × 64 on an H100-class SM (228 KiB).
   CHECK(count("flash2", context(problem(4096, 256))).tiles == TileShape{128, 64});

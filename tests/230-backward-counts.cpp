@@ -2,6 +2,8 @@
 // (docs/counting.md): the standard backward (Algorithm 3), Algorithm 4, and FlashAttention-2's code.
 #include <doctest/doctest.h>
 
+#include "sim/schedule/defaults.h"
+#include "sim/schedule/kernel_menu.h"
 #include "support/fixtures.h"
 
 using namespace iosim;
@@ -106,13 +108,28 @@ TEST_CASE("flash2 backward: preprocess, one block per K/V tile with atomic dQ, c
   }
 }
 
-TEST_CASE("backward default tiles: FlashAttention-2's, by head dimension and SRAM") {
-  CHECK(count("flash2", context(problem(4096, 64)), Pass::bwd).tiles == TileShape{128, 128});
-  CHECK(count("flash2", context(problem(4096, 128)), Pass::bwd).tiles == TileShape{64, 128});
-  // 144 KiB of shared memory at d = 64, 128 × 128: the threshold FlashAttention-2's launcher tests.
-  CHECK(count("flash2", context(problem(4096, 64)), Pass::bwd).sram.peak() == Bytes(144 * 1024));
-  CHECK(count("flash2", context(problem(4096, 128)), Pass::bwd).sram.peak() == Bytes(144 * 1024));
-  CHECK(count("flash2", context(problem(4096, 64), with_sram(100 * 1024)), Pass::bwd).tiles == TileShape{64, 128});
+TEST_CASE("backward default tiles: the kernel menu's where a kernel is compiled, else FlashAttention-2's") {
+  // d = 64 and 128: the CUDA kernel's default (cuda/kernels/menu.csv), 64 × 64.
+  for (const std::uint64_t d : {64u, 128u}) {
+    CAPTURE(d);
+    const kernel_menu::Default* k = menu_default("flash2", Pass::bwd, d);
+    REQUIRE(k != nullptr);
+    const ScheduleRun r = count("flash2", context(problem(4096, d)), Pass::bwd);
+    CHECK(r.tiles == TileShape{k->br, k->bc});
+    CHECK(r.tiles == TileShape{64, 64});
+    CHECK(r.tile_source == tile_source::kMenu);
+  }
+  // Elsewhere FlashAttention-2's run_mha_bwd_hdim*: d = 32 → 128 × 128, d = 96 → 64 × 128.
+  CHECK(count("flash2", context(problem(4096, 32)), Pass::bwd).tiles == TileShape{128, 128});
+  CHECK(count("flash2", context(problem(4096, 96)), Pass::bwd).tiles == TileShape{64, 128});
+  CHECK(count("flash2", context(problem(4096, 96)), Pass::bwd).tile_source == tile_source::kFa2);
+  // Its rule at d = 64 and 128, by SRAM per block.
+  CHECK(fa2_backward_tiles(problem(4096, 64), a100(), false) == TileShape{128, 128});
+  CHECK(fa2_backward_tiles(problem(4096, 128), a100(), false) == TileShape{64, 128});
+  CHECK(fa2_backward_tiles(problem(4096, 64), with_sram(100 * 1024), false) == TileShape{64, 128});
+  // 144 KiB of shared memory at those tiles: the threshold FlashAttention-2's launcher tests.
+  CHECK(count("flash2", context(problem(4096, 64), a100(), tiles(128, 128)), Pass::bwd).sram.peak() == Bytes(144 * 1024));
+  CHECK(count("flash2", context(problem(4096, 128), a100(), tiles(64, 128)), Pass::bwd).sram.peak() == Bytes(144 * 1024));
 }
 
 TEST_CASE("decoding and d-tiled schedules have no backward pass") {

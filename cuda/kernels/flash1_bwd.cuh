@@ -33,12 +33,6 @@
 
 namespace iosim::gpu::kern {
 
-/// Default tile: 64 × 64, as flash2 backward (≤ 121 KiB of shared memory at d = 128: fits an A100).
-template <int D>
-struct Flash1BwdDefault {
-  static constexpr int kBr = 64, kBc = 64;
-};
-
 struct Flash1BwdParams {
   const void* q;
   const void* k;
@@ -200,25 +194,20 @@ void launch_flash1_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   launch_group_sum_kv_grads(spec, buf, stream);
 }
 
-template <class T, int D, int BR, int BC>
-void add_flash1_bwd(std::vector<KernelEntry>& out) {
-  using Tr = kern::FlashBwdTraits<D, BR, BC, true>;
-  out.push_back(KernelEntry{Algo::flash1, Direction::bwd, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes,
-                            &launch_flash1_bwd<T, D, BR, BC>, Tr::kWarps, 1});
-}
-
-/// The group of one instantiation file: the default tile, then (full builds) the rest of the menu.
-template <class T, int D>
-void register_flash1_bwd_group(std::vector<KernelEntry>& out) {
-  using Def = kern::Flash1BwdDefault<D>;
-  add_flash1_bwd<T, D, Def::kBr, Def::kBc>(out);
-#ifdef IOSIM_CUDA_FULL_TILES
-  for_each_menu_tile([&]<int BR, int BC>() {
-    if constexpr (kern::bwd_tile_ok(true, D, BR, BC) && !(BR == Def::kBr && BC == Def::kBc)) {
-      add_flash1_bwd<T, D, BR, BC>(out);
-    }
-  });
-#endif
-}
+/// The kernel as rows of the menu (cuda/kernels/menu.csv, menu_entry.cuh): the tiles bwd_tile_ok
+/// takes, with bwd_warps' warp count, one stage.
+struct Flash1BwdKernel {
+  static constexpr Direction kPass = Direction::bwd;
+  template <int D, int BR, int BC, int WARPS, int STAGES>
+  static constexpr bool accepts() {
+    return kern::bwd_tile_ok(true, D, BR, BC) && WARPS == kern::bwd_warps(D, BR, BC) && STAGES == 1;
+  }
+  template <int D, int BR, int BC, int, int>
+  using Traits = kern::FlashBwdTraits<D, BR, BC, true>;
+  template <class T, class Tr>
+  static void launch(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+    launch_flash1_bwd<T, Tr::kD, Tr::kBr, Tr::kBc>(spec, buf, stream);
+  }
+};
 
 }  // namespace iosim::gpu::detail

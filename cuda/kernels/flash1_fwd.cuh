@@ -65,16 +65,6 @@ struct Flash1FwdTraits {
   static_assert(kNS % 2 == 0 && kNO % 2 == 0, "B fragments come in pairs of n8 tiles (ldmatrix.x4)");
 };
 
-/// Default tiles: the paper's B_c = ⌈M/4d⌉, B_r = min(B_c, d), M = SRAM per block in elements. On an
-/// A100 or H100 (163-227 KiB per block) that is B_c ≥ 227, clamped to the menu's largest 128; then
-/// B_r = 64 for d = 64 and 128 for d = 128. At d = 128 the kernel takes all 255 registers (ptxas, CUDA
-/// 13.0, swizzled tiles, causal mask): no spills for sm_90, 8 bytes for sm_80.
-template <int D>
-struct Flash1FwdDefault {
-  static constexpr int kBc = 128;
-  static constexpr int kBr = D < kBc ? D : kBc;
-};
-
 struct Flash1FwdParams {
   const void* q;
   const void* k;
@@ -276,25 +266,20 @@ void launch_flash1_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 
-template <class T, int D, int BR, int BC>
-void add_flash1_fwd(std::vector<KernelEntry>& out) {
-  using Tr = kern::Flash1FwdTraits<D, BR, BC>;
-  out.push_back(KernelEntry{Algo::flash1, Direction::fwd, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes,
-                            &launch_flash1_fwd<T, D, BR, BC>, Tr::kWarps, 1});
-}
-
-/// The group of one instantiation file: the default tile, then (full builds) the rest of the menu.
-template <class T, int D>
-void register_flash1_fwd_group(std::vector<KernelEntry>& out) {
-  using Def = kern::Flash1FwdDefault<D>;
-  add_flash1_fwd<T, D, Def::kBr, Def::kBc>(out);
-#ifdef IOSIM_CUDA_FULL_TILES
-  for_each_menu_tile([&]<int BR, int BC>() {
-    if constexpr (kern::flash1_fwd_tile_ok(D, BR, BC) && !(BR == Def::kBr && BC == Def::kBc)) {
-      add_flash1_fwd<T, D, BR, BC>(out);
-    }
-  });
-#endif
-}
+/// The kernel as rows of the menu (cuda/kernels/menu.csv, menu_entry.cuh): the tiles
+/// flash1_fwd_tile_ok takes, B_r/16 warps, one stage.
+struct Flash1FwdKernel {
+  static constexpr Direction kPass = Direction::fwd;
+  template <int D, int BR, int BC, int WARPS, int STAGES>
+  static constexpr bool accepts() {
+    return kern::flash1_fwd_tile_ok(D, BR, BC) && WARPS == BR / 16 && STAGES == 1;
+  }
+  template <int D, int BR, int BC, int, int>
+  using Traits = kern::Flash1FwdTraits<D, BR, BC>;
+  template <class T, class Tr>
+  static void launch(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+    launch_flash1_fwd<T, Tr::kD, Tr::kBr, Tr::kBc>(spec, buf, stream);
+  }
+};
 
 }  // namespace iosim::gpu::detail

@@ -37,14 +37,6 @@
 
 namespace iosim::gpu::kern {
 
-/// Default tile: 64 × 64 (4 warps at d = 64, 8 at d = 128; full builds add the other warp count where
-/// it fits, and B_r = 256 × B_c = 32 at d = 64 with 8 warps). It fits the shared memory of an A100
-/// (≤ 121 KiB at d = 128) and keeps every accumulator in registers; speed is not this kernel's goal.
-template <int D>
-struct Flash2BwdDefault {
-  static constexpr int kBr = 64, kBc = 64;
-};
-
 struct Flash2BwdParams {
   const void* q;
   const void* k;
@@ -191,35 +183,20 @@ void launch_flash2_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   launch_group_sum_kv_grads(spec, buf, stream);
 }
 
-template <class T, int D, int BR, int BC, int NW>
-void add_flash2_bwd(std::vector<KernelEntry>& out) {
-  using Tr = kern::FlashBwdTraits<D, BR, BC, false, NW>;
-  out.push_back(KernelEntry{Algo::flash2, Direction::bwd, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes,
-                            &launch_flash2_bwd<T, Tr>, Tr::kWarps, 1});
-}
-
-/// The group of one instantiation file. ALT = false: the default tile, then (full builds) every other
-/// tile of the menu, each with its default warps (bwd_warps: 4 where they fit, else 8), which is what a
-/// spec with warps = 0 gets. ALT = true (full builds only; a file of its own, registered after, so that
-/// the groups compile in parallel): each tile's other warp count where it fits too.
-template <class T, int D, bool ALT>
-void register_flash2_bwd_group(std::vector<KernelEntry>& out) {
-  using Def = kern::Flash2BwdDefault<D>;
-  if constexpr (!ALT) add_flash2_bwd<T, D, Def::kBr, Def::kBc, kern::bwd_warps(D, Def::kBr, Def::kBc)>(out);
-#ifdef IOSIM_CUDA_FULL_TILES
-  for_each_menu_tile([&]<int BR, int BC>() {
-    constexpr int kDefaultWarps = kern::bwd_warps(D, BR, BC);  // 0 where neither 4 nor 8 fits
-    if constexpr (!ALT && kDefaultWarps > 0 && !(BR == Def::kBr && BC == Def::kBc)) {
-      if constexpr (kern::flash2_bwd_variant_ok(D, BR, BC, kDefaultWarps)) add_flash2_bwd<T, D, BR, BC, kDefaultWarps>(out);
-    }
-    constexpr int kOther = kDefaultWarps == 4 ? 8 : 4;
-    if constexpr (ALT && kDefaultWarps > 0 && kern::flash2_bwd_variant_ok(D, BR, BC, kOther)) {
-      add_flash2_bwd<T, D, BR, BC, kOther>(out);
-    }
-  });
-#else
-  static_cast<void>(out);
-#endif
-}
+/// The kernel as rows of the menu (cuda/kernels/menu.csv, menu_entry.cuh): the tiles and warp counts
+/// flash2_bwd_variant_ok takes, one stage.
+struct Flash2BwdKernel {
+  static constexpr Direction kPass = Direction::bwd;
+  template <int D, int BR, int BC, int WARPS, int STAGES>
+  static constexpr bool accepts() {
+    return kern::flash2_bwd_variant_ok(D, BR, BC, WARPS) && STAGES == 1;
+  }
+  template <int D, int BR, int BC, int WARPS, int>
+  using Traits = kern::FlashBwdTraits<D, BR, BC, false, WARPS>;
+  template <class T, class Tr>
+  static void launch(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+    launch_flash2_bwd<T, Tr>(spec, buf, stream);
+  }
+};
 
 }  // namespace iosim::gpu::detail

@@ -65,12 +65,8 @@ constexpr bool flash2_fwd_variant_ok(int d, int br, int bc, int warps, int stage
          flash2_fwd_smem_bytes(d, br, bc, stages) <= kMaxSmemOptin;
 }
 
-/// FA2's own choice, and this kernel's default: 4 warps, K/V double-buffered.
-inline constexpr int kFlash2FwdDefaultWarps = 4;
-inline constexpr int kFlash2FwdDefaultStages = 2;
-
-/// Tile parameters of the flash2 forward kernel.
-template <int D, int BR, int BC, int WARPS = kFlash2FwdDefaultWarps, int STAGES = kFlash2FwdDefaultStages>
+/// Tile parameters of the flash2 forward kernel (its default variant: the first row of menu.csv).
+template <int D, int BR, int BC, int WARPS, int STAGES>
 struct Flash2FwdTraits {
   static_assert(flash2_fwd_variant_ok(D, BR, BC, WARPS, STAGES), "not a flash2 forward variant");
   static constexpr int kD = D;
@@ -105,24 +101,6 @@ struct Flash2FwdTraits {
                 "tile copies split evenly over the block");
   static_assert((kRowsPerWarp * D / kChunkElems) % kWarpSize == 0, "O store splits evenly over a warp");
   static_assert(flash2_fwd_state_regs(D, BR, BC, WARPS) == kMT * (kKQ + kNS + kNO) * 4);
-};
-
-/// Default tiles. d = 64: 128 × 64. B_r = 128 gives each warp two m16 tiles, so every K and V
-/// fragment read from shared memory feeds two MMAs (at 16 rows per warp ldmatrix bandwidth, not the
-/// tensor cores, would bound the kernel); B_c = 64 rather than FA2's 128 because Q stays in registers
-/// here: Q 32 + S 64 + O 64 fragment registers (160) against 224 at B_c = 128, which leaves no room
-/// under 255 (ptxas, CUDA 13.0, sm_90, swizzled tiles: 239 registers, no spills, 2 blocks per SM). d = 128: 64 × 64. At
-/// B_r = 128 the Q (64) and O (128) fragments alone take 192 registers, so each warp keeps one m16
-/// tile: Q 32 + S 32 + O 64 = 128 (ptxas: 200 registers, no spills).
-template <int D>
-struct Flash2FwdDefault;
-template <>
-struct Flash2FwdDefault<64> {
-  static constexpr int kBr = 128, kBc = 64;
-};
-template <>
-struct Flash2FwdDefault<128> {
-  static constexpr int kBr = 64, kBc = 64;
 };
 
 struct Flash2FwdParams {
@@ -369,52 +347,19 @@ void launch_flash2_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 
-template <class T, int D, int BR, int BC, int WARPS, int STAGES>
-void add_flash2_fwd(std::vector<KernelEntry>& out) {
-  using Tr = kern::Flash2FwdTraits<D, BR, BC, WARPS, STAGES>;
-  out.push_back(KernelEntry{Algo::flash2, Direction::fwd, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes,
-                            &launch_flash2_fwd<T, Tr>, Tr::kWarps, Tr::kStages});
-}
-
-/// Warps in registration order: the kernel's default first, so that a spec leaving warps and stages
-/// at 0 gets 4 warps where the tile has them and 8 where only 8 fit (and 2 stages: the instantiation
-/// file of 2 stages registers first, cuda/kernels/registry.cpp).
-inline constexpr std::array<int, 2> kFlash2FwdWarps = {kern::kFlash2FwdDefaultWarps, 8};
-
-/// The variants of one tile with STAGES stages, in kFlash2FwdWarps order; `skip_default` leaves the
-/// default (4 warps, 2 stages) out (the group registered it first).
-template <class T, int D, int BR, int BC, int STAGES>
-void add_flash2_fwd_tile(std::vector<KernelEntry>& out, bool skip_default) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (
-        [&] {
-          constexpr int kW = kFlash2FwdWarps[I];
-          if constexpr (kern::flash2_fwd_variant_ok(D, BR, BC, kW, STAGES)) {
-            constexpr bool kDefault = kW == kern::kFlash2FwdDefaultWarps && STAGES == kern::kFlash2FwdDefaultStages;
-            if (!kDefault || !skip_default) add_flash2_fwd<T, D, BR, BC, kW, STAGES>(out);
-          }
-        }(),
-        ...);
-  }(std::make_index_sequence<kFlash2FwdWarps.size()>{});
-}
-
-/// The group of one instantiation file: the variants of one (d, type) with STAGES stages. The
-/// 2-stage file holds the default kernel (default tile, 4 warps), first; full builds add every other
-/// variant of the menu with STAGES stages (one file per stage count, so that they compile in
-/// parallel).
-template <class T, int D, int STAGES>
-void register_flash2_fwd_group(std::vector<KernelEntry>& out) {
-  using Def = kern::Flash2FwdDefault<D>;
-  if constexpr (STAGES == kern::kFlash2FwdDefaultStages) {
-    add_flash2_fwd<T, D, Def::kBr, Def::kBc, kern::kFlash2FwdDefaultWarps, STAGES>(out);
+/// The kernel as rows of the menu (cuda/kernels/menu.csv, menu_entry.cuh): any variant its traits take.
+struct Flash2FwdKernel {
+  static constexpr Direction kPass = Direction::fwd;
+  template <int D, int BR, int BC, int WARPS, int STAGES>
+  static constexpr bool accepts() {
+    return kern::flash2_fwd_variant_ok(D, BR, BC, WARPS, STAGES);
   }
-#ifdef IOSIM_CUDA_FULL_TILES
-  for_each_menu_tile([&]<int BR, int BC>() {
-    add_flash2_fwd_tile<T, D, BR, BC, STAGES>(out, BR == Def::kBr && BC == Def::kBc);
-  });
-#else
-  static_cast<void>(out);
-#endif
-}
+  template <int D, int BR, int BC, int WARPS, int STAGES>
+  using Traits = kern::Flash2FwdTraits<D, BR, BC, WARPS, STAGES>;
+  template <class T, class Tr>
+  static void launch(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+    launch_flash2_fwd<T, Tr>(spec, buf, stream);
+  }
+};
 
 }  // namespace iosim::gpu::detail

@@ -45,10 +45,6 @@ namespace iosim::gpu::kern {
 inline constexpr int kDecodeBr = 64;
 inline constexpr int kDecodeWarps = 4;
 inline constexpr int kDecodeSub = 64;  ///< K/V columns per compute step by rows: S stays at 32 registers a thread
-/// 3 stages by default: with one block per SM (200-208 KiB of shared memory), two K/V tiles (128 KiB) stay
-/// in flight while the third is computed on, which a memory-bound kernel needs to keep the HBM busy; 1 and
-/// 2 stages are compiled too (scripts/gpu-decode-check times all three).
-inline constexpr int kDecodeDefaultStages = 3;
 
 // ---- this kernel's shared-memory layout -----------------------------------------------------------
 // Tiles are d elements wide, unpadded, XOR-swizzled in 16-byte chunks (as CUTLASS's Swizzle<3,3,3> and
@@ -506,25 +502,21 @@ void launch_flashdecode(const KernelSpec& spec, AttentionBuffers& buf, cudaStrea
   }
 }
 
-/// The split kernel's stage counts, the default (3) first.
-inline constexpr int kDecodeStages[] = {kern::kDecodeDefaultStages, 1, 2};
-
-/// The group of one instantiation file: one (d, type), both variants (packed and per query head), every
-/// stage count; B_c = fa2_splitkv_tiles' (256 for d = 64, 128 for d = 128).
-template <class T, int D>
-void register_flashdecode_group(std::vector<KernelEntry>& out) {
-  constexpr int kBc = D == 64 ? 256 : 128;
-  for (const Algo algo : {Algo::flashdecode, Algo::flashdecode_heads}) {
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (
-          [&] {
-            using Tr = kern::DecodeTraits<D, kBc, kDecodeStages[I]>;
-            out.push_back(KernelEntry{algo, Direction::fwd, D, kDTypeOf<T>, kern::kDecodeBr, kBc, Tr::kSmemBytes,
-                                      &launch_flashdecode<T, Tr>, kern::kDecodeWarps, Tr::kStages});
-          }(),
-          ...);
-    }(std::make_index_sequence<3>{});
+/// The kernels as rows of the menu (cuda/kernels/menu.csv, menu_entry.cuh), for flashdecode and
+/// flashdecode-heads alike: B_r = kDecodeBr, kDecodeWarps warps, 1 to 3 stages.
+struct FlashdecodeKernel {
+  static constexpr Direction kPass = Direction::fwd;
+  template <int D, int BR, int BC, int WARPS, int STAGES>
+  static constexpr bool accepts() {
+    return compiled_head_dim(D) && BR == kern::kDecodeBr && WARPS == kern::kDecodeWarps && BC % kern::kDecodeSub == 0 &&
+           STAGES >= 1 && STAGES <= 3;
   }
-}
+  template <int D, int, int BC, int, int STAGES>
+  using Traits = kern::DecodeTraits<D, BC, STAGES>;
+  template <class T, class Tr>
+  static void launch(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+    launch_flashdecode<T, Tr>(spec, buf, stream);
+  }
+};
 
 }  // namespace iosim::gpu::detail

@@ -1,51 +1,10 @@
-// kernel_registry(): every instantiation group, registered explicitly in one place. flash2 forward:
-// the 2-stage file of a (d, type) first, so that its default kernel and every tile's 2-stage variants
-// come first; flash2 backward: each tile's default warps before its other warp count.
+// find_kernel(): a spec's entry of the registry (kernel_registry() is generated from cuda/kernels/menu.csv
+// into the build tree: registry_menu.cpp).
 #include "cuda/kernels/registry.h"
 
 #include <algorithm>
 
 namespace iosim::gpu::detail {
-
-const std::vector<KernelEntry>& kernel_registry() {
-  static const std::vector<KernelEntry> entries = [] {
-    std::vector<KernelEntry> out;
-    register_flash1_fwd_d64_fp16(out);
-    register_flash1_fwd_d64_bf16(out);
-    register_flash1_fwd_d128_fp16(out);
-    register_flash1_fwd_d128_bf16(out);
-    register_flash1_bwd_d64_fp16(out);
-    register_flash1_bwd_d64_bf16(out);
-    register_flash1_bwd_d128_fp16(out);
-    register_flash1_bwd_d128_bf16(out);
-    register_flash2_fwd_d64_fp16(out);
-    register_flash2_fwd_d64_fp16_s1(out);
-    register_flash2_fwd_d64_fp16_s3(out);
-    register_flash2_fwd_d64_bf16(out);
-    register_flash2_fwd_d64_bf16_s1(out);
-    register_flash2_fwd_d64_bf16_s3(out);
-    register_flash2_fwd_d128_fp16(out);
-    register_flash2_fwd_d128_fp16_s1(out);
-    register_flash2_fwd_d128_fp16_s3(out);
-    register_flash2_fwd_d128_bf16(out);
-    register_flash2_fwd_d128_bf16_s1(out);
-    register_flash2_fwd_d128_bf16_s3(out);
-    register_flash2_bwd_d64_fp16(out);
-    register_flash2_bwd_d64_fp16_altwarps(out);
-    register_flash2_bwd_d64_bf16(out);
-    register_flash2_bwd_d64_bf16_altwarps(out);
-    register_flash2_bwd_d128_fp16(out);
-    register_flash2_bwd_d128_fp16_altwarps(out);
-    register_flash2_bwd_d128_bf16(out);
-    register_flash2_bwd_d128_bf16_altwarps(out);
-    register_flashdecode_d64_fp16(out);
-    register_flashdecode_d64_bf16(out);
-    register_flashdecode_d128_fp16(out);
-    register_flashdecode_d128_bf16(out);
-    return out;
-  }();
-  return entries;
-}
 
 const KernelEntry* find_kernel(const KernelSpec& spec) {
   const auto& all = kernel_registry();

@@ -1,8 +1,8 @@
-# Sources of cuda/kernels, appended to IOSIM_GPU_SOURCES (paths relative to cuda/).
-# One .cu per instantiation group (schedule, pass, d, type; flash2 forward also per K/V stage count,
-# flash2 backward also per default/other warp count)
-# so that they compile in parallel; each holds its group's default kernel, and the whole menu when
-# IOSIM_CUDA_FULL_TILES is on.
+# Sources of cuda/kernels, appended to IOSIM_GPU_SOURCES (paths relative to cuda/, or absolute).
+# The kernel instantiations come from the kernel menu, cuda/kernels/menu.csv: generate_kernels.py writes
+# them into the build tree (kernels/inst/*.cu, one per group of rows, so that the groups compile in
+# parallel, and kernels/registry_menu.cpp, the registry's table). The lean rows by default (CI's build);
+# every row with IOSIM_CUDA_FULL_TILES.
 list(APPEND IOSIM_GPU_SOURCES
   kernels/buffers.cpp
   kernels/dispatch.cpp
@@ -14,28 +14,25 @@ list(APPEND IOSIM_GPU_SOURCES
   kernels/decode_plan.cpp
   kernels/decode_accuracy.cpp
 )
-# The head dimensions: gpu::kHeadDims in cuda/backend.h, the one place they are written.
-file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../backend.h IOSIM_HEAD_DIMS REGEX "kHeadDims = {")
-string(REGEX REPLACE ".*{([0-9, ]+)}.*" "\\1" IOSIM_HEAD_DIMS "${IOSIM_HEAD_DIMS}")
-string(REPLACE ", " ";" IOSIM_HEAD_DIMS "${IOSIM_HEAD_DIMS}")
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/../backend.h)
-# flashdecode: split + combine kernels, both variants, every stage count, per (d, type)
-foreach(d IN LISTS IOSIM_HEAD_DIMS)
-  foreach(type IN ITEMS fp16 bf16)
-    list(APPEND IOSIM_GPU_SOURCES kernels/inst/flashdecode_d${d}_${type}.cu)
-  endforeach()
-endforeach()
-foreach(family IN ITEMS flash1_fwd flash1_bwd flash2_fwd flash2_bwd)
-  foreach(d IN LISTS IOSIM_HEAD_DIMS)
-    foreach(type IN ITEMS fp16 bf16)
-      list(APPEND IOSIM_GPU_SOURCES kernels/inst/${family}_d${d}_${type}.cu)
-      if(family STREQUAL "flash2_fwd")
-        # flash2 forward's variants with 1 and 3 K/V stages (empty in the default build)
-        list(APPEND IOSIM_GPU_SOURCES kernels/inst/${family}_d${d}_${type}_s1.cu kernels/inst/${family}_d${d}_${type}_s3.cu)
-      elseif(family STREQUAL "flash2_bwd")
-        # flash2 backward's tiles with their other warp count (empty in the default build)
-        list(APPEND IOSIM_GPU_SOURCES kernels/inst/${family}_d${d}_${type}_altwarps.cu)
-      endif()
-    endforeach()
-  endforeach()
-endforeach()
+set(iosim_menu ${CMAKE_CURRENT_LIST_DIR}/menu.csv)
+set(iosim_menu_script ${CMAKE_CURRENT_LIST_DIR}/generate_kernels.py)
+set(iosim_menu_out ${CMAKE_BINARY_DIR}/generated/cuda/kernels)
+set(iosim_menu_args)
+if(IOSIM_CUDA_FULL_TILES)
+  set(iosim_menu_args --full)
+endif()
+# Which files the table makes (asked now: a change of the table or the script configures again).
+execute_process(COMMAND ${Python3_EXECUTABLE} ${iosim_menu_script} ${iosim_menu} --list ${iosim_menu_out} ${iosim_menu_args}
+                OUTPUT_VARIABLE iosim_menu_files RESULT_VARIABLE iosim_menu_rc ERROR_VARIABLE iosim_menu_err)
+if(NOT iosim_menu_rc EQUAL 0)
+  message(FATAL_ERROR "${iosim_menu_err}")
+endif()
+string(REPLACE "\n" ";" iosim_menu_files "${iosim_menu_files}")
+list(FILTER iosim_menu_files EXCLUDE REGEX "^$")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${iosim_menu} ${iosim_menu_script})
+add_custom_command(
+  OUTPUT ${iosim_menu_files}
+  COMMAND ${Python3_EXECUTABLE} ${iosim_menu_script} ${iosim_menu} --cuda ${iosim_menu_out} ${iosim_menu_args}
+  DEPENDS ${iosim_menu} ${iosim_menu_script}
+  COMMENT "Generating the kernel menu's instantiation files (cuda/kernels/menu.csv)" VERBATIM)
+list(APPEND IOSIM_GPU_SOURCES ${iosim_menu_files})

@@ -46,8 +46,8 @@ TileShape dtiled_default(const Problem& p, const HardwareSpec& hw) {
 class DTiled final : public Schedule {
  public:
   explicit DTiled(const ScheduleContext& ctx) : p_(ctx.problem), warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
-    tiles_ = choose_tiles("dtiled", ctx, dtiled_default(p_, ctx.hardware), Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_);
+    tiles_ = choose_tiles("dtiled", ctx, {dtiled_default(p_, ctx.hardware), tile_source::kDtiled}, Shrink::rows_first,
+                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const std::uint32_t threads = 32 * warps_;
     const LaunchShape shape{threads, accumulator_registers(tiles_.br * tiles_.bc, threads), plan(tiles_).peak()};
     kernel_ = std::make_unique<GridKernel>("dtiled_fwd", Tiling{p_.n, tiles_.br}, p_.batch_heads(), !p_.causal,

@@ -30,8 +30,8 @@ class Flash1Backward final : public Schedule {
  public:
   explicit Flash1Backward(const ScheduleContext& ctx)
       : p_(ctx.problem), warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
-    tiles_ = choose_tiles("flash1", ctx, paper_tiles(p_, ctx.hardware), Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_);
+    tiles_ = choose_tiles("flash1", ctx, {paper_tiles(p_, ctx.hardware), tile_source::kPaper}, Shrink::rows_first,
+                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const std::uint64_t bh = p_.batch_heads();
     const LaunchShape fill{128, kBaseRegisters, Bytes(0)};
     kernels_.push_back(std::make_unique<GridKernel>("flash1_bwd_init_dq", Tiling{p_.n, tiles_.br}, bh, true, fill,

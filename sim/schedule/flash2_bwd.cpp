@@ -20,6 +20,7 @@
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
+#include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
 #include "sim/schedule/tiles.h"
@@ -35,8 +36,10 @@ class Flash2Backward final : public Schedule {
         warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 8u),
         stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 2u) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
-    tiles_ = choose_tiles("flash2", ctx, fa2_backward_tiles(p_, ctx.hardware, user), Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_);
+    tiles_ = choose_tiles(name(), ctx,
+                          menu_tile_or(name(), Pass::bwd, p_.d,
+                                       {fa2_backward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
+                          Shrink::rows_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const Tiling rows{p_.n, tiles_.br};
     const Tiling cols{p_.n_kv, tiles_.bc};
     const std::uint64_t bh = p_.batch_heads();

@@ -11,13 +11,15 @@
 // Kernel: grid (T_r, batch × heads), 4 warps (8 for d > 128) each owning B_r/warps rows; Q, K, V in
 // shared memory (K and V × stages), S and O accumulated in registers. Each warp reads all of K_j and V_j
 // from shared memory for its products.
-// Default tiles: those of FlashAttention-2's CUDA code for the head dimension (defaults.h).
+// Default tiles: the kernel menu's default kernel where one is compiled for d (cuda/kernels/menu.csv,
+// kernel_menu.h); else those of FlashAttention-2's CUDA code for the head dimension (defaults.h).
 // Run: iosim --config h100.yaml --n 8192 --d 64 --schedule flash2
 #include <algorithm>
 
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
+#include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
 #include "sim/schedule/tiles.h"
@@ -33,8 +35,10 @@ class Flash2Forward final : public Schedule {
         warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : (p_.d <= 128 ? 4u : 8u)),
         stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 1u) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
-    tiles_ = choose_tiles("flash2", ctx, fa2_forward_tiles(p_, ctx.hardware, user), Shrink::cols_first,
-                          [this](TileShape t) { return plan(t); }, notes_);
+    tiles_ = choose_tiles(name(), ctx,
+                          menu_tile_or(name(), Pass::fwd, p_.d,
+                                       {fa2_forward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
+                          Shrink::cols_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const Tiling rows{p_.n, tiles_.br};
     kernel_ = std::make_unique<GridKernel>(
         "flash2_fwd", rows, p_.batch_heads(), !p_.causal, launch(),

@@ -24,6 +24,7 @@
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
+#include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/flashdecode.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
@@ -38,8 +39,8 @@ class FlashDecode final : public Schedule {
   FlashDecode(const ScheduleContext& ctx, bool packed)
       : p_(ctx.problem), packed_heads_(packed), packed_(packed ? p_.group() * p_.n : p_.n),
         warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
-    tiles_ = choose_tiles(name(), ctx, fa2_splitkv_tiles(p_), Shrink::cols_first,
-                          [this](TileShape t) { return plan(t); }, notes_);
+    tiles_ = choose_tiles(name(), ctx, menu_tile_or(name(), Pass::fwd, p_.d, {fa2_splitkv_tiles(p_), tile_source::kFa2}),
+                          Shrink::cols_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const std::uint64_t kv_tiles = ceil_div(p_.n_kv, tiles_.bc);
     const std::uint64_t heads = p_.batch * (packed ? p_.kv_head_count() : p_.heads);
     const std::uint64_t blocks = heads * ceil_div(packed_, tiles_.br);

@@ -29,8 +29,8 @@ class NaiveBackward final : public Schedule {
                        ") do not fit the " + kib(ctx.hardware.sm.sram_per_block) +
                        " of SRAM: the dS kernel reads them twice");
     }
-    tiles_ = choose_tiles("naive", ctx, {kGemmDefault, kGemmDefault}, Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_);
+    tiles_ = choose_tiles("naive", ctx, {{kGemmDefault, kGemmDefault}, tile_source::kGemm}, Shrink::rows_first,
+                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d, bh = p_.batch_heads();
     const DType e = p_.dtype;
     kernels_.push_back(gemm_kernel("naive_dv", nkv, d, n, {Tensor::P, RowsAlong::k}, {Tensor::dO, RowsAlong::k},

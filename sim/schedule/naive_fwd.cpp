@@ -33,8 +33,8 @@ class NaiveForward final : public Schedule {
                        kib(ctx.hardware.sm.sram_per_block) +
                        " of SRAM: the softmax reads S twice (max and sum, then normalise)");
     }
-    tiles_ = choose_tiles("naive", ctx, {kGemmDefault, kGemmDefault}, Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_);
+    tiles_ = choose_tiles("naive", ctx, {{kGemmDefault, kGemmDefault}, tile_source::kGemm}, Shrink::rows_first,
+                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d, bh = p_.batch_heads();
     const DType e = p_.dtype;
     kernels_.push_back(gemm_kernel("naive_qk", n, nkv, d, {Tensor::Q, RowsAlong::m}, {Tensor::K, RowsAlong::n},

@@ -66,6 +66,9 @@ class Schedule {
   [[nodiscard]] virtual std::string_view name() const = 0;
   [[nodiscard]] virtual Pass pass() const = 0;
   [[nodiscard]] virtual TileShape tiles() const = 0;
+  /// Where tiles() come from (tile_choice.h's tile_source): the user's --br/--bc, the kernel menu, or
+  /// the schedule's own rule.
+  [[nodiscard]] std::string_view tile_source() const { return tile_source_; }
 
   /// The tiles one thread block keeps resident, per phase. Pure.
   [[nodiscard]] virtual SramPlan sram() const = 0;
@@ -93,6 +96,9 @@ class Schedule {
   /// kernel's grid in launch order. naive overrides it: the paper counts each operand of each phase
   /// once, not what its GEMMs' thread blocks ask of the L2.
   virtual void emit(const Emitter& e) const;
+
+ protected:
+  std::string_view tile_source_;  ///< set by choose_tiles (tile_choice.h)
 };
 
 /// Whether schedule `name` has pass `pass` (decoding and d-tiled schedules are forward only).

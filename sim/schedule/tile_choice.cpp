@@ -61,9 +61,11 @@ TileShape reduce(TileShape t, Shrink shrink, const std::function<bool(TileShape)
 
 }  // namespace
 
-TileShape choose_tiles(std::string_view schedule, const ScheduleContext& ctx, TileShape fallback, Shrink shrink,
-                       const PlanFor& plan, std::vector<std::string>& notes) {
+TileShape choose_tiles(std::string_view schedule, const ScheduleContext& ctx, const DefaultTile& def, Shrink shrink,
+                       const PlanFor& plan, std::vector<std::string>& notes, std::string_view& source) {
   const Bytes limit = ctx.hardware.sm.sram_per_block;
+  const TileShape fallback = def.tile;
+  source = ctx.tiles.br || ctx.tiles.bc ? tile_source::kUser : def.source;
   if (ctx.tiles.br || ctx.tiles.bc) {
     TileShape t{ctx.tiles.br.value_or(fallback.br), ctx.tiles.bc.value_or(fallback.bc)};
     if (t.br == 0 || t.bc == 0) {

@@ -49,7 +49,7 @@ void sram(JsonWriter& w, const ScheduleRun& s) {
 
 void schedule(JsonWriter& w, const Problem& p, const ScheduleRun& s) {
   w.begin_object().field("name", s.name).field("pass", name(s.pass));
-  w.key("tile").begin_object().field("br", s.tiles.br).field("bc", s.tiles.bc).end_object();
+  w.key("tile").begin_object().field("br", s.tiles.br).field("bc", s.tiles.bc).field("source", s.tile_source).end_object();
   w.key("hbm");
   traffic(w, s.ledger.total(Level::hbm));
   w.key("sram");

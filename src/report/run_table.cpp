@@ -81,6 +81,15 @@ std::string summary_table(const ProblemRuns& pr) {
   return t.render("  ");
 }
 
+/// "  tiles from: naive fwd GEMM · flash2 fwd kernel menu\n": where each schedule's tile came from.
+std::string tile_sources(const ProblemRuns& pr) {
+  std::string out;
+  for (const ScheduleRun& s : pr.schedules) {
+    out += fmt::format("{}{} {} {}", out.empty() ? "  tiles from: " : " · ", s.name, name(s.pass), s.tile_source);
+  }
+  return out.empty() ? out : out + "\n";
+}
+
 /// 4 → "4", 2.5 → "2.5", 1.3333 → "1.33".
 std::string times(double v) {
   std::string s = fmt::format("{:.2f}", v);
@@ -128,6 +137,7 @@ std::string render_table(const RunReport& r) {
     }
     out += fmt::format("\n{} · M = {} elements{}\n\n", problem_line(pr.problem), grouped(m), asked);
     out += summary_table(pr);
+    out += tile_sources(pr);
     out += "\n  HBM traffic per tensor: read ×(reads per element) / write\n";
     out += tensor_table(pr);
     out += prediction_table(pr, r.hardware);

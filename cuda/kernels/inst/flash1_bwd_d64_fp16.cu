@@ -1,9 +1,0 @@
-// Instantiation group: flash1 bwd, d = 64, fp16. The default tile; the rest of the menu when
-// IOSIM_CUDA_FULL_TILES is defined. One file per group so that the groups compile in parallel.
-#include "cuda/kernels/flash1_bwd.cuh"
-
-namespace iosim::gpu::detail {
-
-void register_flash1_bwd_d64_fp16(std::vector<KernelEntry>& out) { register_flash1_bwd_group<__half, 64>(out); }
-
-}  // namespace iosim::gpu::detail

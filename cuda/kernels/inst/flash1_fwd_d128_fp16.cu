@@ -1,9 +1,0 @@
-// Instantiation group: flash1 fwd, d = 128, fp16. The default tile; the rest of the menu when
-// IOSIM_CUDA_FULL_TILES is defined. One file per group so that the groups compile in parallel.
-#include "cuda/kernels/flash1_fwd.cuh"
-
-namespace iosim::gpu::detail {
-
-void register_flash1_fwd_d128_fp16(std::vector<KernelEntry>& out) { register_flash1_fwd_group<__half, 128>(out); }
-
-}  // namespace iosim::gpu::detail

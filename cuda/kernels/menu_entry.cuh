@@ -1,0 +1,20 @@
+// The one registration template: a row of the kernel menu (cuda/kernels/menu.csv) as a registry entry.
+// The instantiation files that cuda/kernels/generate_kernels.py writes into the build tree call it once
+// per row, with the row's kernel descriptor K (<Name>Kernel in cuda/kernels/<name>.cuh: its pass, which
+// rows its traits accept, the traits and the launcher).
+#pragma once
+
+#include "cuda/kernels/launch_util.cuh"
+#include "cuda/kernels/registry.h"
+
+namespace iosim::gpu::detail {
+
+template <class K, class T, int D, int BR, int BC, int WARPS, int STAGES>
+[[nodiscard]] KernelEntry menu_entry(Algo algo) {
+  static_assert(K::template accepts<D, BR, BC, WARPS, STAGES>(),
+                "a row of cuda/kernels/menu.csv that this kernel's traits reject");
+  using Tr = typename K::template Traits<D, BR, BC, WARPS, STAGES>;
+  return KernelEntry{algo, K::kPass, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes, &K::template launch<T, Tr>, WARPS, STAGES};
+}
+
+}  // namespace iosim::gpu::detail

@@ -1,0 +1,23 @@
+// The kernel menu as the model sees it: the CUDA kernels' table (cuda/kernels/menu.csv), generated into
+// the build tree by cuda/kernels/generate_kernels.py as kernel_menu::kHeadDims and kernel_menu::kDefaults.
+// Where the menu compiles a kernel for a schedule's pass and head dimension, the model's default tile is
+// that kernel's default, so that `iosim --schedule S` and `iosim measure --schedule S` count the same tile.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "iosim_generated/kernel_menu.h"
+#include "sim/schedule/schedule.h"
+#include "sim/schedule/tile_choice.h"
+
+namespace iosim {
+
+/// The menu's default kernel of `schedule`'s pass at head dimension d, or nullptr where none is compiled.
+[[nodiscard]] const kernel_menu::Default* menu_default(std::string_view schedule, Pass pass, std::uint64_t d);
+
+/// `schedule`'s default tile for `pass` at head dimension d: the menu's default kernel's tile where the
+/// menu has one, else `rule`.
+[[nodiscard]] DefaultTile menu_tile_or(std::string_view schedule, Pass pass, std::uint64_t d, DefaultTile rule);
+
+}  // namespace iosim
