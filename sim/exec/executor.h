@@ -33,18 +33,21 @@ struct Executor {
 
   template <class T>
   [[nodiscard]] ForwardExecution<T> forward() const {
-    if constexpr (sizeof(T) == sizeof(float)) {
-      return forward_fp32;
-    } else {
-      return forward_fp64;
-    }
+    return of_type<T>(forward_fp32, forward_fp64);
   }
   template <class T>
   [[nodiscard]] BackwardExecution<T> backward() const {
+    return of_type<T>(backward_fp32, backward_fp64);
+  }
+
+ private:
+  /// `fp32` for T = float, `fp64` for T = double.
+  template <class T, class F32, class F64>
+  [[nodiscard]] static auto of_type(F32 fp32, F64 fp64) {
     if constexpr (sizeof(T) == sizeof(float)) {
-      return backward_fp32;
+      return fp32;
     } else {
-      return backward_fp64;
+      return fp64;
     }
   }
 };
