@@ -19,6 +19,7 @@
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
+#include "sim/schedule/flash2_step.h"
 #include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
@@ -70,20 +71,7 @@ class Flash2Forward final : public Schedule {
   }
 
   void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    const std::uint64_t elem = size_bytes(p_.dtype);
-    e.load(rows_of(Tensor::K, j, d));
-    e.load(rows_of(Tensor::V, j, d));
-    // S = Q_i K_jᵀ reads Q_i's rows once and K_j once per warp; P·V reads V_j once per warp.
-    e.matmul(i.size, j.size, d, Bytes((i.size + warps_ * j.size) * d * elem));
-    if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
-    e.vector(flops::kSoftmaxPerScore * i.size * j.size);         // scale, max, sum
-    e.special(flops::kExpPerScore * i.size * j.size);            // exp
-    e.vector(flops::kFlash2PerRowStep * i.size);                 // m, α, l
-    e.special(flops::kFlash2ExpPerRowStep * i.size);
-    e.vector(flops::kFlash2PerOutputStep * i.size * d);          // O_i ← α·O_i
-    e.matmul(i.size, d, j.size, Bytes(warps_ * j.size * d * elem));  // O_i += P_ij V_j
-    e.step();
+    flash2_forward_step(e, i.size, j, masked, p_.d, p_.dtype, warps_);
   }
 
   LaunchShape launch() const {

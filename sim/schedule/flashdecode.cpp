@@ -24,6 +24,7 @@
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
+#include "sim/schedule/flash2_step.h"
 #include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/flashdecode.h"
 #include "sim/schedule/flops.h"
@@ -132,19 +133,7 @@ class FlashDecode final : public Schedule {
   }
 
   void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    const std::uint64_t elem = size_bytes(p_.dtype);
-    e.load(rows_of(Tensor::K, j, d));
-    e.load(rows_of(Tensor::V, j, d));
-    e.matmul(i.size, j.size, d, Bytes((i.size + warps_ * j.size) * d * elem));
-    if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
-    e.vector(flops::kSoftmaxPerScore * i.size * j.size);
-    e.special(flops::kExpPerScore * i.size * j.size);
-    e.vector(flops::kFlash2PerRowStep * i.size);
-    e.special(flops::kFlash2ExpPerRowStep * i.size);
-    e.vector(flops::kFlash2PerOutputStep * i.size * d);
-    e.matmul(i.size, d, j.size, Bytes(warps_ * j.size * d * elem));
-    e.step();
+    flash2_forward_step(e, i.size, j, masked, p_.d, p_.dtype, warps_);
   }
 
   SramPlan plan(TileShape t) const {
