@@ -110,7 +110,7 @@ TEST_CASE("flash2 forward: Q read once, K and V once per Q tile, O written once"
   }
 }
 
-TEST_CASE("default tiles: the paper's for flash1; flash2's the kernel menu's where a kernel is compiled, else FlashAttention-2's") {
+TEST_CASE("default tiles: the paper's for flash1, flash2's the kernel menu's where a kernel is compiled, else FlashAttention-2's") {
   // A100, fp16: M = 166,912 / 2 = 83,456; d = 64 → B_c = ⌈83,456 / 256⌉ = 326, B_r = min(326, 64) = 64.
   const ScheduleRun f1 = count("flash1", context(problem(8192, 64)));
   CHECK(f1.tiles == TileShape{64, 326});
