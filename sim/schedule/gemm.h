@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/emitter.h"
 #include "sim/core/sram.h"
+#include "sim/schedule/flops.h"
 #include "sim/schedule/kernel.h"
 #include "sim/schedule/schedule.h"
 
@@ -25,6 +27,18 @@ inline constexpr std::uint64_t kGemmStages = 2;     ///< double buffering
                    {{"A slice", t.br, kGemmSliceK, e, Storage::shared, kGemmStages},
                     {"B slice", t.bc, kGemmSliceK, e, Storage::shared, kGemmStages},
                     {"C tile", t.br, t.bc, DType::fp32, Storage::registers, 1}}};
+}
+
+/// One GEMM of standard attention as the paper counts it (Schedule::emit): both operands loaded
+/// whole, C = A·B (m × n, inner k), `scaled` elements of C scaled by τ, C stored whole, one step.
+inline void emit_whole_gemm(const Emitter& e, TileRef a, TileRef b, std::uint64_t m, std::uint64_t n, std::uint64_t k,
+                            TileRef c, std::uint64_t scaled = 0) {
+  e.load(a);
+  e.load(b);
+  e.matmul(m, n, k);
+  if (scaled > 0) e.vector(flops::kScalePerElement * scaled);
+  e.store(c);
+  e.step();
 }
 
 /// A row kernel over `matrices` n × n_kv matrices read together (softmax: S; its backward: P and dP):

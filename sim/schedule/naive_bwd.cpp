@@ -62,17 +62,9 @@ class NaiveBackward final : public Schedule {
     const Emitter e = root.repeated(p_.batch_heads());
     const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d;
     // dV = Pᵀ dO
-    e.load(whole(Tensor::P, n, nkv));
-    e.load(whole(Tensor::dO, n, d));
-    e.matmul(nkv, d, n);
-    e.store(whole(Tensor::dV, nkv, d));
-    e.step();
+    emit_whole_gemm(e, whole(Tensor::P, n, nkv), whole(Tensor::dO, n, d), nkv, d, n, whole(Tensor::dV, nkv, d));
     // dP = dO Vᵀ
-    e.load(whole(Tensor::dO, n, d));
-    e.load(whole(Tensor::V, nkv, d));
-    e.matmul(n, nkv, d);
-    e.store(whole(Tensor::dP, n, nkv));
-    e.step();
+    emit_whole_gemm(e, whole(Tensor::dO, n, d), whole(Tensor::V, nkv, d), n, nkv, d, whole(Tensor::dP, n, nkv));
     // dS = P ∘ (dP − rowsum(P ∘ dP))
     for (std::uint64_t pass = 0; pass < rows_.passes; ++pass) {
       e.load(whole(Tensor::P, n, nkv));
@@ -82,19 +74,10 @@ class NaiveBackward final : public Schedule {
     e.store(whole(Tensor::dS, n, nkv));
     e.step();
     // dQ = τ·dS K
-    e.load(whole(Tensor::dS, n, nkv));
-    e.load(whole(Tensor::K, nkv, d));
-    e.matmul(n, d, nkv);
-    e.vector(flops::kScalePerElement * n * d);
-    e.store(whole(Tensor::dQ, n, d));
-    e.step();
+    emit_whole_gemm(e, whole(Tensor::dS, n, nkv), whole(Tensor::K, nkv, d), n, d, nkv, whole(Tensor::dQ, n, d), n * d);
     // dK = τ·dSᵀ Q
-    e.load(whole(Tensor::dS, n, nkv));
-    e.load(whole(Tensor::Q, n, d));
-    e.matmul(nkv, d, n);
-    e.vector(flops::kScalePerElement * nkv * d);
-    e.store(whole(Tensor::dK, nkv, d));
-    e.step();
+    emit_whole_gemm(e, whole(Tensor::dS, n, nkv), whole(Tensor::Q, n, d), nkv, d, n, whole(Tensor::dK, nkv, d),
+                    nkv * d);
   }
 
  private:

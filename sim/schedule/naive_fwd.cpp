@@ -62,11 +62,7 @@ class NaiveForward final : public Schedule {
     const Emitter e = root.repeated(p_.batch_heads());
     const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d;
     // S = Q Kᵀ
-    e.load(whole(Tensor::Q, n, d));
-    e.load(whole(Tensor::K, nkv, d));
-    e.matmul(n, nkv, d);
-    e.store(whole(Tensor::S, n, nkv));
-    e.step();
+    emit_whole_gemm(e, whole(Tensor::Q, n, d), whole(Tensor::K, nkv, d), n, nkv, d, whole(Tensor::S, n, nkv));
     // P = softmax(S)
     for (std::uint64_t pass = 0; pass < rows_.passes; ++pass) e.load(whole(Tensor::S, n, nkv));
     e.vector((flops::kNaiveSoftmaxPerScore + (p_.causal ? flops::kMaskPerScore : 0)) * n * nkv);
@@ -74,11 +70,7 @@ class NaiveForward final : public Schedule {
     e.store(whole(Tensor::P, n, nkv));
     e.step();
     // O = P V
-    e.load(whole(Tensor::P, n, nkv));
-    e.load(whole(Tensor::V, nkv, d));
-    e.matmul(n, d, nkv);
-    e.store(whole(Tensor::O, n, d));
-    e.step();
+    emit_whole_gemm(e, whole(Tensor::P, n, nkv), whole(Tensor::V, nkv, d), n, d, nkv, whole(Tensor::O, n, d));
   }
 
  private:
