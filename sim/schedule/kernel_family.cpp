@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "sim/schedule/registry.h"
+
 namespace iosim {
 
 namespace {
@@ -99,27 +101,11 @@ std::uint32_t family_registers(const KernelFamily& family, double fragment_regis
 }
 
 const KernelFamily& family_of(std::string_view kernel_name) {
-  struct Entry {
-    std::string_view kernel;
-    std::string_view family;
-  };
-  static constexpr Entry kByKernel[] = {
-      {"flash2_fwd", "fa2-fwd"},
-      {"flash2_bwd", "fa2-bwd"},
-      {"flash2_bwd_preprocess", "elementwise"},
-      {"flash2_bwd_convert", "elementwise"},
-      {"flash1_fwd", "fa1-fwd"},
-      {"flash1_init", "elementwise"},
-      {"flash1_bwd", "fa1-bwd"},
-      {"flash1_bwd_init_dq", "elementwise"},
-      {"flash1_bwd_init_dkv", "elementwise"},
-      {"flashdecode_split", "fa2-fwd-split"},
-      {"flashdecode_combine", "elementwise"},
-      {"dtiled_fwd", "dtiled"},
-  };
   std::string_view family = "library";
-  for (const Entry& e : kByKernel) {
-    if (e.kernel == kernel_name) family = e.family;
+  for (const ScheduleEntry& s : schedule_catalog()) {
+    for (const KernelFamilyOf& k : s.kernels) {
+      if (k.kernel == kernel_name) family = k.family;
+    }
   }
   const auto& all = kernel_families();
   return *std::find_if(all.begin(), all.end(), [&](const KernelFamily& k) { return k.name == family; });
