@@ -16,7 +16,7 @@ constexpr MatmulRole kGridShared{WarpSplit::grid, Operand::shared, Operand::shar
 // Dependency waits (kernel_family.h's DependencyWaits): ncu on the H200, 2026-12-01, every flash
 // variant of the tile menu at (2, 16, 2048, 64) and (2, 16, 2048, 128), fp16
 // (results/h200-2026-12-01c/stalls, scripts/fit-stalls.py; medians, with their range over the menu).
-// fa2-fwd, 42 kernels: 1.33 wait cycles a warp instruction (1.16–1.54), 3.8 a MIO instruction (0.8–7.5).
+// fa2-fwd, 42 kernels: 1.33 wait cycles a warp instruction (1.16–1.55), 3.8 a MIO instruction (0.8–7.5).
 constexpr DependencyWaits kFa2FwdWaits{1.33, 3.8};
 
 std::vector<KernelFamily> make_families() {
@@ -42,7 +42,7 @@ std::vector<KernelFamily> make_families() {
   // Overhead (20 kernels): 103 a step + 7.57 a score element + 25.0 a row-block element (the dQ
   // accumulation's index arithmetic, shared-memory read and bounds test for each RED) + 1.14 a
   // column-block element per lane; model total within 0.8% median, 2.7% largest (77% short without).
-  // Dependency waits (20 kernels): 2.01 a warp instruction (1.86–2.11), 15.6 a MIO instruction (8.7–22.9).
+  // Dependency waits (20 kernels): 2.01 a warp instruction (1.87–2.11), 15.6 a MIO instruction (8.7–22.8).
   f.push_back({"fa2-bwd", "cuda/kernels/flash2_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 99.4,
                1.040, Overlap::in_phase, {103, 7.57, 25.0, 1.14}, {2.01, 15.6}});
   // FlashAttention's Algorithm 1 (cuda/kernels/flash1_fwd.cuh): one block per head; each warp owns 16
@@ -53,7 +53,7 @@ std::vector<KernelFamily> make_families() {
   // Overhead (17 kernels): 198 a step + 2.72 a score element + 8.30 a row-block element + 0.035 a
   // column-block element per lane (O_i, l_i, m_i read and written each step); model total within 0.3%
   // median, 1.7% largest (57% short without).
-  // Dependency waits (17 kernels): 1.62 a warp instruction (1.50–1.84), 10.4 a MIO instruction (4.4–18.9).
+  // Dependency waits (17 kernels): 1.62 a warp instruction (1.50–1.84), 10.4 a MIO instruction (4.4–19.5).
   f.push_back({"fa1-fwd", "cuda/kernels/flash1_fwd.cuh", FamilyModel::sm_steps,
                {kRowsSharedShared, kRowsRegShared}, 4, 0, false, 36.4, 1.613, Overlap::in_phase,
                {198, 2.72, 8.30, 0.0353}, {1.62, 10.4}});
@@ -66,6 +66,33 @@ std::vector<KernelFamily> make_families() {
   // Dependency waits (14 kernels): 1.97 a warp instruction (1.80–2.19), 26.4 a MIO instruction (17.2–45.8).
   f.push_back({"fa1-bwd", "cuda/kernels/flash1_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 75.2,
                1.282, Overlap::in_phase, {3.07, 16.0, 25.2, 0}, {1.97, 26.4}});
+  // PyTorch's FlashAttention-2 forward (SDPA's flash backend, torch 2.11: flash-attention's
+  // csrc/flash_attn/src/flash_fwd_kernel.h, compute_attn_1rowblock), at the tiles its launch template
+  // picks on the H200 (ncu's kernel names: 128 × 128 at d = 64, 128 × 64 at d = 128, 4 warps): warps own
+  // B_r / warps rows; Q is read from shared memory by ldmatrix in every step (Is_Q_in_regs is off); P
+  // from the S accumulators; one copy of K and of V, each loaded while the other's product runs
+  // (a two-stage pipeline whatever the schedule's copies); two barriers a step (ncu: 2.1 BAR a
+  // warp-step at d = 64, 1.98 at d = 128); 255 registers at both tiles (ncu's launch__registers_per_
+  // thread, ptxas's ceiling). Measured on the H200, 2026-12-01, results/h200-2026-12-01c/stalls.
+  // Overhead (ncu's opcode histogram of its two kernels at (2, 16, 2048, {64, 128}), scripts/instruction-
+  // mix.py → mix-torch.json, scripts/fit-instructions.py): 210 a step + 3.37 a score element per lane —
+  // two kernels and two terms, an exact solve rather than a fit (most of it is FP32 beyond the
+  // softmax's: FlashAttention-2 scales and rescales in FP32, 1,001 FP32 a warp-step at d = 64 against
+  // the schedule's 584). Dependency waits (the same two kernels): 1.25 a warp instruction (1.15–1.34),
+  // 2.0 a MIO instruction (1.3–2.7).
+  f.push_back({"torch-fa2-fwd", "PyTorch SDPA flash backend: flash-attention csrc/flash_attn/src/flash_fwd_kernel.h",
+               FamilyModel::sm_steps, {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 255, 0, Overlap::in_phase,
+               {210, 3.37, 0, 0}, {1.25, 2.0}, 2});
+  // PyTorch's FlashAttention-2 backward (flash_bwd_kernel.h, compute_dq_dk_dv_1colblock under
+  // flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel: one block per K/V tile, dQ accumulated by atomics):
+  // 128 × 128 at d = 64, 64 × 128 at d = 128, 8 warps; five products tiled by the warps as a grid,
+  // operands from shared memory; Q and dO double-buffered (loads pipelined); three barriers a step
+  // (ncu: 3.2 at d = 64, 3.1 at d = 128); 255 registers. Overhead (its two kernels, an exact solve as
+  // the forward's): 7.75 a score element + 0.974 a column-block element per lane. Dependency waits: 1.97
+  // a warp instruction (1.74–2.20), 8.9 a MIO instruction (8.8–8.9).
+  f.push_back({"torch-fa2-bwd", "PyTorch SDPA flash backend: flash-attention csrc/flash_attn/src/flash_bwd_kernel.h",
+               FamilyModel::sm_steps, {kGridShared}, 0, 3, true, 255, 0, Overlap::in_phase, {0, 7.75, 0, 0.974},
+               {1.97, 8.9}, 2});
   // Split-KV decoding and the d-tiled schedule have no kernel in cuda/: described as FlashAttention-2
   // forwards (the split kernel is one, over a slice of K/V; dtiled reads Q and K by slices of d from
   // shared memory).
@@ -100,10 +127,10 @@ std::uint32_t family_registers(const KernelFamily& family, double fragment_regis
   return static_cast<std::uint32_t>(std::ceil(family.base_registers + family.per_fragment * fragment_registers));
 }
 
-const KernelFamily& family_of(std::string_view kernel_name) {
+const KernelFamily& family_of(std::string_view kernel_name, KernelSource source) {
   std::string_view family = "library";
   for (const ScheduleEntry& s : schedule_catalog()) {
-    for (const KernelFamilyOf& k : s.kernels) {
+    for (const KernelFamilyOf& k : source == KernelSource::iosim ? s.kernels : s.pytorch_kernels) {
       if (k.kernel == kernel_name) family = k.family;
     }
   }

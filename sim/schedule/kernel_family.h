@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/schedule/kernel_source.h"
+
 namespace iosim {
 
 /// How the warps of a block share one matrix product's output (m × n).
@@ -98,14 +100,17 @@ struct KernelFamily {
   Overlap overlap = Overlap::in_phase;
   StepOverhead overhead;
   DependencyWaits waits;
+  /// The stages of its load pipeline where the kernel fixes them whatever copies of K/V the schedule
+  /// keeps (0: the schedule's stages).
+  std::uint32_t load_stages = 0;
 };
 
 /// A thread's registers in a kernel of `family` holding `fragment_registers` (see KernelFamily).
 [[nodiscard]] std::uint32_t family_registers(const KernelFamily& family, double fragment_registers);
 
-/// The family of a kernel, by the kernel's name (Kernel::name()); the roofline family for a name
-/// no family describes.
-[[nodiscard]] const KernelFamily& family_of(std::string_view kernel_name);
+/// The family of a kernel, by the kernel's name (Kernel::name()) and whose compiled kernel runs it
+/// (the registry's kernels or pytorch_kernels); the roofline family for a name no family describes.
+[[nodiscard]] const KernelFamily& family_of(std::string_view kernel_name, KernelSource source = KernelSource::iosim);
 
 /// Every family, for tests and docs.
 [[nodiscard]] const std::vector<KernelFamily>& kernel_families();

@@ -23,6 +23,11 @@ constexpr std::array kFlash1Kernels = {
 constexpr std::array kFlash2Kernels = {
     KernelFamilyOf{"flash2_fwd", "fa2-fwd"}, KernelFamilyOf{"flash2_bwd", "fa2-bwd"},
     KernelFamilyOf{"flash2_bwd_preprocess", "elementwise"}, KernelFamilyOf{"flash2_bwd_convert", "elementwise"}};
+// PyTorch's FlashAttention-2 (flash_fwd_kernel; flash_bwd_dot_do_o_kernel, flash_bwd_dq_dk_dv_loop_seqk_
+// parallel_kernel, flash_bwd_convert_dq_kernel): the same schedule, other compiled kernels.
+constexpr std::array kFlash2TorchKernels = {
+    KernelFamilyOf{"flash2_fwd", "torch-fa2-fwd"}, KernelFamilyOf{"flash2_bwd", "torch-fa2-bwd"},
+    KernelFamilyOf{"flash2_bwd_preprocess", "elementwise"}, KernelFamilyOf{"flash2_bwd_convert", "elementwise"}};
 constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
                                             KernelFamilyOf{"flashdecode_combine", "elementwise"}};
 constexpr std::array kDtiledKernels = {KernelFamilyOf{"dtiled_fwd", "dtiled"}};
@@ -42,7 +47,8 @@ const std::array kEntries = {
                   &detail::make_flash2_fwd, &detail::make_flash2_bwd, &exec::kFlash2Executor, CudaAlgo::flash2,
                   kFlash2Kernels,
                   Caps{.tile_search = true, .stages = true, .tiles_default = true, .traced_by_default = true},
-                  BoundsRole{.n_sweep = true, .at_m = AtM::quarter_d}, ValidateRole{.ragged_and_bf16 = true}},
+                  BoundsRole{.n_sweep = true, .at_m = AtM::quarter_d}, ValidateRole{.ragged_and_bf16 = true},
+                  kFlash2TorchKernels},
     ScheduleEntry{"flashdecode",
                   "split-KV decoding (Flash-Decoding): a group's query heads packed as one block's rows, "
                   "K/V read once per KV head, split across blocks, then a combine pass",

@@ -74,6 +74,9 @@ struct ScheduleEntry {
   ScheduleCaps caps;
   BoundsRole bounds;
   ValidateRole validate;
+  /// PyTorch's kernels that run it (SDPA's flash backend), by the model's kernel names, and their
+  /// families; empty: PyTorch has none (`--kernels pytorch` refuses the schedule).
+  std::span<const KernelFamilyOf> pytorch_kernels = {};
 
   [[nodiscard]] ScheduleFactory factory(Pass p) const { return p == Pass::fwd ? fwd : bwd; }
 };
