@@ -2,12 +2,14 @@
 # nvcc can target sm_90a (CUDA >= 12.0) and the CUTLASS headers are found: IOSIM_CUTLASS_INCLUDE if
 # set, else .deps/cutlass/include (scripts/vendor-deps), else the include directory of the pinned PyPI
 # package nvidia-cutlass (scripts/setup installs it). Targets:
-#   iosim_flash3        the kernels (static library; the default build one instantiation, fp16 d = 128,
-#                       IOSIM_CUDA_FULL_TILES all four: fp16/bf16 × d 64/128)
+#   iosim_flash3        the kernels (static library; the default build one instantiation, fp16 d = 128
+#                       overlapped, IOSIM_CUDA_FULL_TILES all eight: fp16/bf16 × d 64/128 × overlapped/plain)
 #   flash3_check        the GPU harness: correctness against the double-precision CPU reference, timing
 #   flash3_layout_test  a CPU test (ctest): the register layouts the kernel's softmax and P·V rely on
 # -DIOSIM_FLASH3_PTXAS_VERBOSE=ON adds ptxas -v (registers, spills) to the kernels' compile lines.
-set(IOSIM_CUTLASS_VERSION "4.2.0")  # the nvidia-cutlass pin of scripts/setup, 4.2.0.0
+# The pin (nvidia-cutlass==4.2.0.0 → headers 4.2.0), one file for setup, vendor-deps and this check.
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/requirements.txt _flash3_pin REGEX "^nvidia-cutlass==")
+string(REGEX REPLACE "^nvidia-cutlass==([0-9]+)\\.([0-9]+)\\.([0-9]+).*" "\\1.\\2.\\3" IOSIM_CUTLASS_VERSION "${_flash3_pin}")
 option(IOSIM_FLASH3_PTXAS_VERBOSE "ptxas -v on the flash3 kernels" OFF)
 set(IOSIM_FLASH3 OFF)
 set(_flash3_why "")
@@ -50,7 +52,8 @@ message(STATUS "iosim: flash3 kernels ON (sm_90a, CUTLASS ${_flash3_v} from ${IO
 set(_flash3_dir ${CMAKE_CURRENT_LIST_DIR})
 set(_flash3_inst fwd_d128_fp16)
 if(IOSIM_CUDA_FULL_TILES)
-  list(APPEND _flash3_inst fwd_d128_bf16 fwd_d64_fp16 fwd_d64_bf16)
+  list(APPEND _flash3_inst fwd_d128_bf16 fwd_d64_fp16 fwd_d64_bf16
+       fwd_d128_fp16_plain fwd_d128_bf16_plain fwd_d64_fp16_plain fwd_d64_bf16_plain)
 endif()
 list(TRANSFORM _flash3_inst PREPEND ${_flash3_dir}/inst/)
 list(TRANSFORM _flash3_inst APPEND .cu)

@@ -7,10 +7,12 @@
 //                                           against a double-precision CPU reference; relative error
 //                                           ‖out − ref‖₂ / ‖ref‖₂ ≤ 2e-3 (fp16), 1e-2 (bf16), and no
 //                                           NaN left. One line per (kernel, case); exit 1 on a failure.
-//   flash3_check bench --batch B --heads H --n N --d D [--dtype fp16|bf16] [--causal] [--warmup W]
-//                      [--runs R]           one kernel timed with CUDA events: W launches, then R
-//                                           launches each timed, median / min / max and TFLOP/s
-//                                           (4·B·H·N²·D flops, half that causal); one line.
+//   flash3_check bench --batch B --heads H --n N --d D [--dtype fp16|bf16] [--causal] [--plain]
+//                      [--warmup W] [--runs R]
+//                                           one kernel (the overlapped one; --plain: the plain order)
+//                                           timed with CUDA events: W launches, then R launches each
+//                                           timed, median / min / max and TFLOP/s (4·B·H·N²·D flops,
+//                                           half that causal); one line.
 // Exit codes: 0 pass, 1 a failed check, 2 bad arguments (one line on stderr), 77 no sm_90 GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -247,10 +249,16 @@ int int_arg(const char* flag, const char* value) {
   return static_cast<int>(x);
 }
 
-int bench(int argc, char** argv) {
+struct BenchArgs {
   int batch = 0, heads = 0, n = 0, d = 0, warmup = 5, runs = 30;
   DType dtype = DType::fp16;
   bool causal = false;
+  bool plain = false;  // the plain-order kernel instead of the overlapped one
+};
+
+BenchArgs parse_bench(int argc, char** argv) {
+  BenchArgs b;
+  auto& [batch, heads, n, d, warmup, runs, dtype, causal, plain] = b;
   for (int i = 2; i < argc; ++i) {
     const std::string f = argv[i];
     auto value = [&]() -> const char* {
@@ -264,6 +272,7 @@ int bench(int argc, char** argv) {
     else if (f == "--warmup") warmup = int_arg("--warmup", value());
     else if (f == "--runs") runs = int_arg("--runs", value());
     else if (f == "--causal") causal = true;
+    else if (f == "--plain") plain = true;
     else if (f == "--dtype") {
       const std::string t = value();
       if (t == "fp16") dtype = DType::fp16;
@@ -274,9 +283,18 @@ int bench(int argc, char** argv) {
     }
   }
   if (batch == 0 || heads == 0 || n == 0 || d == 0) die("bench: --batch, --heads, --n and --d are required", 2);
+  return b;
+}
+
+int bench(const BenchArgs& args) {
+  const auto& [batch, heads, n, d, warmup, runs, dtype, causal, plain] = args;
   const auto& all = iosim::gpu::flash3::fwd_kernels();
-  const auto it = std::find_if(all.begin(), all.end(), [&](const FwdKernel& k) { return k.d == d && k.dtype == dtype; });
-  if (it == all.end()) die("bench: no kernel for " + std::string(name(dtype)) + " d=" + std::to_string(d) + " in this build", 2);
+  const auto it = std::find_if(all.begin(), all.end(), [&](const FwdKernel& k) { return k.d == d && k.dtype == dtype && k.overlap != plain; });
+  if (it == all.end()) {
+    die("bench: no " + std::string(plain ? "plain " : "") + "kernel for " + name(dtype) + " d=" + std::to_string(d) +
+            " in this build",
+        2);
+  }
   const std::size_t elems = static_cast<std::size_t>(batch) * heads * n * d;
   Device dev;
   check_cuda(cudaMalloc(&dev.q, elems * 2), "cudaMalloc");
@@ -327,8 +345,8 @@ int bench(int argc, char** argv) {
   std::sort(ms.begin(), ms.end());
   const double median = ms[ms.size() / 2];
   const double flops = 4.0 * batch * heads * static_cast<double>(n) * n * d * (causal ? 0.5 : 1.0);
-  std::printf("bench flash3 %s d%d batch %d heads %d n %d %-6s  median %.4f ms  min %.4f  max %.4f  %.1f TFLOP/s  (%d runs; NaN in the first %zu of O: %zu)\n",
-              name(dtype), d, batch, heads, n, causal ? "causal" : "full", median, static_cast<double>(ms.front()),
+  std::printf("bench flash3%s %s d%d batch %d heads %d n %d %-6s  median %.4f ms  min %.4f  max %.4f  %.1f TFLOP/s  (%d runs; NaN in the first %zu of O: %zu)\n",
+              plain ? "-plain" : "", name(dtype), d, batch, heads, n, causal ? "causal" : "full", median, static_cast<double>(ms.front()),
               static_cast<double>(ms.back()), flops / (median * 1e-3) / 1e12, runs, ob.size(), nans);
   return nans == 0 ? 0 : 1;
 }
@@ -344,6 +362,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd != "correctness" && cmd != "bench") die("unknown command '" + cmd + "' (list, correctness, bench)", 2);
+  BenchArgs bench_args;
+  bool small = false;
+  if (cmd == "bench") {
+    bench_args = parse_bench(argc, argv);
+  } else {
+    for (int i = 2; i < argc; ++i) {
+      if (std::string(argv[i]) == "--small") small = true;
+      else die("correctness: unknown option '" + std::string(argv[i]) + "'", 2);
+    }
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "flash3_check: no GPU, skipped\n");
@@ -355,12 +383,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "flash3_check: %s is sm_%d%d, the kernels are sm_90a: skipped\n", prop.name, prop.major, prop.minor);
     return 77;
   }
-  if (cmd == "bench") return bench(argc, argv);
-  bool small = false;
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--small") small = true;
-    else die("correctness: unknown option '" + std::string(argv[i]) + "'", 2);
-  }
+  if (cmd == "bench") return bench(bench_args);
   int failed = 0, total = 0;
   std::uint64_t seed = 1;
   for (const auto& k : all) {

@@ -62,10 +62,13 @@ namespace detail {
 using namespace cute;
 
 /// Tiles and types of one instantiation. Element: cutlass::half_t or cutlass::bfloat16_t.
-template <class Element_, int D, int BR = 128, int BC = 128, int STAGES = 2>
+template <class Element_, int D, int BR = 128, int BC = 128, int STAGES = 2, bool OVERLAP = true>
 struct FwdTraits {
   using Element = Element_;
   static constexpr int kD = D, kBr = BR, kBc = BC, kStages = STAGES;
+  /// FA3's schedule (ping-pong + intra-warpgroup overlap); false: the plain order S, softmax, P V per
+  /// tile in each warpgroup, for comparison (what the overlap buys) and as a fallback.
+  static constexpr bool kOverlap = OVERLAP;
   static constexpr int kConsumerWGs = BR / 64;  // one wgmma M = 64 slice each
   static_assert(kConsumerWGs == 2, "two consumer warpgroups (ping-pong)");
   static_assert(D == 64 || D == 128, "head dimension 64 or 128");
@@ -180,6 +183,14 @@ CUTE_HOST_DEVICE auto as_a_operand(L l) {
   auto split = logical_divide(get<0, 2>(l), Tile<_2>{});  // ((2, N/16))
   return make_layout(make_layout(get<0, 0>(l), get<0, 1>(l), get<0, 0>(split)), get<1>(l),
                      coalesce(make_layout(get<0, 1>(split), get<2>(l))));
+}
+
+/// 2^x by the MUFU unit, denormals flushed (one instruction; exp2f without fast-math adds the
+/// denormal scaling around it). As cuda/kernels/common.cuh's fast_exp2.
+__device__ __forceinline__ float exp2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 }
 
 __device__ __forceinline__ float quad_max(float x) {
@@ -320,12 +331,12 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
           for (int ni = 0; ni < size<1>(s_rc); ++ni) mx = fmaxf(mx, s_rc(mi, ni));
           mx = quad_max(mx);
           const float mx_scaled = mx == -INFINITY ? 0.f : mx * sl2;
-          alpha[mi] = first ? 1.f : exp2f(row_max[mi] * sl2 - mx_scaled);
+          alpha[mi] = first ? 1.f : exp2_ftz(row_max[mi] * sl2 - mx_scaled);
           row_max[mi] = mx;
           float sum = 0.f;
           CUTLASS_PRAGMA_UNROLL
           for (int ni = 0; ni < size<1>(s_rc); ++ni) {
-            const float e = exp2f(s_rc(mi, ni) * sl2 - mx_scaled);
+            const float e = exp2_ftz(s_rc(mi, ni) * sl2 - mx_scaled);
             s_rc(mi, ni) = e;
             sum += e;
           }
@@ -352,59 +363,81 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
         *reinterpret_cast<cutlass::Array<Element, kN>*>(tOrP.data()) =
             conv(*reinterpret_cast<const cutlass::Array<float, kN>*>(s.data()));
       };
-      const std::uint32_t my_barrier = kPingPongBarrier0 + static_cast<std::uint32_t>(cwg);
-      const std::uint32_t other_barrier = kPingPongBarrier0 + static_cast<std::uint32_t>(1 - cwg);
-      constexpr std::uint32_t kPairThreads = 2 * cutlass::NumThreadsPerWarpGroup;
-      // Warpgroup 0 goes first: its own barrier starts with one warpgroup's arrival.
-      if (cwg == 0) cutlass::arch::NamedBarrier::arrive(kPairThreads, my_barrier);
-
       ss.barrier_q.wait(0);
       PipelineState read;  // stage 0, phase 0
       float alpha[kRows];
-      // Tile 0: S_0, its softmax, P_0.
-      consumer_wait(pipe_k, read);
-      gemm_async<true>(mma_qk, tSrQ, tSrK(_, _, _, read.index()), tSrS);
-      warpgroup_wait<0>();
-      pipe_k.consumer_release(read);
-      mask(tSrS, 0);
-      softmax(tSrS, true, alpha);
-      convert_p(tSrS);
-      clear(tOrO);
-      // Step j: S_j = Q K_jᵀ and O += P_{j−1} V_{j−1} issued together; softmax of S_j while P V runs.
-      CUTLASS_PRAGMA_NO_UNROLL
-      for (int j = 1; j < kv_tiles; ++j) {
-        const PipelineState read_v = read;
-        ++read;
-        Tensor tSrS_j = partition_fragment_C(mma_qk, Shape<Int<kBr>, Int<kBc>>{});
+      if constexpr (Tr::kOverlap) {
+        const std::uint32_t my_barrier = kPingPongBarrier0 + static_cast<std::uint32_t>(cwg);
+        const std::uint32_t other_barrier = kPingPongBarrier0 + static_cast<std::uint32_t>(1 - cwg);
+        constexpr std::uint32_t kPairThreads = 2 * cutlass::NumThreadsPerWarpGroup;
+        // Warpgroup 0 goes first: its own barrier starts with one warpgroup's arrival.
+        if (cwg == 0) cutlass::arch::NamedBarrier::arrive(kPairThreads, my_barrier);
+        // Tile 0: S_0, its softmax, P_0.
         consumer_wait(pipe_k, read);
-        cutlass::arch::NamedBarrier::sync(kPairThreads, my_barrier);
-        gemm_async<true>(mma_qk, tSrQ, tSrK(_, _, _, read.index()), tSrS_j);
-        consumer_wait(pipe_v, read_v);
-        gemm_async<false>(mma_pv, tOrP, tOrV(_, _, _, read_v.index()), tOrO);
-        cutlass::arch::NamedBarrier::arrive(kPairThreads, other_barrier);
-        warpgroup_wait<1>();  // S_j is in
+        gemm_async<true>(mma_qk, tSrQ, tSrK(_, _, _, read.index()), tSrS);
+        warpgroup_wait<0>();
         pipe_k.consumer_release(read);
-        mask(tSrS_j, j);
-        softmax(tSrS_j, false, alpha);
-        warpgroup_wait<0>();  // P_{j−1} V_{j−1} is in
-        pipe_v.consumer_release(read_v);
-        convert_p(tSrS_j);
-        rescale_o(alpha);
+        mask(tSrS, 0);
+        softmax(tSrS, true, alpha);
+        convert_p(tSrS);
+        clear(tOrO);
+        // Step j: S_j = Q K_jᵀ and O += P_{j−1} V_{j−1} issued together; softmax of S_j while P V runs.
+        CUTLASS_PRAGMA_NO_UNROLL
+        for (int j = 1; j < kv_tiles; ++j) {
+          const PipelineState read_v = read;
+          ++read;
+          Tensor tSrS_j = partition_fragment_C(mma_qk, Shape<Int<kBr>, Int<kBc>>{});
+          consumer_wait(pipe_k, read);
+          cutlass::arch::NamedBarrier::sync(kPairThreads, my_barrier);
+          gemm_async<true>(mma_qk, tSrQ, tSrK(_, _, _, read.index()), tSrS_j);
+          consumer_wait(pipe_v, read_v);
+          gemm_async<false>(mma_pv, tOrP, tOrV(_, _, _, read_v.index()), tOrO);
+          cutlass::arch::NamedBarrier::arrive(kPairThreads, other_barrier);
+          warpgroup_wait<1>();  // S_j is in
+          pipe_k.consumer_release(read);
+          mask(tSrS_j, j);
+          softmax(tSrS_j, false, alpha);
+          warpgroup_wait<0>();  // P_{j−1} V_{j−1} is in
+          pipe_v.consumer_release(read_v);
+          convert_p(tSrS_j);
+          rescale_o(alpha);
+        }
+        // Balance the ping-pong: warpgroup 0's barrier got one arrival more than it waited for (its
+        // own, at the start); waiting once more leaves both barriers empty when the block ends.
+        if (cwg == 0) cutlass::arch::NamedBarrier::sync(kPairThreads, my_barrier);
+        // Last: O += P_last V_last.
+        consumer_wait(pipe_v, read);
+        gemm_async<false>(mma_pv, tOrP, tOrV(_, _, _, read.index()), tOrO);
+        warpgroup_wait<0>();
+        pipe_v.consumer_release(read);
+      } else {
+        // The plain order, nothing overlapped inside the block but the TMA: S_j, softmax, P_j V_j.
+        clear(tOrO);
+        CUTLASS_PRAGMA_NO_UNROLL
+        for (int j = 0; j < kv_tiles; ++j) {
+          Tensor tSrS_j = partition_fragment_C(mma_qk, Shape<Int<kBr>, Int<kBc>>{});
+          consumer_wait(pipe_k, read);
+          gemm_async<true>(mma_qk, tSrQ, tSrK(_, _, _, read.index()), tSrS_j);
+          warpgroup_wait<0>();
+          pipe_k.consumer_release(read);
+          mask(tSrS_j, j);
+          softmax(tSrS_j, j == 0, alpha);
+          rescale_o(alpha);
+          convert_p(tSrS_j);
+          consumer_wait(pipe_v, read);
+          gemm_async<false>(mma_pv, tOrP, tOrV(_, _, _, read.index()), tOrO);
+          warpgroup_wait<0>();
+          pipe_v.consumer_release(read);
+          ++read;
+        }
       }
-      // Balance the ping-pong: warpgroup 0's barrier got one arrival more than it waited for (its
-      // own, at the start); waiting once more leaves both barriers empty when the block ends.
-      if (cwg == 0) cutlass::arch::NamedBarrier::sync(kPairThreads, my_barrier);
-      // Last: O += P_last V_last, then O / l.
-      consumer_wait(pipe_v, read);
-      gemm_async<false>(mma_pv, tOrP, tOrV(_, _, _, read.index()), tOrO);
+      // O / l (l summed over the quad's columns now).
       float inv[kRows];
       CUTLASS_PRAGMA_UNROLL
       for (int mi = 0; mi < kRows; ++mi) {
         row_sum[mi] = quad_sum(row_sum[mi]);
         inv[mi] = row_sum[mi] > 0.f ? 1.f / row_sum[mi] : 0.f;
       }
-      warpgroup_wait<0>();
-      pipe_v.consumer_release(read);
       rescale_o(inv);
     } else {
       clear(tOrO);
@@ -486,10 +519,10 @@ cudaError_t launch_fwd(const FwdArgs& a, cudaStream_t stream) {
 }  // namespace detail
 
 /// The registry entry of one instantiation.
-template <class Element, DType kType, int D, int BR = 128, int BC = 128, int STAGES = 2>
+template <class Element, DType kType, int D, bool OVERLAP = true, int BR = 128, int BC = 128, int STAGES = 2>
 FwdKernel fwd_kernel_entry() {
-  using Tr = detail::FwdTraits<Element, D, BR, BC, STAGES>;
-  return FwdKernel{kType, D, BR, BC, STAGES, Tr::kThreads, Tr::kSmemBytes, &detail::launch_fwd<Tr>};
+  using Tr = detail::FwdTraits<Element, D, BR, BC, STAGES, OVERLAP>;
+  return FwdKernel{kType, D, BR, BC, STAGES, OVERLAP, Tr::kThreads, Tr::kSmemBytes, &detail::launch_fwd<Tr>};
 }
 
 }  // namespace iosim::gpu::flash3

@@ -41,6 +41,7 @@ struct FwdKernel {
   int br;
   int bc;
   int stages;
+  bool overlap;              ///< FA3's ping-pong and intra-warpgroup overlap (else the plain order)
   int threads;               ///< per block: one producer warpgroup and the consumers
   int smem_bytes;            ///< dynamic shared memory per block
   /// Launches on `stream`; returns the launch's error (cudaErrorInvalidValue for arguments the kernel
@@ -48,12 +49,13 @@ struct FwdKernel {
   cudaError_t (*launch)(const FwdArgs&, cudaStream_t);
   [[nodiscard]] std::string label() const {
     return std::string(name(dtype)) + " d" + std::to_string(d) + " " + std::to_string(br) + "x" + std::to_string(bc) +
-           " s" + std::to_string(stages);
+           " s" + std::to_string(stages) + (overlap ? " overlap" : " plain");
   }
 };
 
-/// Every flash3 forward kernel of this build (the default build: fp16, d = 128 only; with
-/// IOSIM_CUDA_FULL_TILES: fp16 and bf16, d = 64 and 128). Causal or not is an argument.
+/// Every flash3 forward kernel of this build (the default build: fp16, d = 128, FA3's overlapped
+/// schedule only; with IOSIM_CUDA_FULL_TILES: fp16 and bf16, d = 64 and 128, each overlapped and
+/// plain). Causal or not is an argument.
 [[nodiscard]] const std::vector<FwdKernel>& fwd_kernels();
 
 }  // namespace iosim::gpu::flash3
