@@ -1,24 +1,29 @@
 // flash3_check: the GPU harness of the flash3 forward kernels (cuda/kernels/flash3/).
 //
 //   flash3_check list                       the kernels of this build, one line each
-//   flash3_check correctness [--small]      every kernel on every case of kCases (--small: the first
-//                                           case only, for compute-sanitizer), fresh random inputs
+//   flash3_check correctness [--small] [--kernel K]
+//                                           every kernel (--kernel K: the K-th of list) on every case
+//                                           of kCases (--small: the first case only, for
+//                                           compute-sanitizer), fresh random inputs
 //                                           (normal, seeded), O and L poisoned with NaN before the run,
 //                                           against a double-precision CPU reference; relative error
 //                                           ‖out − ref‖₂ / ‖ref‖₂ ≤ 2e-3 (fp16), 1e-2 (bf16), and no
-//                                           NaN left. One line per (kernel, case); exit 1 on a failure.
+//                                           NaN left. One line per (kernel, case), where O is wrong
+//                                           for a failed one; exit 1 on a failure, 3 on a kernel
+//                                           still running after 20 s (a hang; one HANG line).
 //   flash3_check bench --batch B --heads H --n N --d D [--dtype fp16|bf16] [--causal] [--plain]
 //                      [--warmup W] [--runs R]
 //                                           one kernel (the overlapped one; --plain: the plain order)
 //                                           timed with CUDA events: W launches, then R launches each
 //                                           timed, median / min / max and TFLOP/s (4·B·H·N²·D flops,
 //                                           half that causal); one line.
-// Exit codes: 0 pass, 1 a failed check, 2 bad arguments (one line on stderr), 77 no sm_90 GPU.
+// Exit codes: 0 pass, 1 a failed check, 2 bad arguments (one line on stderr), 3 a hang, 77 no sm_90 GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +32,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda/kernels/flash3/flash3_fwd.h"
@@ -169,6 +175,54 @@ Error compare(const std::vector<double>& out, const std::vector<double>& ref) {
   return e;
 }
 
+/// Waits for the stream's launches; a kernel still running after 20 s is taken as hung (a deadlock
+/// in its barriers): one HANG line naming `what`, and exit 3 (the process's end frees the GPU).
+void wait_or_die(const std::string& what) {
+  for (int i = 0; i < 2000; ++i) {
+    const cudaError_t e = cudaStreamQuery(nullptr);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) check_cuda(e, "kernel");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::printf("HANG %s: still running after 20 s\n", what.c_str());
+  std::fflush(stdout);
+  std::_Exit(3);
+}
+
+/// Where O is wrong, for a failed case: the worst element, and the elements off by more than 5% of
+/// the largest |ref| counted by row within the 128-row tile (in 16-row bands: the 8 warps of the
+/// two consumer warpgroups) and by column (in 8-column bands) — a layout mistake shows as a pattern.
+void explain(const Case& c, int d, const std::vector<double>& out, const std::vector<double>& ref) {
+  double big = 0;
+  for (double r : ref) big = std::max(big, std::fabs(r));
+  std::size_t worst = 0;
+  double worst_err = -1;
+  std::vector<long> by_row(8, 0), by_col(static_cast<std::size_t>(d / 8), 0);
+  long bad = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double err = std::isnan(out[i]) ? std::numeric_limits<double>::infinity() : std::fabs(out[i] - ref[i]);
+    if (err > worst_err) {
+      worst_err = err;
+      worst = i;
+    }
+    if (err > 0.05 * big) {
+      ++bad;
+      const auto row = static_cast<long>(i / static_cast<std::size_t>(d)) % c.n;
+      ++by_row[static_cast<std::size_t>((row % 128) / 16)];
+      ++by_col[static_cast<std::size_t>(static_cast<long>(i % static_cast<std::size_t>(d)) / 8)];
+    }
+  }
+  const auto row_of = [&](std::size_t i) { return static_cast<long>(i / static_cast<std::size_t>(d)); };
+  std::printf("     worst O: head %ld row %ld col %ld got %.5g want %.5g; %ld elements off > 5%% of max|ref| %.3g\n",
+              row_of(worst) / c.n, row_of(worst) % c.n, static_cast<long>(worst % static_cast<std::size_t>(d)), out[worst],
+              ref[worst], bad, big);
+  std::printf("     by row band (row %% 128 / 16):");
+  for (long x : by_row) std::printf(" %ld", x);
+  std::printf("\n     by column band (col / 8):");
+  for (long x : by_col) std::printf(" %ld", x);
+  std::printf("\n");
+}
+
 bool run_case(const FwdKernel& kern, const Case& c, std::uint64_t seed) {
   const int d = kern.d;
   const std::size_t nq = static_cast<std::size_t>(c.heads) * c.n * d;
@@ -211,7 +265,8 @@ bool run_case(const FwdKernel& kern, const Case& c, std::uint64_t seed) {
   a.n_kv = c.n_kv;
   a.causal = c.causal;
   check_cuda(kern.launch(a, nullptr), "launch");
-  check_cuda(cudaDeviceSynchronize(), "kernel");
+  wait_or_die(kern.label() + " heads " + std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) + " n " +
+              std::to_string(c.n) + " n_kv " + std::to_string(c.n_kv) + (c.causal ? " causal" : " full"));
 
   std::vector<std::uint16_t> ob(nq);
   std::vector<float> lb(static_cast<std::size_t>(c.heads) * c.n);
@@ -229,7 +284,8 @@ bool run_case(const FwdKernel& kern, const Case& c, std::uint64_t seed) {
   s.scale = 1.0 / std::sqrt(static_cast<double>(d));
   s.group = c.heads / c.kv_heads;
   s.causal = c.causal;
-  const Error eo = compare(o, iosim::gpu::reference::attention_forward(s, q, k, v));
+  const std::vector<double> o_ref = iosim::gpu::reference::attention_forward(s, q, k, v);
+  const Error eo = compare(o, o_ref);
   const Error el = compare(l, reference_lse(s, q, k));
   const double tol = kern.dtype == DType::fp16 ? 2e-3 : 1e-2;
   const bool ok = eo.rel <= tol && el.rel <= tol && eo.nan == 0 && el.nan == 0 && eo.inf_mismatch == 0 &&
@@ -237,6 +293,7 @@ bool run_case(const FwdKernel& kern, const Case& c, std::uint64_t seed) {
   std::printf("%-4s %-22s heads %d/%d n %5d n_kv %5d %-6s  O rel %.2e max %.2e nan %zu  L rel %.2e max %.2e nan %zu inf-mismatch %zu  (tol %.0e)  %s\n",
               ok ? "PASS" : "FAIL", kern.label().c_str(), c.heads, c.kv_heads, c.n, c.n_kv, c.causal ? "causal" : "full",
               eo.rel, eo.max_abs, eo.nan, el.rel, el.max_abs, el.nan, el.inf_mismatch + eo.inf_mismatch, tol, c.what);
+  if (!ok) explain(c, d, o, o_ref);
   return ok;
 }
 
@@ -324,7 +381,7 @@ int bench(const BenchArgs& args) {
   a.n_kv = n;
   a.causal = causal;
   for (int i = 0; i < warmup; ++i) check_cuda(it->launch(a, nullptr), "launch");
-  check_cuda(cudaDeviceSynchronize(), "warm-up");
+  wait_or_die("bench " + it->label() + " n " + std::to_string(n) + (causal ? " causal" : " full") + " (warm-up)");
   cudaEvent_t t0, t1;
   check_cuda(cudaEventCreate(&t0), "event");
   check_cuda(cudaEventCreate(&t1), "event");
@@ -364,12 +421,22 @@ int main(int argc, char** argv) {
   if (cmd != "correctness" && cmd != "bench") die("unknown command '" + cmd + "' (list, correctness, bench)", 2);
   BenchArgs bench_args;
   bool small = false;
+  int only = -1;  // --kernel K: the K-th kernel of `list` only (1-based on the command line)
   if (cmd == "bench") {
     bench_args = parse_bench(argc, argv);
   } else {
     for (int i = 2; i < argc; ++i) {
-      if (std::string(argv[i]) == "--small") small = true;
-      else die("correctness: unknown option '" + std::string(argv[i]) + "'", 2);
+      const std::string f = argv[i];
+      if (f == "--small") {
+        small = true;
+      } else if (f == "--kernel" && i + 1 < argc) {
+        only = int_arg("--kernel", argv[++i]) - 1;
+        if (only >= static_cast<int>(all.size())) {
+          die("--kernel: " + std::to_string(only + 1) + " is past the " + std::to_string(all.size()) + " kernels of this build", 2);
+        }
+      } else {
+        die("correctness: unknown option '" + f + "' (--small, --kernel K)", 2);
+      }
     }
   }
   int devices = 0;
@@ -386,7 +453,9 @@ int main(int argc, char** argv) {
   if (cmd == "bench") return bench(bench_args);
   int failed = 0, total = 0;
   std::uint64_t seed = 1;
-  for (const auto& k : all) {
+  for (std::size_t ki = 0; ki < all.size(); ++ki) {
+    if (only >= 0 && static_cast<int>(ki) != only) continue;
+    const auto& k = all[ki];
     for (const auto& c : kCases) {
       ++total;
       if (!run_case(k, c, seed++)) ++failed;
