@@ -5,7 +5,7 @@
 #   iosim_flash3        the kernels (static library; the default build one instantiation, fp16 d = 128
 #                       overlapped, IOSIM_CUDA_FULL_TILES all eight: fp16/bf16 × d 64/128 × overlapped/plain)
 #   flash3_check        the GPU harness: correctness against the double-precision CPU reference, timing
-#   flash3_layout_test  a CPU test (ctest): the register layouts the kernel's softmax and P·V rely on
+#   flash3_layout_test  a CPU test (ctest, tests/gpu/CMakeLists.txt): the register layouts the kernel's softmax and P·V rely on
 # -DIOSIM_FLASH3_PTXAS_VERBOSE=ON adds ptxas -v (registers, spills) to the kernels' compile lines.
 # The pin (nvidia-cutlass==4.2.0.0 → headers 4.2.0), one file for setup, vendor-deps and this check.
 file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/requirements.txt _flash3_pin REGEX "^nvidia-cutlass==")
@@ -89,4 +89,3 @@ target_include_directories(flash3_layout_test SYSTEM PRIVATE ${IOSIM_CUTLASS_INC
 target_compile_options(flash3_layout_test PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${IOSIM_CUDA_STD_FLAG} --expt-relaxed-constexpr>)
 set_target_properties(flash3_layout_test PROPERTIES CUDA_ARCHITECTURES OFF RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 target_compile_options(flash3_layout_test PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-gencode=arch=compute_90a,code=sm_90a>)
-add_test(NAME flash3_layout_test COMMAND flash3_layout_test)
