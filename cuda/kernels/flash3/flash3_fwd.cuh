@@ -7,8 +7,8 @@
 // A block is three warpgroups (384 threads), specialised:
 //   producer (warpgroup 0, 24 registers after setmaxnreg): one thread issues every TMA copy — Q once
 //     (an mbarrier with its byte count), then K_j and V_j into a ring of `kStages` shared-memory stages,
-//     each guarded by CUTLASS's PipelineTmaAsync (a full barrier the TMA completes, an empty barrier the
-//     consumers release); order K_0, K_1, V_0, K_2, V_1, …, V_last, the order the consumers need them.
+//     each guarded by CUTLASS's PipelineTmaAsync (a full barrier the TMA completes, an empty barrier
+//     thread 0 of each consumer warpgroup releases); order K_0, K_1, V_0, K_2, V_1, …, V_last, the order the consumers need them.
 //   consumers (warpgroups 1 and 2, 240 registers each): each owns B_r / 2 = 64 rows of Q, S, P and O.
 //     S = Q K_jᵀ by wgmma with both operands in shared memory (SS); online softmax on the fp32
 //     accumulators (exp2, the row max and sum over the 4 lanes of a quad); P converted in registers to
@@ -229,7 +229,10 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
   typename Pipeline::Params pp;
   pp.role = wg == 0 ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
   pp.is_leader = threadIdx.x == 0;  // the producer thread below
-  pp.num_consumers = Tr::kConsumerThreads;
+  // One arrival per consumer warpgroup releases a stage (its thread 0, after the warpgroup's wgmma
+  // that read the stage completed): with a cluster of one CTA, PipelineTmaAsync counts
+  // num_consumers arrivals, and every consumer thread arriving would be 256 per stage.
+  pp.num_consumers = Tr::kConsumerWGs;
   pp.transaction_bytes = Tr::kBytesKV;
   Pipeline pipe_k(ss.pipe_k, pp, Shape<_1, _1, _1>{});  // warp 0 initialises the barriers
   Pipeline pipe_v(ss.pipe_v, pp, Shape<_1, _1, _1>{});
@@ -350,6 +353,9 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
           for (int ni = 0; ni < size<1>(tOrO_rc); ++ni) tOrO_rc(mi, ni) *= alpha[mi];
         }
       };
+      auto release = [&](Pipeline& pipe, const PipelineState& st) {
+        if (tidx % cutlass::NumThreadsPerWarpGroup == 0) pipe.consumer_release(st);
+      };
       auto consumer_wait = [](Pipeline& pipe, const PipelineState& st) {
         auto token = pipe.consumer_try_wait(st);
         pipe.consumer_wait(st, token);
@@ -376,7 +382,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
         consumer_wait(pipe_k, read);
         gemm_async<true>(mma_qk, tSrQ, tSrK(_, _, _, read.index()), tSrS);
         warpgroup_wait<0>();
-        pipe_k.consumer_release(read);
+        release(pipe_k, read);
         mask(tSrS, 0);
         softmax(tSrS, true, alpha);
         convert_p(tSrS);
@@ -394,11 +400,11 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
           gemm_async<false>(mma_pv, tOrP, tOrV(_, _, _, read_v.index()), tOrO);
           cutlass::arch::NamedBarrier::arrive(kPairThreads, other_barrier);
           warpgroup_wait<1>();  // S_j is in
-          pipe_k.consumer_release(read);
+          release(pipe_k, read);
           mask(tSrS_j, j);
           softmax(tSrS_j, false, alpha);
           warpgroup_wait<0>();  // P_{j−1} V_{j−1} is in
-          pipe_v.consumer_release(read_v);
+          release(pipe_v, read_v);
           convert_p(tSrS_j);
           rescale_o(alpha);
         }
@@ -409,7 +415,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
         consumer_wait(pipe_v, read);
         gemm_async<false>(mma_pv, tOrP, tOrV(_, _, _, read.index()), tOrO);
         warpgroup_wait<0>();
-        pipe_v.consumer_release(read);
+        release(pipe_v, read);
       } else {
         // The plain order, nothing overlapped inside the block but the TMA: S_j, softmax, P_j V_j.
         clear(tOrO);
@@ -419,7 +425,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
           consumer_wait(pipe_k, read);
           gemm_async<true>(mma_qk, tSrQ, tSrK(_, _, _, read.index()), tSrS_j);
           warpgroup_wait<0>();
-          pipe_k.consumer_release(read);
+          release(pipe_k, read);
           mask(tSrS_j, j);
           softmax(tSrS_j, j == 0, alpha);
           rescale_o(alpha);
@@ -427,7 +433,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
           consumer_wait(pipe_v, read);
           gemm_async<false>(mma_pv, tOrP, tOrV(_, _, _, read.index()), tOrO);
           warpgroup_wait<0>();
-          pipe_v.consumer_release(read);
+          release(pipe_v, read);
           ++read;
         }
       }
