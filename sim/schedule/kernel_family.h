@@ -61,6 +61,17 @@ struct StepOverhead {
   double per_column = 0;
 };
 
+/// What a warp of the family waits on its own instructions' results, per instruction, measured by
+/// Nsight Compute's warp-state counters on the family's compiled kernels (scripts/fit-stalls.py over
+/// scripts/stalls-h200's files: medians over the kernels of the tile menu). Both are properties of the
+/// compiled code and of the latencies, not of how many warps share the SM, so the SM model adds them
+/// to one warp's own time through a step (its serial bound); sharing (other warps' issue, the pipes'
+/// throughput) it derives itself. Counted cycles, not fitted to kernel times.
+struct DependencyWaits {
+  double per_instruction = 0;  ///< fixed-latency waits ("wait": the stall counts the compiler encodes)
+  double per_mio = 0;          ///< MIO results (short scoreboard) per ldmatrix, shuffle and ex2 the model counts
+};
+
 struct KernelFamily {
   std::string_view name;
   std::string_view source;  ///< where the description comes from (the kernel's own file)
@@ -86,6 +97,7 @@ struct KernelFamily {
   double per_fragment = 1;
   Overlap overlap = Overlap::in_phase;
   StepOverhead overhead;
+  DependencyWaits waits;
 };
 
 /// A thread's registers in a kernel of `family` holding `fragment_registers` (see KernelFamily).

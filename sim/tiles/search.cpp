@@ -6,6 +6,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/progress.h"
+#include "sim/schedule/registry.h"
 
 namespace iosim {
 
@@ -54,13 +55,22 @@ void evaluate(TileCandidate& c, const ScheduleContext& base, const TileSearchSpe
 
 }  // namespace
 
-std::vector<TileCandidate> search_tiles(const ScheduleContext& base, const TileSearchSpec& spec) {
-  if (spec.schedule != "flash2" && spec.schedule != "flash1" && spec.schedule != "dtiled" &&
-      spec.schedule != "flashdecode") {
-    throw InputError("tiles: " + spec.schedule + " has no tiles to search (flash1, flash2, flashdecode, dtiled have)");
+std::string default_tile_schedule() {
+  return std::string(first_schedule([](const ScheduleEntry& e) { return e.caps.tiles_default; })->name);
+}
+
+std::vector<std::uint32_t> searched_stages(const TileSearchSpec& spec) {
+  const ScheduleEntry& e = schedule_entry(spec.schedule);
+  if (!e.caps.tile_search) {
+    const std::string have = schedule_names([](const ScheduleEntry& s) { return s.caps.tile_search; }, ", ", ", ");
+    throw InputError("tiles: " + spec.schedule + " has no tiles to search (" + have + " have)");
   }
-  // Only flash2's kernels keep several copies of their streamed tiles; the others take one stage.
-  const std::vector<std::uint32_t> stages = spec.schedule == "flash2" ? spec.stages : std::vector<std::uint32_t>{1};
+  // Only a schedule whose kernels keep several copies of their streamed tiles has stages to search.
+  return e.caps.stages ? spec.stages : std::vector<std::uint32_t>{1};
+}
+
+std::vector<TileCandidate> search_tiles(const ScheduleContext& base, const TileSearchSpec& spec) {
+  const std::vector<std::uint32_t> stages = searched_stages(spec);
   std::vector<TileCandidate> all;
   for (std::uint64_t br : spec.sizes) {
     for (std::uint64_t bc : spec.sizes) {

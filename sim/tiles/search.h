@@ -12,8 +12,11 @@
 
 namespace iosim {
 
+/// The schedule `iosim tiles` searches when none is named: the registry's tiles_default entry.
+[[nodiscard]] std::string default_tile_schedule();
+
 struct TileSearchSpec {
-  std::string schedule = "flash2";
+  std::string schedule = default_tile_schedule();
   Pass pass = Pass::fwd;
   std::vector<std::uint64_t> sizes{16, 32, 64, 128, 256};  ///< for B_r and B_c
   std::vector<std::uint32_t> stages{1, 2, 3, 4};
@@ -33,6 +36,10 @@ struct TileCandidate {
   Prediction predicted;  ///< cold L2
   TimePrediction time;
 };
+
+/// The pipeline depths searched: spec.stages for a schedule whose kernels keep several K/V stages, {1}
+/// otherwise. Throws InputError when the schedule has no tiles to search.
+[[nodiscard]] std::vector<std::uint32_t> searched_stages(const TileSearchSpec& spec);
 
 /// Every combination of `spec`, feasible ones first by predicted time (fastest first), then the
 /// rejected ones in enumeration order. Throws InputError when the schedule has no such choices.

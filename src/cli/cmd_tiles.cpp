@@ -14,7 +14,7 @@ int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t 
   if (r.passes.size() != 1) throw InputError("tiles: --pass must be fwd or bwd");
   if (r.schedules.size() != 1 && !f.schedules.empty()) throw InputError("tiles: give one --schedule");
   TileSearchSpec spec;
-  spec.schedule = f.schedules.empty() ? "flash2" : r.schedules.front();
+  if (!f.schedules.empty()) spec.schedule = r.schedules.front();
   spec.pass = r.passes.front();
   spec.gpu = r.run.gpu;
   const ScheduleContext base{r.problems.front(), r.hardware, {}, r.splits, {}};

@@ -8,6 +8,7 @@
 #include "sim/core/hardware.h"
 #include "sim/core/ledger.h"
 #include "sim/run.h"
+#include "sim/schedule/registry.h"
 #include "sim/schedule/schedule.h"
 
 namespace iosim::test {
@@ -19,8 +20,8 @@ inline HardwareSpec a100() {
   hw.arch = "sm_80";
   hw.sm = {108, Bytes(167936), Bytes(166912), 65536, 255, 2048, 1024, 32, 128, 16};
   hw.l2 = {Bytes(41943040), 128, 32, 16, 5120};
-  hw.hbm = {Bytes(42949672960), 1555};
-  hw.clock = {1410, 1215};
+  hw.hbm = {1555};
+  hw.clock = {1410};
   hw.peak = {312, 312, 0, 19.5};
   hw.launch_overhead_us = 4;
   return hw;
