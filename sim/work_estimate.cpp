@@ -137,7 +137,7 @@ WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& s
   WorkEstimate total;
   total.bytes = c.base_bytes;
   total.largest = "the program itself";
-  const std::vector<std::uint32_t> stages = spec.schedule == "flash2" ? spec.stages : std::vector<std::uint32_t>{1};
+  const std::vector<std::uint32_t> stages = searches_stages(spec.schedule) ? spec.stages : std::vector<std::uint32_t>{1};
   double seconds = 0;
   std::uint64_t peak = 0;
   for (std::uint64_t br : spec.sizes) {
@@ -146,7 +146,7 @@ WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& s
       for (std::uint32_t w : spec.warps) {
         for (std::uint32_t st : stages) {
           // The same rejections as search_tiles, before its prediction: they cost nothing.
-          if ((spec.pass == Pass::fwd ? br : bc) < kRowsPerWarp * w) continue;
+          if (warps_own_rows(spec.schedule) && (spec.pass == Pass::fwd ? br : bc) < kRowsPerWarp * w) continue;
           ScheduleContext ctx = base;
           ctx.tiles = {br, bc};
           ctx.kernel = {w, st};

@@ -32,6 +32,9 @@ constexpr std::array kEntries = {
           &detail::make_flashdecode_heads_fwd, nullptr},
     Entry{{"dtiled", "tiled attention that also tiles d, for SRAM below d² (Saha & Ye 2024)"},
           &detail::make_dtiled_fwd, nullptr},
+    Entry{{"flash3", "FlashAttention-3 on Hopper (sm_90): warp-specialised, TMA-loaded K/V stages, wgmma, ping-pong "
+                     "consumer warpgroups; flash2's traffic"},
+          &detail::make_flash3_fwd, &detail::make_flash3_bwd},
 };
 
 constexpr std::array<ScheduleInfo, kEntries.size()> catalog() {

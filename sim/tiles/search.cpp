@@ -24,7 +24,7 @@ void evaluate(TileCandidate& c, const ScheduleContext& base, const TileSearchSpe
   ctx.kernel = c.kernel;
   // Each warp owns whole MMA rows of the tile it splits: B_r rows in a forward, B_c in a backward.
   const std::uint64_t split = spec.pass == Pass::fwd ? c.tiles.br : c.tiles.bc;
-  if (split < kRowsPerWarp * c.kernel.warps) {
+  if (warps_own_rows(spec.schedule) && split < kRowsPerWarp * c.kernel.warps) {
     c.rejected = "threads: " + std::to_string(c.kernel.warps) + " warps need " +
                  std::string(spec.pass == Pass::fwd ? "B_r" : "B_c") + " ≥ " +
                  std::to_string(kRowsPerWarp * c.kernel.warps) + " (16 rows each)";
@@ -34,7 +34,9 @@ void evaluate(TileCandidate& c, const ScheduleContext& base, const TileSearchSpe
   try {
     s = make_schedule(spec.schedule, spec.pass, ctx);
   } catch (const InputError& e) {
-    const std::string what = e.what();
+    std::string what = e.what();
+    const std::string own = spec.schedule + ": ";  // "flash3: registers: …" → "registers: …"
+    if (what.rfind(own, 0) == 0 && what.find("does not fit") == std::string::npos) what = what.substr(own.size());
     c.rejected = what.find("does not fit") != std::string::npos ? "shared memory: " + what.substr(what.find("needs"))
                                                                  : what;
     return;
@@ -54,13 +56,33 @@ void evaluate(TileCandidate& c, const ScheduleContext& base, const TileSearchSpe
 
 }  // namespace
 
+TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass) {
+  TileSearchSpec spec;
+  spec.schedule = schedule;
+  spec.pass = pass;
+  if (schedule == "flash3") {
+    spec.sizes = {64, 80, 96, 128, 160, 176, 192, 256};
+    spec.warps = {8, 12, 16};
+    spec.stages = {2, 3};
+  }
+  return spec;
+}
+
+bool searches_stages(const std::string& schedule) { return schedule == "flash2" || schedule == "flash3"; }
+
+bool warps_own_rows(const std::string& schedule) { return schedule != "flash3"; }
+
 std::vector<TileCandidate> search_tiles(const ScheduleContext& base, const TileSearchSpec& spec) {
   if (spec.schedule != "flash2" && spec.schedule != "flash1" && spec.schedule != "dtiled" &&
-      spec.schedule != "flashdecode") {
-    throw InputError("tiles: " + spec.schedule + " has no tiles to search (flash1, flash2, flashdecode, dtiled have)");
+      spec.schedule != "flashdecode" && spec.schedule != "flash3") {
+    throw InputError("tiles: " + spec.schedule +
+                     " has no tiles to search (flash1, flash2, flash3, flashdecode, dtiled have)");
   }
-  // Only flash2's kernels keep several copies of their streamed tiles; the others take one stage.
-  const std::vector<std::uint32_t> stages = spec.schedule == "flash2" ? spec.stages : std::vector<std::uint32_t>{1};
+  // A schedule that refuses the GPU or the problem whatever the tile (flash3 off Hopper) is one error,
+  // not a table of rejected candidates.
+  if (spec.schedule == "flash3") (void)make_schedule(spec.schedule, spec.pass, base);
+  // Only flash2's and flash3's kernels keep several copies of their streamed tiles; the others take one.
+  const std::vector<std::uint32_t> stages = searches_stages(spec.schedule) ? spec.stages : std::vector<std::uint32_t>{1};
   std::vector<TileCandidate> all;
   for (std::uint64_t br : spec.sizes) {
     for (std::uint64_t bc : spec.sizes) {

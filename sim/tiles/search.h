@@ -24,6 +24,17 @@ struct TileSearchSpec {
 
 inline constexpr std::uint64_t kRowsPerWarp = 16;  ///< an m16n8k16 MMA's rows: the least a warp can own
 
+/// The search's defaults for `schedule`: TileSearchSpec's, or for flash3 (whole warpgroups, B_r in
+/// multiples of 64, B_c in multiples of 16) its own sizes, warps and stages.
+[[nodiscard]] TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass);
+
+/// Whether `schedule` keeps several copies of its streamed tiles (the search then tries spec.stages).
+[[nodiscard]] bool searches_stages(const std::string& schedule);
+
+/// Whether `schedule`'s warps each own kRowsPerWarp rows of the split side (mma.sync kernels; flash3's
+/// warpgroups check their own rows).
+[[nodiscard]] bool warps_own_rows(const std::string& schedule);
+
 struct TileCandidate {
   TileShape tiles;
   KernelRequest kernel;
