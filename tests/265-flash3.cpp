@@ -203,8 +203,8 @@ TEST_CASE("flash3 refuses, in one line each, what FlashAttention-3 cannot run") 
   ScheduleContext one = context(p, hw, tiles(128, 256));
   one.kernel.stages = 1;
   CHECK(refusal(one) ==
-        "flash3: registers: tile B_r=128 B_c=256 leaves a consumer thread 257 fragment registers (S, O and P) + 24 "
-        "others, more than the 240 setmaxnreg gives each of 2 consumer warpgroups");
+        "flash3: registers: tile B_r=128 B_c=256: a consumer thread needs 257 fragment registers (S, O and P) + 24 "
+        "others, more than the 240 setmaxnreg gives it (2 consumer warpgroups)");
   // 192 × 256 at d = 128: Q 48 KiB + 2 × (K + V) 64 KiB = 304 KiB of shared memory.
   CHECK(refusal(context(p, hw, tiles(192, 256))).find("does not fit: needs 304.0 KiB") != std::string::npos);
   CHECK(refusal(context(p, hw, tiles(100, 64))).rfind("flash3: warpgroups: tile B_r=100 B_c=64", 0) == 0);
@@ -218,7 +218,7 @@ TEST_CASE("flash3 refuses, in one line each, what FlashAttention-3 cannot run") 
   // Backward at d = 32, 128 × 256 (210 KiB of shared memory): dK, dV (2·256·32) and S, dP (2·128·256)
   // over 256 threads, 320 + 24 > 240.
   CHECK(refusal(context(problem(4096, 32), hw, tiles(128, 256)), Pass::bwd)
-            .rfind("flash3: registers: tile B_r=128 B_c=256 leaves a consumer thread 320", 0) == 0);
+            .rfind("flash3: registers: tile B_r=128 B_c=256: a consumer thread needs 320", 0) == 0);
 }
 
 TEST_CASE("flash3's family in the SM model: wgmma per warpgroup, no ldmatrix, TMA loads, producer left out") {

@@ -78,9 +78,10 @@ void require_registers(const Fa3Groups& g, double fragments, TileShape t, const 
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.0f", std::ceil(fragments));
   throw InputError("flash3: registers: tile B_r=" + std::to_string(t.br) + " B_c=" + std::to_string(t.bc) +
-                   " leaves a consumer thread " + buf + " fragment registers (" + held + ") + " + std::to_string(static_cast<int>(kFa3ReservedRegisters)) + " others, more than the " +
-                   std::to_string(g.registers.consumer) + " setmaxnreg gives each of " +
-                   std::to_string(g.consumers) + " consumer warpgroups");
+                   ": a consumer thread needs " + buf + " fragment registers (" + held + ") + " +
+                   std::to_string(static_cast<int>(kFa3ReservedRegisters)) + " others, more than the " +
+                   std::to_string(g.registers.consumer) + " setmaxnreg gives it (" +
+                   std::to_string(g.consumers) + " consumer warpgroups)");
 }
 
 }  // namespace iosim::detail
