@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include "sim/core/mask.h"
+#include "sim/gpu/gpu_model.h"
+#include "sim/trace/trace_sink.h"
 #include "sim/schedule/kernel_family.h"
 #include "sim/tiles/search.h"
 #include "sim/timing/sm_model.h"
@@ -219,6 +221,57 @@ TEST_CASE("flash3 refuses, in one line each, what FlashAttention-3 cannot run") 
   // over 256 threads, 320 + 24 > 240.
   CHECK(refusal(context(problem(4096, 32), hw, tiles(128, 256)), Pass::bwd)
             .rfind("flash3: registers: tile B_r=128 B_c=256: a consumer thread needs 320", 0) == 0);
+}
+
+TEST_CASE("flash3 keeps the invariants every schedule keeps (runs_anywhere leaves it out of the generic tests)") {
+  const HardwareSpec hw = h200();
+  for (Pass pass : {Pass::fwd, Pass::bwd}) {
+    for (bool causal : {false, true}) {
+      for (const auto& t : {tiles(64, 48), tiles(128, 16), tiles(192, 64)}) {
+        CAPTURE(name(pass));
+        CAPTURE(causal);
+        CAPTURE(*t.br);
+        Problem p = problem(300, 32, 2, 4, 333);
+        p.kv_heads = 2;
+        p.causal = causal;
+        const ScheduleContext ctx = context(p, hw, t);
+        const auto s = make_schedule("flash3", pass, ctx);
+        // Tile by tile counts what runs of equal tiles count.
+        Ledger runs(DType::fp16), each(DType::fp16);
+        s->emit(Emitter(runs, Walk::runs));
+        s->emit(Emitter(each, Walk::each));
+        for (Tensor x : kAllTensors) CHECK(runs.at(Level::hbm, x) == each.at(Level::hbm, x));
+        CHECK(runs.flops() == each.flops());
+        // The kernels' blocks one by one, each head, move what emit() counts.
+        Ledger blocks(DType::fp16);
+        const Emitter e(blocks, Walk::each);
+        for (const Kernel* k : s->kernels()) {
+          for (std::uint64_t h = 0; h < k->grid_heads(); ++h) {
+            for (std::uint64_t x = 0; x < k->grid_x().count(); ++x) {
+              k->block(Span{x, 1, k->grid_x().size(x), k->grid_x().begin(x)}, e);
+            }
+          }
+        }
+        for (Tensor x : kAllTensors) CHECK(blocks.at(Level::hbm, x) == runs.at(Level::hbm, x));
+        const ScheduleRun r = run_schedule(*s, ctx);
+        CHECK(r.lower_ratio() >= 1.0);
+        // A trace (of one head) totals what the ledger counts.
+        Problem one = p;
+        one.batch = one.heads = 1;
+        one.kv_heads = 0;
+        const ScheduleContext ctx1 = context(one, hw, t);
+        const auto s1 = make_schedule("flash3", pass, ctx1);
+        const Trace tr = trace_schedule(*s1, ctx1);
+        CHECK(tr.hbm == run_schedule(*s1, ctx1).ledger.total(Level::hbm));
+        // The GPU model: DRAM reads ≤ L2 reads; the 60 MiB L2 holds it all, so writes drain once at the end.
+        GpuModelOptions o;
+        o.warm = false;
+        const Prediction g = predict(*s, ctx, o);
+        CHECK(g.dram_read().value <= (g.l2_read_sectors() + g.l2_red_sectors()) * 32);
+        CHECK(g.dram_write() == g.dirty_at_end);
+      }
+    }
+  }
 }
 
 TEST_CASE("flash3's family in the SM model: wgmma per warpgroup, no ldmatrix, TMA loads, producer left out") {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "sim/core/error.h"
 #include "sim/core/hardware.h"
@@ -51,6 +52,10 @@ inline ScheduleContext context(const Problem& p, const HardwareSpec& hw = a100()
 }
 
 inline TileRequest tiles(std::uint64_t br, std::uint64_t bc) { return TileRequest{br, bc}; }
+
+/// Whether schedule `name` runs on the A100 of a100() and on any tile the generic tests give: all but
+/// flash3 (Hopper configs and wgmma tiles only; tests/265-flash3.cpp checks the same invariants for it).
+inline bool runs_anywhere(std::string_view name) { return name != "flash3"; }
 
 /// Counts schedule `name` (forward) with Walk::runs.
 inline ScheduleRun count(const std::string& name, const ScheduleContext& ctx, Pass pass = Pass::fwd) {
