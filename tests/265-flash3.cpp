@@ -304,6 +304,14 @@ TEST_CASE("flash3's family in the SM model: wgmma per warpgroup, no ldmatrix, TM
   // Shared memory: per warpgroup Q's 64 rows and K for S, V for P V: 2 groups.
   const double smem = 2 * ((8 * 64 * 16) + (176 * 8 * 16) + (128 * 11 * 16)) * 2.0 + s.load_bytes;
   CHECK(c.block_smem == doctest::Approx(smem / r.smem_bytes_per_cycle));
+  // The backward's grid-split products take the orientation that pads fewer rows: S = Q Kᵀ at 80 × 128
+  // × 128 as Sᵀ (FlashAttention-3's swapAB): per warpgroup 64 of K's rows × 80, per warp 16 × 80 × 128
+  // = 10 × 8 m16n8k16 equivalents (not 16 × 8 with Q's 80 rows split 40 + 40 and padded to 64).
+  Segment b;
+  b.matmuls = {{80, 128, 128}};
+  const StepCost cb = step_cost(b, false, false, family_of("flash3_bwd"), shape, r, 1);
+  CHECK(cb.mix.mma == 8);
+  CHECK(cb.warp_issue == doctest::Approx(80 * r.wgmma_interval));
 }
 
 TEST_CASE("flash3 is predicted faster than flash2 on the H200 (wgmma at the tensor peak, ping-pong)") {

@@ -42,7 +42,7 @@ struct WgmmaShare {
   std::uint64_t rows_per_warp = 0;
 };
 
-WgmmaShare wgmma_share(const MatmulShape& mm, const MatmulRole& role, std::uint64_t warps) {
+WgmmaShare wgmma_share_as(const MatmulShape& mm, const MatmulRole& role, std::uint64_t warps) {
   const std::uint64_t groups = std::max<std::uint64_t>(1, warps / kWarpsPerGroup);
   std::uint64_t mg = ceil_div_u(mm.m, groups), ng = mm.n;
   if (role.split == WarpSplit::grid) {
@@ -63,6 +63,16 @@ WgmmaShare wgmma_share(const MatmulShape& mm, const MatmulRole& role, std::uint6
   const double b = role.b == Operand::shared ? static_cast<double>(mt * ng * kt * 16) : 0;
   w.smem_bytes = static_cast<double>(groups) * (a + b) * kOperandBytes;
   return w;
+}
+
+/// A grid-split product may be computed transposed (Cᵀ = Bᵀ Aᵀ: FlashAttention-3's backward's swapAB
+/// choices) so that fewer of its rows pad an m64 tile; the kernel takes the cheaper orientation.
+WgmmaShare wgmma_share(const MatmulShape& mm, const MatmulRole& role, std::uint64_t warps) {
+  const WgmmaShare straight = wgmma_share_as(mm, role, warps);
+  if (role.split != WarpSplit::grid) return straight;
+  WgmmaShare swapped = wgmma_share_as({mm.n, mm.m, mm.k}, {role.split, role.b, role.a}, warps);
+  swapped.rows_per_warp = straight.rows_per_warp;
+  return swapped.mma_equivalents < straight.mma_equivalents ? swapped : straight;
 }
 
 struct WarpTiles {
