@@ -110,8 +110,12 @@ SmRates sm_rates(const HardwareSpec& hw, DType t) {
   const double per_smsp_cycle = smsps * r.clock_hz;
   const double tensor = tensor_rate(hw, t);
   r.mma_interval = tensor > 0 ? kMmaFlops / (tensor / per_smsp_cycle) : 0;
-  const double peak = tensor_peak(hw, t);
-  r.wgmma_interval = peak > 0 ? kMmaFlops / (peak / per_smsp_cycle) : 0;
+  const double fp16_peak = hw.peak.tensor_fp16_tflops;
+  const double gemm_share = hw.measured.gemm_fp16_tflops > 0 && fp16_peak > 0 && t != DType::fp32
+                                ? hw.measured.gemm_fp16_tflops / fp16_peak
+                                : 1.0;
+  const double wgmma = tensor_peak(hw, t) * gemm_share;
+  r.wgmma_interval = wgmma > 0 ? kMmaFlops / (wgmma / per_smsp_cycle) : 0;
   const double sfu = either(hw.measured.exp2_g_per_s * 1e9, hw.sm.sfu_ops_per_clock * hw.clock.sm_mhz * 1e6 * hw.sm.count);
   r.ex2_interval = sfu > 0 ? kWarpLanes / (sfu / per_smsp_cycle) : 0;
   // The FP32 peak counts an FMA as two FLOPs; the softmax's operations are one instruction each.

@@ -43,9 +43,11 @@ inline constexpr std::uint32_t kSchedulersPerSm = 4;
 struct SmRates {
   double clock_hz = 0;
   double mma_interval = 0;     ///< cycles between m16n8k16 MMAs of one sub-partition at the tensor rate
-  /// Cycles of one sub-partition's tensor cores per m16n8k16's worth of a wgmma (2·16·8·16 FLOPs) at
-  /// the datasheet's tensor peak: `measured:` tensor rates are mma.sync's (iosim calibrate), which
-  /// cannot reach the peak on Hopper; wgmma is the instruction that can (FlashAttention-3 §1).
+  /// Cycles of one sub-partition's tensor cores per m16n8k16's worth of a wgmma (2·16·8·16 FLOPs):
+  /// at the rate a cuBLAS GEMM reaches (`measured: gemm_fp16_tflops`, wgmma on Hopper) as a fraction
+  /// of the datasheet's fp16 peak, applied to the type's peak (an assumption for bf16 and fp8: the
+  /// same tensor cores); at the datasheet's peak where it is not measured. Not `measured:`
+  /// tensor_*_tflops: those are mma.sync's, which cannot reach the peak on Hopper (FlashAttention-3 §1).
   double wgmma_interval = 0;
   double ex2_interval = 0;     ///< cycles per warp ex2 of one sub-partition
   double fp32_interval = 0;    ///< cycles per warp FP32 instruction of one sub-partition
