@@ -187,6 +187,15 @@ TEST_CASE("flash3 defaults: FlashAttention-3's tiles, stages and warpgroups") {
   CHECK(d64->kernels().front()->name() == "flash3_fwd_ss");
   // Q 192·64·2 + 2 × (K + V) 192·64·2 + P 192·192·2.
   CHECK(d64->sram().peak() == Bytes(24576 + 4 * 24576 + 73728));
+  // d = 192: 64 × 96, one stage, three consumer warpgroups; d = 256: 64 × 80 needs 228.5 KiB here.
+  const auto bwd192 = make_schedule("flash3", Pass::bwd, context(problem(8192, 192, 1, 16), hw));
+  CHECK(bwd192->tiles() == TileShape{64, 96});
+  CHECK(bwd192->kernel_config().warps == 16);
+  CHECK(bwd192->kernel_config().stages == 1);
+  const auto bwd256 = make_schedule("flash3", Pass::bwd, context(problem(8192, 256, 1, 16), hw));
+  CHECK(bwd256->tiles() == TileShape{32, 80});
+  REQUIRE(bwd256->notes().size() == 1);
+  CHECK(bwd256->notes().front().find("default tile B_r=64 B_c=80 needs 228.5 KiB") != std::string::npos);
   const auto bwd64 = make_schedule("flash3", Pass::bwd, context(problem(8192, 64, 1, 16), hw));
   CHECK(bwd64->tiles() == TileShape{128, 128});
   // Q, dO × 2 stages; K, V; P, dS; dQ in fp32; L, D × 2 stages in fp32.

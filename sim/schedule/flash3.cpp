@@ -49,6 +49,10 @@ TileShape fa3_backward_tiles(const Problem& p) {
   return {64, 80};
 }
 
+std::uint32_t fa3_backward_stages(const Problem& p) { return p.d <= 128 ? 2 : 1; }
+
+std::uint32_t fa3_backward_consumers(const Problem& p) { return p.d > 128 && p.d <= 192 ? 3 : 2; }
+
 Fa3Groups fa3_groups(const KernelFamily& family, std::uint32_t requested_warps, std::uint32_t default_consumers) {
   constexpr std::uint32_t kWarpsPerGroup = kFa3GroupThreads / 32;
   std::uint32_t consumers = default_consumers;

@@ -41,6 +41,12 @@ void require_hopper(const HardwareSpec& hw, const Problem& p);
 /// 64 × 128 (d ≤ 96), 80 × 128 (d ≤ 128; 64 × 128 causal), 64 × 96 (d ≤ 192), 64 × 80 (d ≤ 256).
 [[nodiscard]] TileShape fa3_backward_tiles(const Problem& p);
 
+/// The same launcher's Stages_dO (= Stages_dS_or_QSm80): 2 up to d = 128, 1 above.
+[[nodiscard]] std::uint32_t fa3_backward_stages(const Problem& p);
+
+/// The same launcher's NumMmaWarpGroups: 3 at 128 < d ≤ 192, else 2.
+[[nodiscard]] std::uint32_t fa3_backward_consumers(const Problem& p);
+
 /// A block's warpgroups.
 struct Fa3Groups {
   std::uint32_t consumers = 0;

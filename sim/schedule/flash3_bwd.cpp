@@ -15,7 +15,8 @@
 // 2·N) + N·d (fp32), writes N + N·d (fp32) + 2·N_kv·d + N·d, and T_c·N·d fp32 elements reduced into dQacc.
 // Causal: a K/V tile's loop starts at the first Q tile that sees it. Grouped-query: dK, dV per query
 // head as flash2's backward (FlashAttention-3 then sums a group's in fp32: not counted here).
-// Default tiles: run_mha_bwd_hdim* for sm90 (flash3.h); two consumer warpgroups; 2 stages of Q, dO.
+// Default tiles, stages of Q and dO, consumer warpgroups: run_mha_bwd_hdim* for sm90 (flash3.h). At
+// d = 256 its 64 × 80 needs 228.5 KiB in this plan (more than 227): the default is reduced, with a note.
 // Run: iosim --config h200.yaml --n 8192 --d 128 --heads 16 --pass bwd --schedule flash3
 #include <algorithm>
 
@@ -31,19 +32,16 @@ namespace iosim::detail {
 
 namespace {
 
-constexpr std::uint32_t kDefaultStages = 2;     // Stages_dO = Stages_dS_or_QSm80 = 2
-constexpr std::uint32_t kDefaultConsumers = 2;  // NumMmaWarpGroups of every sm90 head dimension
-
 class Flash3Backward final : public Schedule {
  public:
   explicit Flash3Backward(const ScheduleContext& ctx)
       : p_(ctx.problem),
-        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : kDefaultStages),
+        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : fa3_backward_stages(p_)),
         family_(family_of("flash3_bwd")) {
     require_hopper(ctx.hardware, p_);
     tiles_ = choose_tiles("flash3", ctx, fa3_backward_tiles(p_), Shrink::rows_first,
                           [this](TileShape t) { return plan(t); }, notes_);
-    groups_ = fa3_groups(family_, ctx.kernel.warps, kDefaultConsumers);
+    groups_ = fa3_groups(family_, ctx.kernel.warps, fa3_backward_consumers(p_));
     if (tiles_.br % 16 != 0 || tiles_.bc % 16 != 0) {
       throw InputError("flash3: warpgroups: tile B_r=" + std::to_string(tiles_.br) + " B_c=" + std::to_string(tiles_.bc) +
                        ": the backward's B_r and B_c must be multiples of 16 (wgmma k16)");

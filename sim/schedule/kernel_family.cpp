@@ -86,8 +86,8 @@ std::vector<KernelFamily> make_families() {
   fa3.matmuls = {kRowsSharedShared, kRowsSharedShared};
   f.push_back(fa3);
   // FlashAttention-3's backward (arXiv 2407.08608 §3.3 and appendix; hopper/flash_bwd_kernel_sm90.h,
-  // mainloop_bwd_sm90_tma_gmma_ws.hpp): a producer warpgroup loads Q_i, dO_i, L_i, D_i by TMA (two
-  // stages) and adds each dQ_i tile into dQacc (cp.reduce.async.bulk, fp32); two consumer warpgroups
+  // mainloop_bwd_sm90_tma_gmma_ws.hpp): a producer warpgroup loads Q_i, dO_i, L_i, D_i by TMA (one or
+  // two stages) and adds each dQ_i tile into dQacc (cp.reduce.async.bulk, fp32); two or three consumer warpgroups
   // run the five products as wgmma, operands from shared memory (P and dS are stored there for the
   // transposed ones). No softmax overlap (each product needs the one before); three waits a step (Q_i,
   // dO_i, the dQ staging buffer free).
