@@ -5,6 +5,7 @@
 // Tensors live on the GPU in [batch, heads, rows, d] order, contiguous, the layout sim/ models.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include "sim/core/dtype.h"
 #include "sim/core/hardware.h"
+#include "sim/schedule/cuda_algo.h"
 
 namespace iosim::gpu {
 
@@ -34,21 +36,21 @@ struct DeviceInfo {
 /// Properties of device 0. Only after available() returned true.
 [[nodiscard]] DeviceInfo device_info();
 
+/// The schedule whose kernels these are, as its registry entry names them (sim/schedule/registry.h):
 /// flashdecode: split-KV decoding, a group's query heads packed as one block's rows; flashdecode_heads:
-/// the same kernels with one block row set per query head (sim/schedule/flashdecode.cpp).
-enum class Algo : std::uint8_t { naive, flash1, flash2, flashdecode, flashdecode_heads };
+/// the same kernels with one block row set per query head (sim/schedule/flashdecode.cpp). name(Algo) is
+/// the schedule's name, as the CLI spells it.
+using Algo = CudaAlgo;
+using iosim::name;
 enum class Direction : std::uint8_t { fwd, bwd };
 
-/// The schedule's name, as the CLI spells it.
-[[nodiscard]] constexpr std::string_view name(Algo a) {
-  switch (a) {
-    case Algo::naive: return "naive";
-    case Algo::flash1: return "flash1";
-    case Algo::flash2: return "flash2";
-    case Algo::flashdecode: return "flashdecode";
-    case Algo::flashdecode_heads: return "flashdecode-heads";
+/// The head dimensions the kernels are compiled for (naive's cuBLAS takes any d; the rest these).
+inline constexpr std::array<int, 2> kHeadDims = {64, 128};
+[[nodiscard]] constexpr bool compiled_head_dim(int d) {
+  for (const int h : kHeadDims) {
+    if (h == d) return true;
   }
-  return "?";
+  return false;
 }
 
 /// One kernel configuration: a schedule, a pass, a problem and the schedule's tile.

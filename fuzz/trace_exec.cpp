@@ -14,6 +14,7 @@
 #include "sim/core/error.h"
 #include "sim/exec/execute.h"
 #include "sim/run.h"
+#include "sim/schedule/registry.h"
 #include "sim/schedule/schedule.h"
 #include "sim/trace/trace_sink.h"
 #include "src/config/hardware_config.h"

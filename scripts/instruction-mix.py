@@ -66,12 +66,13 @@ def parse_histogram(cell):
     return out
 
 
-def variants(path):
+def kernel_rows(path):
+    """(key, record) for every profiled launch of an iosim flash kernel in an ncu CSV (--page raw), key =
+    (schedule, pass, d, B_r, B_c, warps, stages, element type) from the kernel's template arguments."""
     opener = gzip.open if path.endswith(".gz") else open
     rows = list(csv.reader(opener(path, "rt", newline="")))
     head = next(i for i, r in enumerate(rows) if r and r[0] == "ID")
     cols = rows[head]
-    seen = {}
     for r in rows[head + 2:]:
         rec = dict(zip(cols, r))
         m = NAME.search(rec.get("Kernel Name", ""))
@@ -82,7 +83,12 @@ def variants(path):
         warps = int(rec["Block Size"].strip("()").split(",")[0]) // 32
         d, br, bc = nums[0], nums[1], nums[2]
         stages = nums[4] if schedule == "flash2" and pss == "fwd" and len(nums) >= 5 else 1
-        key = (schedule, pss, d, br, bc, warps, stages, elem)
+        yield (schedule, pss, d, br, bc, warps, stages, elem), rec
+
+
+def variants(path):
+    seen = {}
+    for key, rec in kernel_rows(path):
         # Each variant ran twice (cold, warm): the same instructions; keep the first. Without the
         # histogram (the hardware-counter run), the total alone.
         if "sass__inst_executed_per_opcode" in rec:

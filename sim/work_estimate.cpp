@@ -7,7 +7,9 @@
 #include "sim/core/error.h"
 #include "sim/core/ledger.h"
 #include "sim/exec/execute.h"
+#include "sim/exec/executor.h"
 #include "sim/gpu/occupancy.h"
+#include "sim/schedule/registry.h"
 
 namespace iosim {
 
@@ -75,7 +77,7 @@ void WorkEstimate::then(const WorkEstimate& part) {
 }
 
 WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, int replays, const WorkCosts& c) {
-  const double ns = s.name() == "naive" ? c.ns_per_sector_streaming : c.ns_per_sector_tiled;
+  const double ns = schedule_entry(s.name()).caps.streaming ? c.ns_per_sector_streaming : c.ns_per_sector_tiled;
   WorkEstimate e;
   e.seconds = sectors(s, ctx) * replays * ns * 1e-9;
   // The L2's state (a tag, an age and a sector mask per line: 8 bytes) and the running blocks'
@@ -92,7 +94,8 @@ WorkEstimate estimate_execution(const Schedule& s, const Problem& p, const Execu
   const auto n = static_cast<double>(p.n), nkv = static_cast<double>(p.n_kv), d = static_cast<double>(p.d);
   const double t = o.precision == Precision::fp32 ? 4 : 8;
   const bool fwd = s.pass() == Pass::fwd;
-  const bool naive = s.name() == "naive";
+  const exec::Executor* ex = schedule_entry(s.name()).executor;
+  const bool naive = ex != nullptr && ex->scores_in_hbm;  // S, P (dS, dP) in HBM; no S recomputed
   const double runs = o.bug == Bug::none ? 1 : 2;
   // Matrix products, 2·n·n_kv·d operations each: the forward has two (S = QKᵀ, O = PV); the
   // backward's reference five, its execution the forward's two, then five (flash: six, S again).
@@ -137,7 +140,7 @@ WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& s
   WorkEstimate total;
   total.bytes = c.base_bytes;
   total.largest = "the program itself";
-  const std::vector<std::uint32_t> stages = searches_stages(spec.schedule) ? spec.stages : std::vector<std::uint32_t>{1};
+  const std::vector<std::uint32_t> stages = searched_stages(spec);
   double seconds = 0;
   std::uint64_t peak = 0;
   for (std::uint64_t br : spec.sizes) {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "sim/bounds/slope.h"
-#include "sim/bounds/sweep.h"
+#include "sim/slopes/sweep.h"
 #include "support/fixtures.h"
 
 using namespace iosim;

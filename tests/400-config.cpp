@@ -80,6 +80,14 @@ TEST_CASE("bad configs: one line naming the file, the line and the key") {
     CHECK(e.find("k.yaml:6: unknown key 'sm.sram_per_blok_bytes'") != std::string::npos);
     CHECK(e.find("did you mean 'sm.sram_per_block_bytes'") != std::string::npos);
   }
+  SUBCASE("keys the model never read, removed: hbm.size_bytes and clocks.memory_mhz") {
+    const std::string size = error_of(dir.write("s.yaml", replaced("bandwidth_gb_per_s: 100",
+                                                                   "size_bytes: 1000000\n  bandwidth_gb_per_s: 100")));
+    CHECK(size.find("unknown key 'hbm.size_bytes'") != std::string::npos);
+    CHECK(size.find('\n') == std::string::npos);
+    const std::string clock = error_of(dir.write("m.yaml", replaced("sm_mhz: 1000", "sm_mhz: 1000\n  memory_mhz: 1000")));
+    CHECK(clock.find("unknown key 'clocks.memory_mhz'") != std::string::npos);
+  }
   SUBCASE("a wrong type") {
     const std::string e = error_of(dir.write("t.yaml", replaced("count: 2", "count: many")));
     CHECK(e.find("t.yaml:4: sm.count: expected a positive integer, got 'many'") != std::string::npos);

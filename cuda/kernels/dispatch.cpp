@@ -76,7 +76,13 @@ std::string unsupported_in_build(const KernelSpec& s) {
   if (s.kv_heads < 0 || (s.kv_heads > 0 && s.heads % s.kv_heads != 0)) {
     return "kv_heads (" + std::to_string(s.kv_heads) + ") must divide heads (" + std::to_string(s.heads) + ")";
   }
-  if (s.d != 64 && s.d != 128) return "d = " + std::to_string(s.d) + ": the kernels take d = 64 or 128";
+  if (!compiled_head_dim(s.d)) {
+    std::string dims;
+    for (std::size_t i = 0; i < kHeadDims.size(); ++i) {
+      dims += (i == 0 ? "" : i + 1 == kHeadDims.size() ? " or " : ", ") + std::to_string(kHeadDims[i]);
+    }
+    return "d = " + std::to_string(s.d) + ": the kernels take d = " + dims;
+  }
   if (s.dtype != DType::fp16 && s.dtype != DType::bf16) {
     return "element type " + std::string(name(s.dtype)) + ": the kernels take fp16 or bf16";
   }

@@ -42,7 +42,7 @@ namespace iosim::gpu::kern {
 /// shared memory, within an A100's 163 KiB) except B_r = 32 with d = B_c = 128, where ptxas (CUDA
 /// 13.0) spills 4 bytes for the 2-warp block.
 constexpr bool flash1_fwd_tile_ok(int d, int br, int bc) {
-  return (br == 32 || br == 64 || br == 128) && (bc == 32 || bc == 64 || bc == 128) && (d == 64 || d == 128) &&
+  return (br == 32 || br == 64 || br == 128) && (bc == 32 || bc == 64 || bc == 128) && compiled_head_dim(d) &&
          !(br == 32 && d == 128 && bc == 128);
 }
 

@@ -59,7 +59,7 @@ constexpr std::size_t flash2_fwd_smem_bytes(int d, int br, int bc, int stages) {
 /// fragments and temporaries fit under 255; d = 128 with B_c = 128 (160 as well) is left out because
 /// ptxas (CUDA 13.0) spills 20 bytes there.
 constexpr bool flash2_fwd_variant_ok(int d, int br, int bc, int warps, int stages) {
-  return (d == 64 || d == 128) && (warps == 4 || warps == 8) && (stages >= 1 && stages <= 3) &&
+  return compiled_head_dim(d) && (warps == 4 || warps == 8) && (stages >= 1 && stages <= 3) &&
          (br == 64 || br == 128 || br == 256) && br % (16 * warps) == 0 && (bc == 32 || bc == 64 || bc == 128) &&
          flash2_fwd_state_regs(d, br, bc, warps) <= 160 && !(d == 128 && bc == 128) &&
          flash2_fwd_smem_bytes(d, br, bc, stages) <= kMaxSmemOptin;

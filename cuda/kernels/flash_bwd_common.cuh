@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/backend.h"
 #include "cuda/kernels/common.cuh"
 
 namespace iosim::gpu::kern {
@@ -58,7 +59,7 @@ constexpr std::size_t bwd_smem_bytes(bool flash1, int d, int br, int bc) {
 }
 
 constexpr bool bwd_tile_ok(bool flash1, int d, int br, int bc) {
-  return (br == 32 || br == 64 || br == 128) && (bc == 32 || bc == 64 || bc == 128) && (d == 64 || d == 128) &&
+  return (br == 32 || br == 64 || br == 128) && (bc == 32 || bc == 64 || bc == 128) && compiled_head_dim(d) &&
          bwd_warps(d, br, bc) > 0 && bwd_smem_bytes(flash1, d, br, bc) <= kMaxSmemOptin;
 }
 
@@ -66,7 +67,7 @@ constexpr bool bwd_tile_ok(bool flash1, int d, int br, int bc) {
 /// every warp count of {4, 8} that bwd_warps_ok accepts (flash1's backward takes bwd_warps only).
 constexpr bool flash2_bwd_variant_ok(int d, int br, int bc, int nw) {
   return (br == 32 || br == 64 || br == 128 || br == 256) && (bc == 32 || bc == 64 || bc == 128) &&
-         (d == 64 || d == 128) && (nw == 4 || nw == 8) && bwd_warps_ok(d, br, bc, nw) &&
+         compiled_head_dim(d) && (nw == 4 || nw == 8) && bwd_warps_ok(d, br, bc, nw) &&
          bwd_smem_bytes(false, d, br, bc) <= kMaxSmemOptin;
 }
 

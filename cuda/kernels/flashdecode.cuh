@@ -122,7 +122,7 @@ struct DecodeTraits {
   static constexpr std::size_t kSmemBytes = (kQElems + 2 * kStages * kKVElems) * 2;
   static_assert(kSmemBytes == decode_split_smem_bytes(D, BC, STAGES));
   static_assert(kSmemBytes <= kMaxSmemOptin, "does not fit the shared memory of one block");
-  static_assert(BC % kDecodeSub == 0 && (D == 64 || D == 128) && STAGES >= 1 && STAGES <= 3);
+  static_assert(BC % kDecodeSub == 0 && compiled_head_dim(D) && STAGES >= 1 && STAGES <= 3);
   static_assert(kNS % 2 == 0 && kSub % 16 == 0);
   /// Column mode's merge: each warp's O (16 × d), m and l (16 each), fp32, over the K/V stages.
   static constexpr std::size_t kMergeBytes = kDecodeWarps * 16 * (D + 2) * sizeof(float);

@@ -14,14 +14,19 @@ list(APPEND IOSIM_GPU_SOURCES
   kernels/decode_plan.cpp
   kernels/decode_accuracy.cpp
 )
+# The head dimensions: gpu::kHeadDims in cuda/backend.h, the one place they are written.
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../backend.h IOSIM_HEAD_DIMS REGEX "kHeadDims = {")
+string(REGEX REPLACE ".*{([0-9, ]+)}.*" "\\1" IOSIM_HEAD_DIMS "${IOSIM_HEAD_DIMS}")
+string(REPLACE ", " ";" IOSIM_HEAD_DIMS "${IOSIM_HEAD_DIMS}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/../backend.h)
 # flashdecode: split + combine kernels, both variants, every stage count, per (d, type)
-foreach(d IN ITEMS 64 128)
+foreach(d IN LISTS IOSIM_HEAD_DIMS)
   foreach(type IN ITEMS fp16 bf16)
     list(APPEND IOSIM_GPU_SOURCES kernels/inst/flashdecode_d${d}_${type}.cu)
   endforeach()
 endforeach()
 foreach(family IN ITEMS flash1_fwd flash1_bwd flash2_fwd flash2_bwd)
-  foreach(d IN ITEMS 64 128)
+  foreach(d IN LISTS IOSIM_HEAD_DIMS)
     foreach(type IN ITEMS fp16 bf16)
       list(APPEND IOSIM_GPU_SOURCES kernels/inst/${family}_d${d}_${type}.cu)
       if(family STREQUAL "flash2_fwd")

@@ -82,32 +82,13 @@ namespace iosim::gpu::detail {
   const auto bkv = static_cast<std::uint64_t>(spec.batch) * static_cast<std::uint64_t>(kv_head_count(spec));
   const auto n = static_cast<std::uint64_t>(spec.n), nkv = static_cast<std::uint64_t>(spec.n_kv);
   const auto d = static_cast<std::uint64_t>(spec.d);
-  switch (t) {
-    case Tensor::Q:
-    case Tensor::O:
-    case Tensor::dO:
-    case Tensor::dQ:
-    case Tensor::dQacc: return bh * n * d;
-    case Tensor::K:
-    case Tensor::V:
-    case Tensor::dK:
-    case Tensor::dV: return bkv * nkv * d;  // K/V heads: batch × kv_heads
-    case Tensor::S:
-    case Tensor::P:
-    case Tensor::dS:
-    case Tensor::dP: return bh * n * nkv;
-    case Tensor::l:
-    case Tensor::m:
-    case Tensor::L:
-    case Tensor::D: return bh * n;
-    case Tensor::Opart:
-    case Tensor::Lpart: {
-      if (!is_decode(spec.algo)) return 0;
-      const auto splits = static_cast<std::uint64_t>(decode_plan(spec).splits);
-      return splits == 1 ? 0 : splits * bh * n * (t == Tensor::Opart ? d : 1);
-    }
+  const TensorShape& s = shape_of(t);  // the table of sim/core/tensor.h
+  std::uint64_t copies = 1;
+  if (s.layout.split) {  // the split-KV partials: one copy per split of a decode spec that splits
+    copies = is_decode(spec.algo) ? static_cast<std::uint64_t>(decode_plan(spec).splits) : 0;
+    if (copies == 1) copies = 0;
   }
-  return 0;
+  return copies * (s.heads == Heads::kv ? bkv : bh) * extent(s.rows, n, nkv, d) * extent(s.cols, n, nkv, d);
 }
 
 [[nodiscard]] inline std::uint64_t tensor_bytes(const KernelSpec& spec, Tensor t) {

@@ -34,13 +34,11 @@ struct L2Spec {
 };
 
 struct HbmSpec {
-  Bytes capacity;
   double bandwidth_gb_per_s = 0;            ///< 10^9 bytes per second
 };
 
 struct ClockSpec {
   double sm_mhz = 0;                        ///< SM boost clock
-  double memory_mhz = 0;
 };
 
 struct PeakSpec {

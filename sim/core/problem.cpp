@@ -33,25 +33,16 @@ std::string check(const Problem& p) {
 
 namespace iosim {
 
+std::uint64_t stored_heads(const Problem& p, Heads h) {
+  return p.batch * (h == Heads::kv ? p.kv_head_count() : p.heads);
+}
+
+std::uint64_t extent(const Problem& p, Extent e) { return extent(e, p.n, p.n_kv, p.d); }
+
 std::uint64_t tensor_elements(const Problem& p, Tensor t) {
-  const std::uint64_t q_rows = p.batch * p.heads * p.n;
-  const std::uint64_t kv_rows = p.batch * p.kv_head_count() * p.n_kv;
-  switch (t) {
-    case Tensor::Q:
-    case Tensor::O:
-    case Tensor::dO:
-    case Tensor::dQ:
-    case Tensor::dQacc: return q_rows * p.d;
-    case Tensor::K:
-    case Tensor::V:
-    case Tensor::dK:
-    case Tensor::dV: return kv_rows * p.d;
-    case Tensor::l:
-    case Tensor::m:
-    case Tensor::L:
-    case Tensor::D: return q_rows;
-    default: return 0;
-  }
+  const TensorShape& s = shape_of(t);
+  if (s.schedule_sized) return 0;
+  return stored_heads(p, s.heads) * extent(p, s.rows) * extent(p, s.cols);
 }
 
 }  // namespace iosim

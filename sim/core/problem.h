@@ -31,7 +31,13 @@ struct Problem {
 /// (a size that is zero, kv_heads not dividing heads, or sizes whose byte counts would overflow).
 [[nodiscard]] std::string check(const Problem& p);
 
-/// Elements of tensor `t` as stored in HBM for all batch × heads (K and V: batch × kv_heads), or 0
+/// batch × heads of kind `h`: query heads, or key/value heads.
+[[nodiscard]] std::uint64_t stored_heads(const Problem& p, Heads h);
+
+/// The size of extent `e` in `p` (n, n_kv, d or 1).
+[[nodiscard]] std::uint64_t extent(const Problem& p, Extent e);
+
+/// Elements of tensor `t` (kTensorShapes) as stored in HBM for all batch × heads (K and V: batch × kv_heads), or 0
 /// for the n × n_kv matrices and split-KV partials, whose size depends on the schedule.
 [[nodiscard]] std::uint64_t tensor_elements(const Problem& p, Tensor t);
 

@@ -37,18 +37,84 @@ inline constexpr std::array<Tensor, kTensorCount> kAllTensors = {
   return names[index(t)];
 }
 
+/// One extent of a tensor, per head: the queries n, the keys n_kv, the head dimension d, or 1 (a
+/// per-row statistic's column).
+enum class Extent : std::uint8_t { n, n_kv, d, one };
+
+/// Whose heads a tensor has: one per query head, or one per key/value head (grouped-query attention).
+enum class Heads : std::uint8_t { query, kv };
+
+/// Where a tensor lies in device memory (sim/gpu/address_map.h). Contiguous: row-major
+/// [stored heads, rows, cols]; `split`: one such copy per split of a split-KV schedule, slice-major.
+/// A paged layout (a block table over fixed-size pages) would be another kind here.
+struct TensorLayout {
+  enum class Kind : std::uint8_t { contiguous } kind = Kind::contiguous;
+  Heads stored_heads = Heads::query;  ///< dK, dV: per query head (expanded, as FlashAttention-2 writes them)
+  bool split = false;
+};
+
+/// Everything iosim knows of one tensor's shape: rows × cols per head, over whose heads, in which type
+/// (the problem's, or fp32 for statistics and accumulators), and its address layout. Problem sizes
+/// (problem.h), the address map, the executor's HBM (sim/exec/hbm.h), the trace and the CUDA buffers
+/// derive from this table.
+struct TensorShape {
+  Extent rows = Extent::n;
+  Extent cols = Extent::d;
+  Heads heads = Heads::query;
+  bool fp32 = false;  ///< stored in fp32 whatever the problem's type
+  /// Its size depends on the schedule (the n × n_kv matrices a schedule may keep per block, the
+  /// split-KV partials): tensor_elements() reports 0.
+  bool schedule_sized = false;
+  TensorLayout layout;
+};
+
+namespace detail {
+using E = Extent;
+using H = Heads;
+inline constexpr TensorLayout kQueryHeads{};                                           // the default
+inline constexpr TensorLayout kKvHeads{TensorLayout::Kind::contiguous, Heads::kv, false};
+inline constexpr TensorLayout kSplit{TensorLayout::Kind::contiguous, Heads::query, true};
+}  // namespace detail
+
+/// The table, in the order of Tensor: rows, cols, heads, fp32, schedule-sized, layout.
+inline constexpr std::array<TensorShape, kTensorCount> kTensorShapes = {{
+    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads},     // Q
+    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kKvHeads},        // K
+    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kKvHeads},        // V
+    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads},     // O
+    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads},   // S
+    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads},   // P
+    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads},    // l
+    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads},    // m
+    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads},    // L
+    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads},     // dO
+    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads},     // dQ
+    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kQueryHeads},     // dK: stored expanded
+    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kQueryHeads},     // dV: stored expanded
+    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads},   // dS
+    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads},   // dP
+    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads},    // D
+    {detail::E::n, detail::E::d, detail::H::query, true, false, detail::kQueryHeads},      // dQacc
+    {detail::E::n, detail::E::d, detail::H::query, true, true, detail::kSplit},            // Opart
+    {detail::E::n, detail::E::one, detail::H::query, true, true, detail::kSplit},          // Lpart
+}};
+
+[[nodiscard]] constexpr const TensorShape& shape_of(Tensor t) { return kTensorShapes[index(t)]; }
+
+/// The size of extent `e` for n queries, n_kv keys and head dimension d.
+[[nodiscard]] constexpr std::uint64_t extent(Extent e, std::uint64_t n, std::uint64_t n_kv, std::uint64_t d) {
+  switch (e) {
+    case Extent::n: return n;
+    case Extent::n_kv: return n_kv;
+    case Extent::d: return d;
+    case Extent::one: return 1;
+  }
+  return 0;
+}
+
 /// Statistics and accumulators are fp32 in every real implementation; the rest use the problem's type.
 [[nodiscard]] constexpr DType storage_type(Tensor t, DType element) {
-  switch (t) {
-    case Tensor::l:
-    case Tensor::m:
-    case Tensor::L:
-    case Tensor::D:
-    case Tensor::dQacc:
-    case Tensor::Opart:
-    case Tensor::Lpart: return DType::fp32;
-    default: return element;
-  }
+  return shape_of(t).fp32 ? DType::fp32 : element;
 }
 
 }  // namespace iosim

@@ -9,10 +9,11 @@
 
 #include "sim/core/error.h"
 #include "sim/core/progress.h"
+#include "sim/exec/executor.h"
 #include "sim/exec/executors.h"
 #include "sim/exec/inputs.h"
 #include "sim/exec/reference.h"
-#include "sim/schedule/schedule.h"
+#include "sim/schedule/registry.h"
 
 namespace iosim {
 
@@ -20,7 +21,8 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kBugNames = {"none", "no-rescale", "no-max", "wrong-l"};
 
-bool online_softmax(std::string_view schedule) { return schedule == "flash1" || schedule == "flash2"; }
+bool executed(const ScheduleEntry& e) { return e.executor != nullptr; }
+bool online_softmax(const ScheduleEntry& e) { return executed(e) && e.executor->online_softmax; }
 
 }  // namespace
 
@@ -42,12 +44,14 @@ std::optional<Bug> parse_bug(std::string_view s) {
 void check_execution(std::string_view schedule, Pass /*both passes of each run*/, const Problem& p,
                      const ExecuteOptions& o) {
   const std::string s(schedule);
-  if (schedule != "naive" && !online_softmax(schedule)) {
-    throw InputError("--execute runs naive, flash1 and flash2, not " + s + " (choose with --schedule)");
+  const ScheduleEntry& e = schedule_entry(schedule);
+  if (!executed(e)) {
+    throw InputError("--execute runs " + schedule_names(executed) + ", not " + s + " (choose with --schedule)");
   }
-  if (o.bug != Bug::none && !online_softmax(schedule)) {
-    throw InputError("--bug " + std::string(name(o.bug)) + " breaks the online softmax of flash1 and flash2; " + s +
-                     " has none (add --schedule flash1,flash2)");
+  if (o.bug != Bug::none && !online_softmax(e)) {
+    throw InputError("--bug " + std::string(name(o.bug)) + " breaks the online softmax of " +
+                     schedule_names(online_softmax) + "; " + s + " has none (add --schedule " +
+                     schedule_names(online_softmax, ",", ",") + ")");
   }
   if (p.n > kMaxExecutedLength || p.n_kv > kMaxExecutedLength) {
     throw InputError("--execute needs n and n_kv of at most " + std::to_string(kMaxExecutedLength) + " (got n " +
@@ -102,6 +106,7 @@ struct Run {
 
 struct Target {
   std::string_view schedule;
+  const Executor* executor;
   Pass pass;
   ExecShape shape;
 };
@@ -114,21 +119,12 @@ struct Expected {
 
 template <class T>
 ForwardStats forward(Hbm<T>& hbm, const Target& t, Bug bug) {
-  if (t.schedule == "flash1") return flash1_forward(hbm, t.shape, bug);
-  if (t.schedule == "flash2") return flash2_forward(hbm, t.shape, bug);
-  naive_forward(hbm, t.shape);
-  return {};
+  return t.executor->forward<T>()(hbm, t.shape, bug);
 }
 
 template <class T>
 void backward(Hbm<T>& hbm, const Target& t) {
-  if (t.schedule == "flash1") {
-    flash1_backward(hbm, t.shape);
-  } else if (t.schedule == "flash2") {
-    flash2_backward(hbm, t.shape);
-  } else {
-    naive_backward(hbm, t.shape);
-  }
+  t.executor->backward<T>()(hbm, t.shape);
 }
 
 /// One execution in precision T. A backward first runs the same schedule's forward (with the
@@ -175,7 +171,7 @@ ExecutionResult execute_in(const Target& t, const Inputs& given, const ExecuteOp
   res.options = o;
   Run correct = run<T>(t, in, ref, Bug::none, o.record && o.bug == Bug::none);
   report_progress(what, 2, steps);
-  if (online_softmax(t.schedule)) res.max_grew = correct.max_grew;
+  if (t.executor->online_softmax) res.max_grew = correct.max_grew;
   if (o.bug == Bug::none) {
     res.outputs = std::move(correct.errors);
     res.transfers = std::move(correct.transfers);
@@ -206,7 +202,7 @@ ExecutionResult execute(const Schedule& s, const Problem& p, const ExecuteOption
   check_shape(in.v, p.n_kv, p.d, "V");
   if (s.pass() == Pass::bwd) check_shape(in.dout, p.n, p.d, "dO");
   const std::uint64_t passes = s.variant().starts_with("two-pass") ? 2 : 1;
-  const Target t{s.name(), s.pass(), ExecShape{p.n, p.n_kv, p.d, s.tiles().br, s.tiles().bc, passes}};
+  const Target t{s.name(), schedule_entry(s.name()).executor, s.pass(), ExecShape{p.n, p.n_kv, p.d, s.tiles().br, s.tiles().bc, passes}};
   return o.precision == Precision::fp32 ? execute_in<float>(t, in, o) : execute_in<double>(t, in, o);
 }
 

@@ -10,6 +10,7 @@
 //       store O_i, l_i ← l_new, m_i ← m_new
 // Bugs: no-rescale drops e^{m_i − m_new} from the O_i term; no-max takes m̃ = 0 (P̃ = e^S); wrong-l
 // takes l_new = l_i + l̃.
+#include "sim/exec/executor.h"
 #include "sim/exec/executors.h"
 #include "sim/exec/online_softmax.h"
 
@@ -56,5 +57,8 @@ ForwardStats flash1_forward(Hbm<T>& hbm, const ExecShape& s, Bug bug) {
 
 template ForwardStats flash1_forward<float>(Hbm<float>&, const ExecShape&, Bug);
 template ForwardStats flash1_forward<double>(Hbm<double>&, const ExecShape&, Bug);
+
+const Executor kFlash1Executor{&flash1_forward<float>, &flash1_forward<double>, &flash1_backward<float>,
+                               &flash1_backward<double>, /*online_softmax=*/true, /*scores_in_hbm=*/false};
 
 }  // namespace iosim::exec

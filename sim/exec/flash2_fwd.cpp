@@ -11,6 +11,7 @@
 // the running max does not grow; flash1's wrong-l is not (its l̃ is shifted by the tile's own max).
 #include <cmath>
 
+#include "sim/exec/executor.h"
 #include "sim/exec/executors.h"
 #include "sim/exec/online_softmax.h"
 
@@ -48,5 +49,8 @@ ForwardStats flash2_forward(Hbm<T>& hbm, const ExecShape& s, Bug bug) {
 
 template ForwardStats flash2_forward<float>(Hbm<float>&, const ExecShape&, Bug);
 template ForwardStats flash2_forward<double>(Hbm<double>&, const ExecShape&, Bug);
+
+const Executor kFlash2Executor{&flash2_forward<float>, &flash2_forward<double>, &flash2_backward<float>,
+                               &flash2_backward<double>, /*online_softmax=*/true, /*scores_in_hbm=*/false};
 
 }  // namespace iosim::exec

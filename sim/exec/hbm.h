@@ -71,15 +71,11 @@ class Hbm {
   void clear_transfers() { log_.clear(); }
 
  private:
-  /// Rows × columns of tensor t for one head.
+  /// Rows × columns of tensor t for one head (kTensorShapes); split-KV partials are not executed.
   [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> dims(Tensor t) const {
-    switch (t) {
-      case Tensor::Q: case Tensor::O: case Tensor::dO: case Tensor::dQ: case Tensor::dQacc: return {shape_.n, shape_.d};
-      case Tensor::K: case Tensor::V: case Tensor::dK: case Tensor::dV: return {shape_.n_kv, shape_.d};
-      case Tensor::S: case Tensor::P: case Tensor::dS: case Tensor::dP: return {shape_.n, shape_.n_kv};
-      case Tensor::l: case Tensor::m: case Tensor::L: case Tensor::D: return {shape_.n, 1};
-      default: throw std::logic_error("Hbm: tensor " + std::string(name(t)) + " is not executed");
-    }
+    const TensorShape& s = shape_of(t);
+    if (s.layout.split) throw std::logic_error("Hbm: tensor " + std::string(name(t)) + " is not executed");
+    return {extent(s.rows, shape_.n, shape_.n_kv, shape_.d), extent(s.cols, shape_.n, shape_.n_kv, shape_.d)};
   }
   [[nodiscard]] Span whole(Tensor t) const { return Span{0, 1, dims(t).first, 0}; }
 

@@ -7,6 +7,7 @@
 //   backward:  load P, dO; store dV = Pᵀ dO           load dO, V; store dP = dO Vᵀ
 //              load P, dP (twice: row sums, then dS); store dS = P ∘ (dP − rowsum(P ∘ dP))
 //              load dS, K; store dQ = τ·dS K          load dS, Q; store dK = τ·dSᵀ Q
+#include "sim/exec/executor.h"
 #include "sim/exec/executors.h"
 #include "sim/exec/online_softmax.h"
 
@@ -76,5 +77,18 @@ template void naive_forward<float>(Hbm<float>&, const ExecShape&);
 template void naive_forward<double>(Hbm<double>&, const ExecShape&);
 template void naive_backward<float>(Hbm<float>&, const ExecShape&);
 template void naive_backward<double>(Hbm<double>&, const ExecShape&);
+
+namespace {
+
+template <class T>
+ForwardStats naive_forward_stats(Hbm<T>& hbm, const ExecShape& s, Bug /*no online softmax to break*/) {
+  naive_forward(hbm, s);
+  return {};
+}
+
+}  // namespace
+
+const Executor kNaiveExecutor{&naive_forward_stats<float>, &naive_forward_stats<double>, &naive_backward<float>,
+                              &naive_backward<double>, /*online_softmax=*/false, /*scores_in_hbm=*/true};
 
 }  // namespace iosim::exec

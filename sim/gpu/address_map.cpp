@@ -14,34 +14,11 @@ AddressMap::AddressMap(const Problem& p, std::uint32_t line_bytes, std::uint32_t
   if (!std::has_single_bit(line_bytes) || !std::has_single_bit(sector_bytes) || sector_bytes > line_bytes) {
     throw std::invalid_argument("AddressMap: lines and sectors must be powers of two, a line at least a sector");
   }
-  const std::uint64_t bh = p.batch_heads(), bkv = p.batch * p.kv_head_count();
   std::uint64_t next = kAlignment;  // leave the first 2 MiB unused, as a null page
   for (Tensor t : kAllTensors) {
-    Layout& l = layout_[index(t)];
-    l.elem = size_bytes(storage_type(t, p.dtype));
-    l.heads = bh;
-    l.rows = p.n;
-    l.cols = p.d;
-    switch (t) {
-      case Tensor::K:
-      case Tensor::V: l.heads = bkv; l.rows = p.n_kv; break;
-      case Tensor::dK:
-      case Tensor::dV: l.rows = p.n_kv; break;
-      case Tensor::S:
-      case Tensor::P:
-      case Tensor::dS:
-      case Tensor::dP: l.cols = p.n_kv; break;
-      case Tensor::l:
-      case Tensor::m:
-      case Tensor::L:
-      case Tensor::D:
-      case Tensor::Lpart: l.cols = 1; break;
-      default: break;
-    }
-    l.slice_bytes = checked_mul(checked_mul(checked_mul(l.heads, l.rows), l.cols), l.elem);
-    const std::uint64_t slices = (t == Tensor::Opart || t == Tensor::Lpart) ? kMaxSlices : 1;
-    l.base = next;
-    next = checked_add(next, ceil_div(checked_mul(l.slice_bytes, slices), kAlignment) * kAlignment);
+    const ContiguousLayout l(t, p, next, kMaxSlices);
+    layout_[index(t)] = l;
+    next = checked_add(next, ceil_div(l.bytes(), kAlignment) * kAlignment);
   }
 }
 
@@ -89,16 +66,15 @@ std::uint64_t AddressMap::stored_head(std::uint64_t head, HeadMap map) const {
 }
 
 std::uint64_t AddressMap::head_offset(Tensor t, std::uint64_t head, HeadMap map) const {
-  const Layout& l = layout_[index(t)];
-  return stored_head(head, map) * l.rows * l.cols * l.elem;
+  return stored_head(head, map) * layout_[index(t)].head_bytes();
 }
 
 TileBytes AddressMap::bytes(const TileRef& tile, std::uint64_t head, HeadMap map) const {
-  const Layout& l = layout_[index(tile.tensor)];
-  const std::uint64_t row_bytes = l.cols * l.elem;
-  const std::uint64_t start = l.base + tile.slice * l.slice_bytes + (stored_head(head, map) * l.rows + tile.row) * row_bytes;
-  if (tile.col == 0 && tile.cols == l.cols) return {start, tile.rows * row_bytes, tile.rows * row_bytes, 1};
-  return {start + tile.col * l.elem, tile.cols * l.elem, row_bytes, tile.rows};
+  const ContiguousLayout& l = layout_[index(tile.tensor)];
+  const std::uint64_t row_bytes = l.row_bytes();
+  const std::uint64_t start = l.row_start(tile.slice, stored_head(head, map), tile.row);
+  if (tile.col == 0 && tile.cols == l.cols()) return {start, tile.rows * row_bytes, tile.rows * row_bytes, 1};
+  return {start + tile.col * l.element_bytes(), tile.cols * l.element_bytes(), row_bytes, tile.rows};
 }
 
 void AddressMap::lines(const TileRef& tile, std::uint64_t head, HeadMap map, std::vector<LineAccess>& out) const {

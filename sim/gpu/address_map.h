@@ -1,6 +1,7 @@
 // Where each tensor lives in device memory, and which lines and sectors a tile of it touches.
 //
-// Every tensor is row-major [heads, rows, cols] in its type, as the CUDA backend lays it out
+// Every tensor lies as its row of the tensor table (sim/core/tensor.h) says, through its layout object
+// (tensor_layout.h): today row-major [heads, rows, cols] in its type, as the CUDA backend lays it out
 // ([batch, heads, rows, d] with batch and heads merged): Q, O, dO, dQ, dQacc, l, m, L, D and the
 // n × n_kv matrices per query head; K and V per key/value head; dK and dV per query head (expanded,
 // as FlashAttention-2 writes them before summing a group); split-KV partials one copy per split,
@@ -13,6 +14,7 @@
 
 #include "sim/core/problem.h"
 #include "sim/core/transfer.h"
+#include "sim/gpu/tensor_layout.h"
 #include "sim/schedule/kernel.h"
 
 namespace iosim {
@@ -56,18 +58,9 @@ class AddressMap {
   [[nodiscard]] std::uint64_t head_offset(Tensor t, std::uint64_t head, HeadMap map) const;
 
   /// First byte of tensor `t`.
-  [[nodiscard]] std::uint64_t base(Tensor t) const { return layout_[index(t)].base; }
+  [[nodiscard]] std::uint64_t base(Tensor t) const { return layout_[index(t)].base(); }
 
  private:
-  struct Layout {
-    std::uint64_t base = 0;
-    std::uint64_t rows = 0;       ///< per head
-    std::uint64_t cols = 0;
-    std::uint64_t elem = 0;       ///< bytes
-    std::uint64_t heads = 0;      ///< stored heads
-    std::uint64_t slice_bytes = 0;
-  };
-
   /// The head of the tensor that grid head `head` reads, as `map` says.
   [[nodiscard]] std::uint64_t stored_head(std::uint64_t head, HeadMap map) const;
   /// Appends the lines of [begin, begin + bytes) to `out`, merging into out.back() when it is the same
@@ -78,7 +71,7 @@ class AddressMap {
   std::uint64_t line_bytes_;
   std::uint32_t line_shift_;    ///< log2 line_bytes_
   std::uint32_t sector_shift_;  ///< log2 of the sector's bytes
-  std::array<Layout, kTensorCount> layout_{};
+  std::array<ContiguousLayout, kTensorCount> layout_{};  ///< each tensor's, from the tensor table
 };
 
 }  // namespace iosim

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "sim/schedule/registry.h"
+
 namespace iosim {
 
 namespace {
@@ -11,6 +13,11 @@ namespace {
 constexpr MatmulRole kRowsRegShared{WarpSplit::rows, Operand::registers, Operand::shared};
 constexpr MatmulRole kRowsSharedShared{WarpSplit::rows, Operand::shared, Operand::shared};
 constexpr MatmulRole kGridShared{WarpSplit::grid, Operand::shared, Operand::shared};
+// Dependency waits (kernel_family.h's DependencyWaits): ncu on the H200, 2026-12-01, every flash
+// variant of the tile menu at (2, 16, 2048, 64) and (2, 16, 2048, 128), fp16
+// (results/h200-2026-12-01c/stalls, scripts/fit-stalls.py; medians, with their range over the menu).
+// fa2-fwd, 42 kernels: 1.33 wait cycles a warp instruction (1.16–1.54), 3.8 a MIO instruction (0.8–7.5).
+constexpr DependencyWaits kFa2FwdWaits{1.33, 3.8};
 
 std::vector<KernelFamily> make_families() {
   std::vector<KernelFamily> f;
@@ -26,7 +33,7 @@ std::vector<KernelFamily> make_families() {
   // step + 0.63 a row-block element + 2.95 a column-block element per lane; model total within 5.6%
   // median, 21.4% largest (27.6% short without).
   f.push_back({"fa2-fwd", "cuda/kernels/flash2_fwd.cuh", FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared},
-               2, 2, true, 44.2, 1.261, Overlap::in_phase, {25.9, 0, 0.63, 2.95}, {}});
+               2, 2, true, 44.2, 1.261, Overlap::in_phase, {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});
   // FlashAttention-2's backward (cuda/kernels/flash2_bwd.cuh, flash_bwd_common.cuh): five products a
   // step, each tiled by the warps as a grid, every operand from shared memory (P and dS are staged
   // there for the transposed products); no row reductions (P from the saved L); Q_i, dO_i, L_i, D_i
@@ -35,8 +42,9 @@ std::vector<KernelFamily> make_families() {
   // Overhead (20 kernels): 103 a step + 7.57 a score element + 25.0 a row-block element (the dQ
   // accumulation's index arithmetic, shared-memory read and bounds test for each RED) + 1.14 a
   // column-block element per lane; model total within 0.8% median, 2.7% largest (77% short without).
+  // Dependency waits (20 kernels): 2.01 a warp instruction (1.86–2.11), 15.6 a MIO instruction (8.7–22.9).
   f.push_back({"fa2-bwd", "cuda/kernels/flash2_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 99.4,
-               1.040, Overlap::in_phase, {103, 7.57, 25.0, 1.14}, {}});
+               1.040, Overlap::in_phase, {103, 7.57, 25.0, 1.14}, {2.01, 15.6}, {}});
   // FlashAttention's Algorithm 1 (cuda/kernels/flash1_fwd.cuh): one block per head; each warp owns 16
   // rows of every Q tile, loads its Q_i, O_i, l_i, m_i and waits for them (no overlap), no block
   // barrier in the inner loop; Q_i from shared memory, P from registers; row max and row sum every
@@ -45,27 +53,29 @@ std::vector<KernelFamily> make_families() {
   // Overhead (17 kernels): 198 a step + 2.72 a score element + 8.30 a row-block element + 0.035 a
   // column-block element per lane (O_i, l_i, m_i read and written each step); model total within 0.3%
   // median, 1.7% largest (57% short without).
+  // Dependency waits (17 kernels): 1.62 a warp instruction (1.50–1.84), 10.4 a MIO instruction (4.4–18.9).
   f.push_back({"fa1-fwd", "cuda/kernels/flash1_fwd.cuh", FamilyModel::sm_steps,
                {kRowsSharedShared, kRowsRegShared}, 4, 0, false, 36.4, 1.613, Overlap::in_phase,
-               {198, 2.72, 8.30, 0.0353}, {}});
+               {198, 2.72, 8.30, 0.0353}, {1.62, 10.4}, {}});
   // FlashAttention's Algorithm 4 (cuda/kernels/flash1_bwd.cuh): the backward step of
   // flash_bwd_common.cuh, as fa2-bwd, with Q_i, O_i, dO_i, dQ_i, l_i, m_i loaded each step.
   // Registers (28 kernels): 75.2 + 1.282 per fragment register; median 3.4%, largest 11.1%.
   // Overhead (13 kernels): 3.07 a step + 16.0 a score element + 25.2 a row-block element per lane (its
   // row reductions' shuffles, which the model does not issue for a backward, are among them); model
   // total within 3.9% median, 9.9% largest (68% short without).
+  // Dependency waits (14 kernels): 1.97 a warp instruction (1.80–2.19), 26.4 a MIO instruction (17.2–45.8).
   f.push_back({"fa1-bwd", "cuda/kernels/flash1_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 75.2,
-               1.282, Overlap::in_phase, {3.07, 16.0, 25.2, 0}, {}});
+               1.282, Overlap::in_phase, {3.07, 16.0, 25.2, 0}, {1.97, 26.4}, {}});
   // Split-KV decoding and the d-tiled schedule have no kernel in cuda/: described as FlashAttention-2
   // forwards (the split kernel is one, over a slice of K/V; dtiled reads Q and K by slices of d from
   // shared memory).
   // Their registers and overhead are fa2-fwd's.
   f.push_back({"fa2-fwd-split", "flash-attention's flash_fwd_splitkv_kernel (no iosim kernel)",
                FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::in_phase,
-               {25.9, 0, 0.63, 2.95}, {}});
+               {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});
   f.push_back({"dtiled", "model only: d-sliced FlashAttention-2 forward (no iosim kernel)", FamilyModel::sm_steps,
                {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::in_phase,
-               {25.9, 0, 0.63, 2.95}, {}});
+               {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});
   // FlashAttention-3's forward (Shah et al. 2024, arXiv 2407.08608, §3.1-3.2; Dao-AILab/flash-attention
   // hopper/flash_fwd_kernel_sm90.h, mainloop_fwd_sm90_tma_gmma_ws.hpp), iosim's schedule flash3: one
   // producer warpgroup loads Q and the K/V stages by TMA; B_r / 64 consumer warpgroups each own 64
@@ -74,11 +84,12 @@ std::vector<KernelFamily> make_families() {
   // with its next S product. One row reduction a step (the max), two stage waits (K_j, V_j full).
   // Registers: setmaxnreg as FlashAttention-3's kernel (LoadRegisterRequirement, MmaRegisterRequirement).
   // Not fitted: no flash3 kernel's ptxas or ncu counts exist yet (cuda/kernels/flash3), so no step
-  // overhead (the instructions the schedule does not name: the model is short by them).
+  // overhead (the instructions the schedule does not name: the model is short by them) and no
+  // dependency waits (none measured).
   const std::vector<RegisterSplit> fa3_fwd_regs{{1, 56, 256}, {2, 24, 240}, {3, 32, 160}};
   KernelFamily fa3{"fa3-fwd", "FlashAttention-3 hopper/flash_fwd_kernel_sm90.h (model only until cuda/kernels/flash3)",
                    FamilyModel::sm_steps, {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 0, 1, Overlap::staggered,
-                   {}, {MmaInstruction::wgmma, 4, true, true, fa3_fwd_regs}};
+                   {}, {}, {MmaInstruction::wgmma, 4, true, true, fa3_fwd_regs}};
   f.push_back(fa3);
   // The same with P staged through shared memory for O += P V (FlashAttention-3's MmaPV_is_RS = false,
   // its choice at d ≤ 64 without a mask and at d ≤ 96).
@@ -92,18 +103,19 @@ std::vector<KernelFamily> make_families() {
   // transposed ones). No softmax overlap (each product needs the one before); three waits a step (Q_i,
   // dO_i, the dQ staging buffer free).
   KernelFamily fa3b{"fa3-bwd", "FlashAttention-3 hopper/flash_bwd_kernel_sm90.h (model only until cuda/kernels/flash3)",
-                    FamilyModel::sm_steps, {kGridShared}, 0, 3, true, 0, 1, Overlap::staggered, {},
+                    FamilyModel::sm_steps, {kGridShared}, 0, 3, true, 0, 1, Overlap::staggered, {}, {},
                     {MmaInstruction::wgmma, 4, true, false, {{2, 24, 240}, {3, 32, 160}}}};
   f.push_back(fa3b);
   // Element-wise and row kernels (initialisation, the backward's pre- and post-processing, the
-  // split-KV combine): no products, loads waited for at once. Registers: a base of 40 (not measured).
+  // split-KV combine): no products, loads waited for at once. Registers: a base of 40 (not measured);
+  // dependency waits not measured (none: memory-bound kernels, whose loads the model waits for).
   f.push_back({"elementwise", "cuda/kernels/flash_aux.cu", FamilyModel::sm_steps, {}, 0, 0, false, 40, 1,
-               Overlap::in_phase, {}, {}});
+               Overlap::in_phase, {}, {}, {}});
   // Standard attention runs cuBLAS GEMMs and a softmax kernel whose inner structure iosim does not
   // describe: the roofline (each resource at its measured rate). Registers: 40 + accumulators (an
   // estimate; cuBLAS chooses its own).
   f.push_back({"library", "cuBLAS (cuda/kernels/naive.cu)", FamilyModel::roofline, {}, 0, 0, false, 40, 1,
-               Overlap::in_phase, {}, {}});
+               Overlap::in_phase, {}, {}, {}});
   return f;
 }
 
@@ -126,32 +138,11 @@ const RegisterSplit* register_split(const KernelFamily& family, std::uint32_t co
 }
 
 const KernelFamily& family_of(std::string_view kernel_name) {
-  struct Entry {
-    std::string_view kernel;
-    std::string_view family;
-  };
-  static constexpr Entry kByKernel[] = {
-      {"flash2_fwd", "fa2-fwd"},
-      {"flash2_bwd", "fa2-bwd"},
-      {"flash2_bwd_preprocess", "elementwise"},
-      {"flash2_bwd_convert", "elementwise"},
-      {"flash1_fwd", "fa1-fwd"},
-      {"flash1_init", "elementwise"},
-      {"flash1_bwd", "fa1-bwd"},
-      {"flash1_bwd_init_dq", "elementwise"},
-      {"flash1_bwd_init_dkv", "elementwise"},
-      {"flashdecode_split", "fa2-fwd-split"},
-      {"flashdecode_combine", "elementwise"},
-      {"dtiled_fwd", "dtiled"},
-      {"flash3_fwd", "fa3-fwd"},
-      {"flash3_fwd_ss", "fa3-fwd-ss"},
-      {"flash3_bwd", "fa3-bwd"},
-      {"flash3_bwd_preprocess", "elementwise"},
-      {"flash3_bwd_convert", "elementwise"},
-  };
   std::string_view family = "library";
-  for (const Entry& e : kByKernel) {
-    if (e.kernel == kernel_name) family = e.family;
+  for (const ScheduleEntry& s : schedule_catalog()) {
+    for (const KernelFamilyOf& k : s.kernels) {
+      if (k.kernel == kernel_name) family = k.family;
+    }
   }
   const auto& all = kernel_families();
   return *std::find_if(all.begin(), all.end(), [&](const KernelFamily& k) { return k.name == family; });

@@ -79,6 +79,17 @@ struct StepOverhead {
   double per_column = 0;
 };
 
+/// What a warp of the family waits on its own instructions' results, per instruction, measured by
+/// Nsight Compute's warp-state counters on the family's compiled kernels (scripts/fit-stalls.py over
+/// scripts/stalls-h200's files: medians over the kernels of the tile menu). Both are properties of the
+/// compiled code and of the latencies, not of how many warps share the SM, so the SM model adds them
+/// to one warp's own time through a step (its serial bound); sharing (other warps' issue, the pipes'
+/// throughput) it derives itself. Counted cycles, not fitted to kernel times.
+struct DependencyWaits {
+  double per_instruction = 0;  ///< fixed-latency waits ("wait": the stall counts the compiler encodes)
+  double per_mio = 0;          ///< MIO results (short scoreboard) per ldmatrix, shuffle and ex2 the model counts
+};
+
 /// How a Hopper-native (sm_90a) family differs from an mma.sync one: all defaults for the others.
 struct HopperTraits {
   MmaInstruction mma = MmaInstruction::mma_sync;
@@ -121,6 +132,7 @@ struct KernelFamily {
   double per_fragment = 1;
   Overlap overlap = Overlap::in_phase;
   StepOverhead overhead;
+  DependencyWaits waits;
   /// What a Hopper-native kernel does beyond an Ampere-style one ({} for the others).
   HopperTraits hopper;
 };

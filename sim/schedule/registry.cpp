@@ -1,73 +1,102 @@
-// The list of schedules, registered explicitly in one place: a name, a summary, and a constructor
-// per pass (nullptr where the schedule has no such pass).
+// The registry: every schedule's entry, explicitly, in one place (registry.h says what an entry holds).
+#include "sim/schedule/registry.h"
+
 #include <array>
 #include <string>
 
 #include "sim/core/error.h"
+#include "sim/exec/executor.h"
 #include "sim/schedule/factories.h"
 
 namespace iosim {
 
 namespace {
 
-using Factory = std::unique_ptr<Schedule> (*)(const ScheduleContext&);
+using Caps = ScheduleCaps;
+using AtM = BoundsRole::AtM;
 
-struct Entry {
-  ScheduleInfo info;
-  Factory fwd;
-  Factory bwd;
+constexpr std::array<KernelFamilyOf, 0> kNaiveKernels{};  // cuBLAS GEMMs and softmax: the library family
+constexpr std::array kFlash1Kernels = {
+    KernelFamilyOf{"flash1_fwd", "fa1-fwd"},          KernelFamilyOf{"flash1_init", "elementwise"},
+    KernelFamilyOf{"flash1_bwd", "fa1-bwd"},          KernelFamilyOf{"flash1_bwd_init_dq", "elementwise"},
+    KernelFamilyOf{"flash1_bwd_init_dkv", "elementwise"}};
+constexpr std::array kFlash2Kernels = {
+    KernelFamilyOf{"flash2_fwd", "fa2-fwd"}, KernelFamilyOf{"flash2_bwd", "fa2-bwd"},
+    KernelFamilyOf{"flash2_bwd_preprocess", "elementwise"}, KernelFamilyOf{"flash2_bwd_convert", "elementwise"}};
+constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
+                                            KernelFamilyOf{"flashdecode_combine", "elementwise"}};
+constexpr std::array kDtiledKernels = {KernelFamilyOf{"dtiled_fwd", "dtiled"}};
+constexpr std::array kFlash3Kernels = {
+    KernelFamilyOf{"flash3_fwd", "fa3-fwd"}, KernelFamilyOf{"flash3_fwd_ss", "fa3-fwd-ss"},
+    KernelFamilyOf{"flash3_bwd", "fa3-bwd"}, KernelFamilyOf{"flash3_bwd_preprocess", "elementwise"},
+    KernelFamilyOf{"flash3_bwd_convert", "elementwise"}};
+
+const std::array kEntries = {
+    ScheduleEntry{"naive", "standard attention: S and P written to HBM and read back (Algorithms 0 and 3)", true,
+                  &detail::make_naive_fwd, &detail::make_naive_bwd, &exec::kNaiveExecutor, CudaAlgo::naive,
+                  kNaiveKernels, Caps{.baseline = true, .streaming = true}, BoundsRole{.n_sweep = true},
+                  ValidateRole{.library_tiles = true}},
+    ScheduleEntry{"flash1", "FlashAttention, Algorithms 1 and 4: K/V outer loop, O (dQ) read and written every step",
+                  true, &detail::make_flash1_fwd, &detail::make_flash1_bwd, &exec::kFlash1Executor, CudaAlgo::flash1,
+                  kFlash1Kernels, Caps{.tile_search = true, .traced_by_default = true},
+                  BoundsRole{.n_sweep = true, .at_m = AtM::own_policy,
+                             .policy = "paper default B_c = ⌈M/4d⌉, B_r = min(B_c, d), halved to fit"},
+                  ValidateRole{.block_per_head = true}},
+    ScheduleEntry{"flash2", "FlashAttention-2: one thread block per Q tile (forward), per K/V tile (backward)", true,
+                  &detail::make_flash2_fwd, &detail::make_flash2_bwd, &exec::kFlash2Executor, CudaAlgo::flash2,
+                  kFlash2Kernels,
+                  Caps{.tile_search = true, .stages = true, .tiles_default = true, .traced_by_default = true},
+                  BoundsRole{.n_sweep = true, .at_m = AtM::quarter_d}, ValidateRole{.ragged_and_bf16 = true}},
+    ScheduleEntry{"flashdecode",
+                  "split-KV decoding (Flash-Decoding): a group's query heads packed as one block's rows, "
+                  "K/V read once per KV head, split across blocks, then a combine pass",
+                  false, &detail::make_flashdecode_fwd, nullptr, nullptr, CudaAlgo::flashdecode, kFlashdecodeKernels,
+                  Caps{.tile_search = true}, {}, ValidateRole{.decode = true}},
+    ScheduleEntry{"flashdecode-heads",
+                  "flashdecode with one block row set per query head: K/V read once per query head", false,
+                  &detail::make_flashdecode_heads_fwd, nullptr, nullptr, CudaAlgo::flashdecode_heads,
+                  kFlashdecodeKernels, Caps{}, {}, ValidateRole{.decode = true}},
+    ScheduleEntry{"dtiled", "tiled attention that also tiles d, for SRAM below d² (Saha & Ye 2024)", false,
+                  &detail::make_dtiled_fwd, nullptr, nullptr, std::nullopt, kDtiledKernels, Caps{.tile_search = true},
+                  BoundsRole{.small_sram = true}, {}},
+    ScheduleEntry{"flash3",
+                  "FlashAttention-3 on Hopper (sm_90): warp-specialised, TMA-loaded K/V stages, wgmma, ping-pong "
+                  "consumer warpgroups; flash2's traffic",
+                  false, &detail::make_flash3_fwd, &detail::make_flash3_bwd, nullptr, std::nullopt, kFlash3Kernels,
+                  Caps{.tile_search = true, .stages = true, .warpgroups = true, .hopper_only = true}, {}, {}},
 };
-
-constexpr std::array kEntries = {
-    Entry{{"naive", "standard attention: S and P written to HBM and read back (Algorithms 0 and 3)", true},
-          &detail::make_naive_fwd, &detail::make_naive_bwd},
-    Entry{{"flash1", "FlashAttention, Algorithms 1 and 4: K/V outer loop, O (dQ) read and written every step", true},
-          &detail::make_flash1_fwd, &detail::make_flash1_bwd},
-    Entry{{"flash2", "FlashAttention-2: one thread block per Q tile (forward), per K/V tile (backward)", true},
-          &detail::make_flash2_fwd, &detail::make_flash2_bwd},
-    Entry{{"flashdecode", "split-KV decoding (Flash-Decoding): a group's query heads packed as one block's rows, "
-                         "K/V read once per KV head, split across blocks, then a combine pass"},
-          &detail::make_flashdecode_fwd, nullptr},
-    Entry{{"flashdecode-heads", "flashdecode with one block row set per query head: K/V read once per query head"},
-          &detail::make_flashdecode_heads_fwd, nullptr},
-    Entry{{"dtiled", "tiled attention that also tiles d, for SRAM below d² (Saha & Ye 2024)"},
-          &detail::make_dtiled_fwd, nullptr},
-    Entry{{"flash3", "FlashAttention-3 on Hopper (sm_90): warp-specialised, TMA-loaded K/V stages, wgmma, ping-pong "
-                     "consumer warpgroups; flash2's traffic"},
-          &detail::make_flash3_fwd, &detail::make_flash3_bwd},
-};
-
-constexpr std::array<ScheduleInfo, kEntries.size()> catalog() {
-  std::array<ScheduleInfo, kEntries.size()> out{};
-  for (std::size_t i = 0; i < kEntries.size(); ++i) out[i] = kEntries[i].info;
-  return out;
-}
-
-constexpr auto kCatalog = catalog();
 
 }  // namespace
 
-std::span<const ScheduleInfo> schedule_catalog() { return kCatalog; }
+std::span<const ScheduleEntry> schedule_catalog() { return kEntries; }
+
+const ScheduleEntry* find_schedule(std::string_view name) {
+  return first_schedule([&](const ScheduleEntry& e) { return e.name == name; });
+}
+
+const ScheduleEntry& schedule_entry(std::string_view name) {
+  if (const ScheduleEntry* e = find_schedule(name)) return *e;
+  throw InputError("unknown schedule '" + std::string(name) + "' (known: " +
+                   schedule_names([](const ScheduleEntry&) { return true; }, ", ", ", ") + ")");
+}
+
+std::string_view name(CudaAlgo a) {
+  const ScheduleEntry* e = first_schedule([&](const ScheduleEntry& s) { return s.cuda == a; });
+  return e != nullptr ? e->name : "?";
+}
 
 bool has_pass(std::string_view name, Pass pass) {
-  for (const Entry& e : kEntries) {
-    if (e.info.name == name) return (pass == Pass::fwd ? e.fwd : e.bwd) != nullptr;
-  }
-  return false;
+  const ScheduleEntry* e = find_schedule(name);
+  return e != nullptr && e->factory(pass) != nullptr;
 }
 
 std::unique_ptr<Schedule> make_schedule(std::string_view name, Pass pass, const ScheduleContext& ctx) {
-  for (const Entry& e : kEntries) {
-    if (e.info.name != name) continue;
-    const Factory f = pass == Pass::fwd ? e.fwd : e.bwd;
-    if (f == nullptr) {
-      throw InputError(std::string(name) + " has no " + (pass == Pass::fwd ? "forward" : "backward") + " pass");
-    }
-    return f(ctx);
+  const ScheduleEntry& e = schedule_entry(name);
+  const ScheduleFactory f = e.factory(pass);
+  if (f == nullptr) {
+    throw InputError(std::string(name) + " has no " + (pass == Pass::fwd ? "forward" : "backward") + " pass");
   }
-  std::string known;
-  for (const Entry& e : kEntries) known += (known.empty() ? "" : ", ") + std::string(e.info.name);
-  throw InputError("unknown schedule '" + std::string(name) + "' (known: " + known + ")");
+  return f(ctx);
 }
 
 }  // namespace iosim

@@ -95,15 +95,6 @@ class Schedule {
   virtual void emit(const Emitter& e) const;
 };
 
-struct ScheduleInfo {
-  std::string_view name;
-  std::string_view summary;
-  bool by_default = false;  ///< run when no --schedule is given
-};
-
-/// The schedules iosim knows, in the order reports list them.
-[[nodiscard]] std::span<const ScheduleInfo> schedule_catalog();
-
 /// Whether schedule `name` has pass `pass` (decoding and d-tiled schedules are forward only).
 [[nodiscard]] bool has_pass(std::string_view name, Pass pass);
 

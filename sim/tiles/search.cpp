@@ -6,6 +6,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/progress.h"
+#include "sim/schedule/registry.h"
 
 namespace iosim {
 
@@ -60,7 +61,10 @@ TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass) {
   TileSearchSpec spec;
   spec.schedule = schedule;
   spec.pass = pass;
-  if (schedule == "flash3") {
+  const ScheduleEntry* e = find_schedule(schedule);
+  if (e != nullptr && e->caps.warpgroups) {
+    // B_r in multiples of 64 per consumer warpgroup, B_c in multiples of 16 (FlashAttention-3's 176
+    // among them); one producer and one to three consumer warpgroups; two or three K/V stages.
     spec.sizes = {64, 80, 96, 128, 160, 176, 192, 256};
     spec.warps = {8, 12, 16};
     spec.stages = {2, 3};
@@ -68,21 +72,30 @@ TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass) {
   return spec;
 }
 
-bool searches_stages(const std::string& schedule) { return schedule == "flash2" || schedule == "flash3"; }
+bool warps_own_rows(const std::string& schedule) {
+  const ScheduleEntry* e = find_schedule(schedule);
+  return e == nullptr || !e->caps.warpgroups;
+}
 
-bool warps_own_rows(const std::string& schedule) { return schedule != "flash3"; }
+std::string default_tile_schedule() {
+  return std::string(first_schedule([](const ScheduleEntry& e) { return e.caps.tiles_default; })->name);
+}
+
+std::vector<std::uint32_t> searched_stages(const TileSearchSpec& spec) {
+  const ScheduleEntry& e = schedule_entry(spec.schedule);
+  if (!e.caps.tile_search) {
+    const std::string have = schedule_names([](const ScheduleEntry& s) { return s.caps.tile_search; }, ", ", ", ");
+    throw InputError("tiles: " + spec.schedule + " has no tiles to search (" + have + " have)");
+  }
+  // Only a schedule whose kernels keep several copies of their streamed tiles has stages to search.
+  return e.caps.stages ? spec.stages : std::vector<std::uint32_t>{1};
+}
 
 std::vector<TileCandidate> search_tiles(const ScheduleContext& base, const TileSearchSpec& spec) {
-  if (spec.schedule != "flash2" && spec.schedule != "flash1" && spec.schedule != "dtiled" &&
-      spec.schedule != "flashdecode" && spec.schedule != "flash3") {
-    throw InputError("tiles: " + spec.schedule +
-                     " has no tiles to search (flash1, flash2, flash3, flashdecode, dtiled have)");
-  }
+  const std::vector<std::uint32_t> stages = searched_stages(spec);
   // A schedule that refuses the GPU or the problem whatever the tile (flash3 off Hopper) is one error,
   // not a table of rejected candidates.
-  if (spec.schedule == "flash3") (void)make_schedule(spec.schedule, spec.pass, base);
-  // Only flash2's and flash3's kernels keep several copies of their streamed tiles; the others take one.
-  const std::vector<std::uint32_t> stages = searches_stages(spec.schedule) ? spec.stages : std::vector<std::uint32_t>{1};
+  if (schedule_entry(spec.schedule).caps.hopper_only) (void)make_schedule(spec.schedule, spec.pass, base);
   std::vector<TileCandidate> all;
   for (std::uint64_t br : spec.sizes) {
     for (std::uint64_t bc : spec.sizes) {

@@ -12,8 +12,11 @@
 
 namespace iosim {
 
+/// The schedule `iosim tiles` searches when none is named: the registry's tiles_default entry.
+[[nodiscard]] std::string default_tile_schedule();
+
 struct TileSearchSpec {
-  std::string schedule = "flash2";
+  std::string schedule = default_tile_schedule();
   Pass pass = Pass::fwd;
   std::vector<std::uint64_t> sizes{16, 32, 64, 128, 256};  ///< for B_r and B_c
   std::vector<std::uint32_t> stages{1, 2, 3, 4};
@@ -24,15 +27,13 @@ struct TileSearchSpec {
 
 inline constexpr std::uint64_t kRowsPerWarp = 16;  ///< an m16n8k16 MMA's rows: the least a warp can own
 
-/// The search's defaults for `schedule`: TileSearchSpec's, or for flash3 (whole warpgroups, B_r in
-/// multiples of 64, B_c in multiples of 16) its own sizes, warps and stages.
+/// The search's defaults for `schedule`: TileSearchSpec's, or for a warpgroup schedule (the registry's
+/// caps.warpgroups: flash3; whole warpgroups, B_r in multiples of 64, B_c of 16) its own sizes, warps
+/// and stages.
 [[nodiscard]] TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass);
 
-/// Whether `schedule` keeps several copies of its streamed tiles (the search then tries spec.stages).
-[[nodiscard]] bool searches_stages(const std::string& schedule);
-
-/// Whether `schedule`'s warps each own kRowsPerWarp rows of the split side (mma.sync kernels; flash3's
-/// warpgroups check their own rows).
+/// Whether `schedule`'s warps each own kRowsPerWarp rows of the split side (mma.sync kernels; a
+/// warpgroup schedule checks its warpgroups' rows itself).
 [[nodiscard]] bool warps_own_rows(const std::string& schedule);
 
 struct TileCandidate {
@@ -44,6 +45,10 @@ struct TileCandidate {
   Prediction predicted;  ///< cold L2
   TimePrediction time;
 };
+
+/// The pipeline depths searched: spec.stages for a schedule whose kernels keep several K/V stages, {1}
+/// otherwise. Throws InputError when the schedule has no tiles to search.
+[[nodiscard]] std::vector<std::uint32_t> searched_stages(const TileSearchSpec& spec);
 
 /// Every combination of `spec`, feasible ones first by predicted time (fastest first), then the
 /// rejected ones in enumeration order. Throws InputError when the schedule has no such choices.

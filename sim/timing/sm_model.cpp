@@ -233,6 +233,14 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     instructions += c.mix.reduce;
     c.block_reduce = r.red_bytes_per_cycle > 0 ? s.reduce_bytes / r.red_bytes_per_cycle : 0;
   }
+  // One warp alone through the step (its serial bound): each instruction issued, the fixed-latency and
+  // MIO waits on its own results the family's compiled code has (kernel_family.h's DependencyWaits), and
+  // the barriers. The chain above is the other bound: the named dependences, queued behind the warps in
+  // phase. The step cannot be shorter than either.
+  const double mio = c.mix.ldmatrix + c.mix.shuffle + c.mix.ex2;
+  const double serial = instructions * (1 + f.waits.per_instruction) + mio * f.waits.per_mio +
+                        (last ? 0 : f.barriers_per_step * r.lat.bar_latency);
+  c.chain = std::max(c.chain, serial);
   const std::pair<double, const char*> pipes[] = {
       {tensor, "tensor"}, {sfu, "exp"}, {fp32, "fp32"}, {shfl, "shuffle"}, {instructions, "issue"}};
   const auto* busiest = std::max_element(std::begin(pipes), std::end(pipes),

@@ -15,6 +15,9 @@
 //             the first ldmatrix's latency; the softmax's FP32 and ex2 work at the pipes' rates plus
 //             one latency each; the shuffle rounds; the barriers; and the loads' round trip (the L2
 //             hit latency, DRAM's for the share that misses) unless earlier steps cover it (stages).
+//             At least the warp's serial time: every instruction it issues, plus the waits on its own
+//             results the family's compiled code has (kernel_family.h's DependencyWaits, measured
+//             with ncu's warp-state counters), plus its barriers.
 //   issue     the work of every resident warp on the busiest sub-partition's busiest pipe (tensor,
 //             special function, FP32, shuffle, or the one-instruction-per-cycle issue slot), the SM's
 //             shared-memory bandwidth, or the SM's share of the L2's fp32 reduction rate (the

@@ -11,10 +11,10 @@ namespace iosim {
 namespace {
 
 /// Tensors whose rows are keys: tiled by B_c.
-bool key_side(Tensor t) { return t == Tensor::K || t == Tensor::V || t == Tensor::dK || t == Tensor::dV; }
+bool key_side(Tensor t) { return shape_of(t).rows == Extent::n_kv; }
 
 /// The n × n_kv matrices: columns tiled by B_c.
-bool score_shaped(Tensor t) { return t == Tensor::S || t == Tensor::P || t == Tensor::dS || t == Tensor::dP; }
+bool score_shaped(Tensor t) { return shape_of(t).cols == Extent::n_kv; }
 
 std::uint64_t at_least_one(std::uint64_t v) { return std::max<std::uint64_t>(v, 1); }
 

@@ -1,5 +1,5 @@
 // `iosim bounds`: the slopes of Theorem 2, fitted on sweeps of n and of the SRAM size.
-#include "sim/bounds/sweep.h"
+#include "sim/slopes/sweep.h"
 #include "sim/core/error.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "sim/core/error.h"
+#include "sim/schedule/registry.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
 #include "src/report/trace_html.h"
@@ -13,10 +14,15 @@ namespace iosim::cli {
 
 namespace {
 
-/// Schedules traced when none is asked for: the pair whose loop orders the picture contrasts.
-const std::vector<std::string> kTraceDefault{"flash1", "flash2"};
-/// The page compares the traffic too, so it adds standard attention.
-const std::vector<std::string> kHtmlDefault{"naive", "flash1", "flash2"};
+/// Schedules traced when none is asked for: those whose loop orders the picture contrasts
+/// (traced_by_default); the page compares the traffic too, so it shows every schedule run by default.
+std::vector<std::string> default_schedules(bool html) {
+  std::vector<std::string> out;
+  for (const ScheduleEntry& e : schedule_catalog()) {
+    if (html ? e.by_default : e.caps.traced_by_default) out.emplace_back(e.name);
+  }
+  return out;
+}
 
 void write(const std::string& text, const std::string& path, std::ostream& out) {
   if (path.empty()) {
@@ -58,7 +64,7 @@ void add_trace_flags(CLI::App& trace, TraceFlags& f) {
 
 int trace_command(const TraceFlags& f, std::ostream& out) {
   ProblemFlags pf = f.problem;
-  if (pf.schedules.empty() && pf.scenario.empty()) pf.schedules = f.format == "html" ? kHtmlDefault : kTraceDefault;
+  if (pf.schedules.empty() && pf.scenario.empty()) pf.schedules = default_schedules(f.format == "html");
   const Resolved r = resolve(pf, /*need_n=*/true);
   if (r.problems.size() != 1) throw InputError("trace: give one n and one d");
   if (r.passes.size() != 1) throw InputError("trace: --pass must be fwd or bwd");

@@ -76,15 +76,15 @@ Problem parse_shape(const std::string& text) {
   return p;
 }
 
+/// Whether the schedule's CUDA kernels have compiled tiles (naive's cuBLAS picks its own).
+bool tiled(const std::string& schedule) { return !schedule_entry(schedule).validate.library_tiles; }
+
 /// The kernels to run for one schedule, pass and problem: naive once (cuBLAS tiles); a flash schedule
 /// with every compiled variant when `variants`, else each compiled tile's default variant.
 std::vector<std::pair<TileRequest, gpu::KernelShape>> kernels_of(const std::string& schedule, Pass pass, const Problem& p,
                                                                  bool variants) {
-  if (schedule == "naive") return {{TileRequest{}, gpu::KernelShape{}}};
-  const auto alg = schedule == "flash1"              ? gpu::Algo::flash1
-                   : schedule == "flashdecode"       ? gpu::Algo::flashdecode
-                   : schedule == "flashdecode-heads" ? gpu::Algo::flashdecode_heads
-                                                     : gpu::Algo::flash2;
+  const gpu::Algo alg = *schedule_entry(schedule).cuda;
+  if (!tiled(schedule)) return {{TileRequest{}, gpu::KernelShape{}}};
   const auto dir = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
   const int d = static_cast<int>(p.d);
   std::vector<std::pair<TileRequest, gpu::KernelShape>> out;
@@ -100,9 +100,18 @@ std::vector<std::pair<TileRequest, gpu::KernelShape>> kernels_of(const std::stri
   return out;
 }
 
+/// Every schedule the CUDA backend runs, in the registry's order.
+std::vector<std::string> cuda_schedules() {
+  std::vector<std::string> out;
+  for (const ScheduleEntry& e : schedule_catalog()) {
+    if (has_cuda_kernels(e)) out.emplace_back(e.name);
+  }
+  return out;
+}
+
 std::uint64_t heads_for(const std::string& schedule, std::uint64_t n, const gpu::DeviceInfo& dev) {
   const auto sms = static_cast<std::uint64_t>(dev.sm_count);
-  if (schedule == "flash1") return sms;        // one block per head: one full wave
+  if (schedule_entry(schedule).validate.block_per_head) return sms;  // one block per head: one full wave
   return std::max<std::uint64_t>(8, 4 * sms * 128 / (2 * n));  // ≈ 4 waves of 2 blocks per SM at B_r = 128
 }
 
@@ -135,7 +144,7 @@ std::vector<Point> sweep(const std::vector<Problem>& shapes, const std::vector<s
   return out;
 }
 
-bool is_decode(const std::string& schedule) { return schedule == "flashdecode" || schedule == "flashdecode-heads"; }
+bool is_decode(const std::string& schedule) { return schedule_entry(schedule).validate.decode; }
 
 /// The masked, grouped-query and ragged problems of the grid (fp16, n_kv = n unless given).
 struct MaskCase {
@@ -210,19 +219,20 @@ std::vector<Point> grid(bool quick, bool variants, const gpu::DeviceInfo& dev, c
       continue;
     }
     for (Pass pass : {Pass::fwd, Pass::bwd}) {
-      for (std::uint64_t d : {64u, 128u}) {
+      for (const int d : gpu::kHeadDims) {
         std::vector<std::uint64_t> ns{1024};
         if (!quick) ns.push_back(4096);
-        if (!quick && schedule == "flash2") ns.push_back(3000);
+        const bool extended = !quick && schedule_entry(schedule).validate.ragged_and_bf16;
+        if (extended) ns.push_back(3000);
         for (std::uint64_t n : ns) {
           std::vector<DType> types{DType::fp16};
-          if (!quick && schedule == "flash2" && n == 4096) types.push_back(DType::bf16);
+          if (extended && n == 4096) types.push_back(DType::bf16);
           for (DType t : types) {
             Problem p;
             p.batch = 1;
             p.heads = heads_for(schedule, n, dev);
             p.n = p.n_kv = n;
-            p.d = d;
+            p.d = static_cast<std::uint64_t>(d);
             p.dtype = t;
             auto kernels = kernels_of(schedule, pass, p, variants && !quick);
             if (quick) kernels.resize(1);
@@ -330,8 +340,9 @@ std::string json(const std::vector<report::Comparison>& all, const gpu::DeviceIn
 
 int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& progress) {
   for (const std::string& s : v.schedules) {
-    if (s != "naive" && s != "flash1" && s != "flash2" && !is_decode(s)) {
-      throw InputError("validate: --schedule must be naive, flash1, flash2, flashdecode or flashdecode-heads, not " + s);
+    const ScheduleEntry* e = find_schedule(s);
+    if (e == nullptr || !has_cuda_kernels(*e)) {
+      throw InputError("validate: --schedule must be " + schedule_names(has_cuda_kernels, ", ", " or ") + ", not " + s);
     }
   }
   for (const std::string& p : v.passes) {
@@ -353,8 +364,7 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   const HardwareSpec hw = config::load_hardware(config_file);
   const gpu::DeviceInfo dev = gpu::device_info();
   const std::vector<std::string> schedules =
-      v.schedules.empty() ? std::vector<std::string>{"naive", "flash1", "flash2", "flashdecode", "flashdecode-heads"}
-                          : v.schedules;
+      v.schedules.empty() ? cuda_schedules() : v.schedules;
   const bool variants = !v.warps.empty() || !v.stages.empty();
   std::vector<Point> points = !shapes.empty() ? sweep(shapes, schedules)
                               : v.masks       ? mask_grid(variants, dev, schedules)
@@ -364,7 +374,7 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
     return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
   };
   std::erase_if(points, [&](const Point& p) {
-    const bool flash = p.schedule != "naive";  // naive has no tile, warps or stages to filter on
+    const bool flash = tiled(p.schedule);  // naive has no tile, warps or stages to filter on
     return !keep(v.passes, std::string(name(p.pass))) || !keep(v.ds, p.problem.d) || !keep(v.ns, p.problem.n) ||
            (flash && !keep(tiles, std::pair{p.tiles.br.value_or(0), p.tiles.bc.value_or(0)})) ||
            (flash && !keep(v.warps, p.shape.warps)) || (flash && !keep(v.stages, p.shape.stages));

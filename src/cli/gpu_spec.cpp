@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "sim/core/error.h"
+#include "sim/schedule/registry.h"
 
 namespace iosim::cli {
 
@@ -17,15 +18,16 @@ int as_int(std::uint64_t v, const char* what) {
 }
 
 gpu::Algo algo_of(const std::string& s) {
-  if (s == "naive") return gpu::Algo::naive;
-  if (s == "flash1") return gpu::Algo::flash1;
-  if (s == "flash2") return gpu::Algo::flash2;
-  if (s == "flashdecode") return gpu::Algo::flashdecode;
-  if (s == "flashdecode-heads") return gpu::Algo::flashdecode_heads;
-  throw InputError("the CUDA backend runs naive, flash1, flash2, flashdecode and flashdecode-heads, not " + s);
+  const ScheduleEntry* e = find_schedule(s);
+  if (e == nullptr || !has_cuda_kernels(*e)) {
+    throw InputError("the CUDA backend runs " + schedule_names(has_cuda_kernels) + ", not " + s);
+  }
+  return *e->cuda;
 }
 
 }  // namespace
+
+bool has_cuda_kernels(const ScheduleEntry& e) { return e.cuda.has_value(); }
 
 std::string today() {
   const std::time_t t = std::time(nullptr);
@@ -46,12 +48,7 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
   GpuCase c;
   gpu::KernelSpec& s = c.spec;
   s.algo = algo_of(schedule);
-  const bool decode = s.algo == gpu::Algo::flashdecode || s.algo == gpu::Algo::flashdecode_heads;
-  if (!decode && p.kv_head_count() != p.heads) {
-    throw InputError("the CUDA backend runs grouped-query attention only in flashdecode (no --kv-heads)");
-  }
-  if (p.causal) throw InputError("the CUDA backend runs non-causal attention only (no --causal)");
-  if (decode) s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
+  const bool decode = schedule_entry(schedule).validate.decode;  // its kernels take --kv-heads and --splits
   s.splits = pinned.splits;  // flashdecode's --splits (0: the heuristic); other schedules refuse any
   s.pass = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
   s.batch = as_int(p.batch, "batch");

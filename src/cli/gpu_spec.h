@@ -5,6 +5,7 @@
 
 #include "cuda/backend.h"
 #include "sim/run.h"
+#include "sim/schedule/registry.h"
 #include "src/cli/problem_flags.h"
 #include "src/report/comparison.h"
 
@@ -22,6 +23,9 @@ struct GpuCase {
 /// InputError when the backend has no such kernel (the message says why).
 [[nodiscard]] GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
                                const TileRequest& tiles, gpu::KernelShape pinned = {});
+
+/// Whether the CUDA backend has kernels of the schedule (its registry entry names them).
+[[nodiscard]] bool has_cuda_kernels(const ScheduleEntry& e);
 
 /// Today's date, UTC, as YYYY-MM-DD (names and stamps of GPU results).
 [[nodiscard]] std::string today();

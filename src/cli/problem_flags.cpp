@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/core/error.h"
+#include "sim/schedule/registry.h"
 #include "src/config/hardware_config.h"
 #include "src/config/scenario.h"
 #include "src/config/search_path.h"

@@ -40,7 +40,6 @@ L2Spec read_l2(YamlMap m) {
 
 HbmSpec read_hbm(YamlMap m) {
   HbmSpec h;
-  h.capacity = Bytes(m.positive_integer("size_bytes"));
   h.bandwidth_gb_per_s = m.positive_number("bandwidth_gb_per_s");
   return h;
 }
@@ -48,7 +47,6 @@ HbmSpec read_hbm(YamlMap m) {
 ClockSpec read_clocks(YamlMap m) {
   ClockSpec c;
   c.sm_mhz = m.positive_number("sm_mhz");
-  c.memory_mhz = m.positive_number("memory_mhz");
   return c;
 }
 
@@ -144,8 +142,8 @@ HardwareSpec load_hardware(const YAML::Node& config, const std::string& path) {
                                         "max_registers_per_thread", "max_threads_per_sm", "max_threads_per_block",
                                         "max_blocks_per_sm", "sram_bytes_per_clock", "sfu_ops_per_clock"}));
   hw.l2 = read_l2(top.map("l2", {"size_bytes", "line_bytes", "sector_bytes", "ways", "bytes_per_clock", "partitions"}));
-  hw.hbm = read_hbm(top.map("hbm", {"size_bytes", "bandwidth_gb_per_s"}));
-  hw.clock = read_clocks(top.map("clocks", {"sm_mhz", "memory_mhz"}));
+  hw.hbm = read_hbm(top.map("hbm", {"bandwidth_gb_per_s"}));
+  hw.clock = read_clocks(top.map("clocks", {"sm_mhz"}));
   hw.peak = read_peak(
       top.map("peak", {"tensor_fp16_tflops", "tensor_bf16_tflops", "tensor_fp8_tflops", "fp32_tflops"}));
   hw.launch_overhead_us = top.positive_number("launch_overhead_us");

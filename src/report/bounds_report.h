@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/bounds/sweep.h"
+#include "sim/slopes/sweep.h"
 #include "sim/core/hardware.h"
 
 namespace iosim::report {

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "sim/schedule/registry.h"
 #include "src/report/execution_report.h"
 #include "src/report/prediction_report.h"
 #include "src/report/run_report.h"
@@ -67,7 +68,8 @@ std::string summary_table(const ProblemRuns& pr) {
   for (const Row& r : rows) {
     double naive = 0;
     for (const Row& o : rows) {
-      if (o.name == "naive" && o.pass == r.pass) naive = static_cast<double>(o.hbm.bytes().value);
+      const ScheduleEntry* e = find_schedule(o.name);
+      if (e != nullptr && e->caps.baseline && o.pass == r.pass) naive = static_cast<double>(o.hbm.bytes().value);
     }
     const auto total = static_cast<double>(r.hbm.bytes().value);
     const bool sum = r.pass == "fwd+bwd";

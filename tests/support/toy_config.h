@@ -26,11 +26,9 @@ l2:
   bytes_per_clock: 512
   partitions: 1
 hbm:
-  size_bytes: 1000000
   bandwidth_gb_per_s: 100
 clocks:
   sm_mhz: 1000
-  memory_mhz: 1000
 peak:
   tensor_fp16_tflops: 1
   tensor_bf16_tflops: 1

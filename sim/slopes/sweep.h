@@ -60,8 +60,9 @@ struct SlopeCheck {
 /// shrinks, both with tiles that follow M: Saha & Ye's regime change near M = d².
 struct Crossover {
   std::uint64_t d_squared = 0;
-  std::vector<SweepPoint> flash2;  ///< B_r = B_c = ⌊M/4d⌋
-  std::vector<SweepPoint> dtiled;  ///< B = ⌊√(M/5)⌋
+  // The schedules whose registry entries (sim/schedule/registry.h) play these parts.
+  std::vector<SweepPoint> flash2;  ///< BoundsRole::AtM::quarter_d: B_r = B_c = ⌊M/4d⌋
+  std::vector<SweepPoint> dtiled;  ///< BoundsRole::small_sram: B = ⌊√(M/5)⌋
   double m = 0;                    ///< where the counts are equal (log-log interpolation); 0 if they do not cross
 };
 

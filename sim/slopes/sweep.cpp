@@ -1,4 +1,4 @@
-#include "sim/bounds/sweep.h"
+#include "sim/slopes/sweep.h"
 
 #include <bit>
 #include <cmath>
@@ -6,6 +6,7 @@
 #include "sim/bounds/slope.h"
 #include "sim/core/error.h"
 #include "sim/run.h"
+#include "sim/schedule/registry.h"
 #include "sim/schedule/tile_choice.h"
 
 namespace iosim {
@@ -83,28 +84,37 @@ ScheduleContext at_m(const std::string& name, Pass pass, const ScheduleContext& 
   ctx.hardware.sm.sram_per_block = Bytes(m * size_bytes(ctx.problem.dtype));
   ctx.hardware.sm.sram_per_sm = std::max(ctx.hardware.sm.sram_per_sm, ctx.hardware.sm.sram_per_block);
   ctx.tiles = {};
-  if (name != "flash2") return ctx;
+  if (schedule_entry(name).bounds.at_m != BoundsRole::AtM::quarter_d) return ctx;
   if (pass == Pass::bwd) {
     const std::uint64_t bc = largest_fitting_bc(name, pass, ctx, kBackwardRows);
-    if (bc == 0) throw InputError("bounds: an SRAM of " + std::to_string(m) + " elements holds no flash2 tile");
+    if (bc == 0) throw InputError("bounds: an SRAM of " + std::to_string(m) + " elements holds no " + name + " tile");
     ctx.tiles = {kBackwardRows, bc};
     return ctx;
   }
   const std::uint64_t b = m / (4 * ctx.problem.d);
-  if (b == 0) throw InputError("bounds: an SRAM of " + std::to_string(m) + " elements holds no flash2 tile");
+  if (b == 0) throw InputError("bounds: an SRAM of " + std::to_string(m) + " elements holds no " + name + " tile");
   ctx.tiles = {b, b};
   return ctx;
 }
 
 std::string tile_policy(const std::string& name, Pass pass) {
-  if (name == "flash1") return "paper default B_c = ⌈M/4d⌉, B_r = min(B_c, d), halved to fit";
+  const BoundsRole& role = schedule_entry(name).bounds;
+  if (role.at_m == BoundsRole::AtM::own_policy) return std::string(role.policy);
   if (pass == Pass::bwd) return "B_r = 16, the largest B_c that fits";
   return "B_r = B_c = ⌊M/4d⌋";
 }
 
+/// The schedules of the crossover: the one whose tiles grow as M/4d, and the small-SRAM one.
+std::string quarter_d_schedule() {
+  return std::string(first_schedule([](const ScheduleEntry& e) { return e.bounds.at_m == BoundsRole::AtM::quarter_d; })->name);
+}
+std::string small_sram_schedule() {
+  return std::string(first_schedule([](const ScheduleEntry& e) { return e.bounds.small_sram; })->name);
+}
+
 SlopeCheck small_sram_slope(const Crossover& c, const SweepSpec& spec) {
   // Fitted over tiles of kMinFreeSide rows or more: below, ⌊√(M/5)⌋ moves in steps too coarse for a slope.
-  SlopeCheck s{"dtiled", "M", -0.5, 0, 0, "B_r = B_c = ⌊√(M/5)⌋, d in chunks of B_c; fitted where B ≥ 16", {}};
+  SlopeCheck s{small_sram_schedule(), "M", -0.5, 0, 0, "B_r = B_c = ⌊√(M/5)⌋, d in chunks of B_c; fitted where B ≥ 16", {}};
   for (const SweepPoint& p : c.dtiled) {
     if (p.tiles.br >= kMinFreeSide) s.points.push_back(p);
   }
@@ -151,11 +161,12 @@ Crossover sweep_crossover(const ScheduleContext& base, const SweepSpec& spec) {
   Crossover c;
   const std::uint64_t d = base.problem.d;
   c.d_squared = d * d;
+  const std::string tiled = quarter_d_schedule(), small = small_sram_schedule();
   for (double f : spec.d2_factors) {
     const auto m = static_cast<std::uint64_t>(std::floor(static_cast<double>(c.d_squared) * f));
     if (m < 4 * d) continue;  // flash2 needs a tile of at least one row: M ≥ 4d
-    c.flash2.push_back(measure("flash2", Pass::fwd, at_m("flash2", Pass::fwd, base, spec.d2_sweep_n, m)));
-    c.dtiled.push_back(measure("dtiled", Pass::fwd, at_m("dtiled", Pass::fwd, base, spec.d2_sweep_n, m)));
+    c.flash2.push_back(measure(tiled, Pass::fwd, at_m(tiled, Pass::fwd, base, spec.d2_sweep_n, m)));
+    c.dtiled.push_back(measure(small, Pass::fwd, at_m(small, Pass::fwd, base, spec.d2_sweep_n, m)));
   }
   // The first sign change of log(flash2 / dtiled), interpolated linearly in log M.
   for (std::size_t i = 1; i < c.flash2.size(); ++i) {
@@ -173,9 +184,11 @@ Crossover sweep_crossover(const ScheduleContext& base, const SweepSpec& spec) {
 
 std::vector<SlopeCheck> sweep_slopes(const ScheduleContext& base, const SweepSpec& spec) {
   if (spec.n_values.size() < 2 || spec.m_factors.size() < 2) throw InputError("bounds: a sweep needs two or more points");
-  std::vector<SlopeCheck> checks{n_sweep("naive", base, spec), n_sweep("flash1", base, spec),
-                                 m_sweep("flash1", base, spec), n_sweep("flash2", base, spec),
-                                 m_sweep("flash2", base, spec)};
+  std::vector<SlopeCheck> checks;
+  for (const ScheduleEntry& e : schedule_catalog()) {
+    if (e.bounds.n_sweep) checks.push_back(n_sweep(std::string(e.name), base, spec));
+    if (e.bounds.at_m != BoundsRole::AtM::none) checks.push_back(m_sweep(std::string(e.name), base, spec));
+  }
   if (spec.pass == Pass::fwd) {  // dtiled has no backward pass
     const Crossover c = sweep_crossover(base, spec);
     if (c.dtiled.size() < 2) throw InputError("bounds: the small-SRAM sweep needs d ≥ 16");
