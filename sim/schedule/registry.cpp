@@ -31,6 +31,10 @@ constexpr std::array kFlash2TorchKernels = {
 constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
                                             KernelFamilyOf{"flashdecode_combine", "elementwise"}};
 constexpr std::array kDtiledKernels = {KernelFamilyOf{"dtiled_fwd", "dtiled"}};
+constexpr std::array kFlash3Kernels = {
+    KernelFamilyOf{"flash3_fwd", "fa3-fwd"}, KernelFamilyOf{"flash3_fwd_ss", "fa3-fwd-ss"},
+    KernelFamilyOf{"flash3_bwd", "fa3-bwd"}, KernelFamilyOf{"flash3_bwd_preprocess", "elementwise"},
+    KernelFamilyOf{"flash3_bwd_convert", "elementwise"}};
 
 const std::array kEntries = {
     ScheduleEntry{"naive", "standard attention: S and P written to HBM and read back (Algorithms 0 and 3)", true,
@@ -61,6 +65,11 @@ const std::array kEntries = {
     ScheduleEntry{"dtiled", "tiled attention that also tiles d, for SRAM below d² (Saha & Ye 2024)", false,
                   &detail::make_dtiled_fwd, nullptr, nullptr, std::nullopt, kDtiledKernels, Caps{.tile_search = true},
                   BoundsRole{.small_sram = true}, {}},
+    ScheduleEntry{"flash3",
+                  "FlashAttention-3 on Hopper (sm_90): warp-specialised, TMA-loaded K/V stages, wgmma, ping-pong "
+                  "consumer warpgroups; flash2's traffic",
+                  false, &detail::make_flash3_fwd, &detail::make_flash3_bwd, nullptr, std::nullopt, kFlash3Kernels,
+                  Caps{.tile_search = true, .stages = true, .warpgroups = true, .hopper_only = true}, {}, {}},
 };
 
 }  // namespace

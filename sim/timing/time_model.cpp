@@ -36,7 +36,9 @@ void sm_time(KernelTime& t, const Kernel& kernel, const KernelFamily& family, co
   const SmRates rates = sm_rates(hw, ctx.problem.dtype);
   const KernelProfile prof = profile_kernel(kernel, ctx.problem.dtype);
   BlockShape shape;
-  shape.warps = std::max(1u, k.launch.threads / 32);
+  // The warps that compute: a warp-specialised family's producer warps issue only its TMA loads.
+  const std::uint32_t warps = k.launch.threads / 32;
+  shape.warps = std::max(1u, warps > family.hopper.producer_warps ? warps - family.hopper.producer_warps : warps);
   shape.stages = std::max(1u, family.load_stages != 0 ? family.load_stages : k.launch.stages);
   const double l2_read_bytes = static_cast<double>(k.l2_read_sectors) * p.sector_bytes;
   shape.l2_hit_rate = l2_read_bytes > 0 ? 1 - static_cast<double>(k.dram_read.value) / l2_read_bytes : 1;
