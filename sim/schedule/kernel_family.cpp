@@ -110,18 +110,28 @@ std::vector<KernelFamily> make_families() {
   // shared memory) as wgmma; the warpgroups ping-pong (named barriers) and each overlaps its softmax
   // with its next S product. One row reduction a step (the max), two stage waits (K_j, V_j full).
   // Registers: setmaxnreg as FlashAttention-3's kernel (LoadRegisterRequirement, MmaRegisterRequirement).
-  // Not fitted: no flash3 kernel's ptxas or ncu counts exist yet (cuda/kernels/flash3), so no step
-  // overhead (the instructions the schedule does not name: the model is short by them) and no
-  // dependency waits (none measured).
+  // The backward and the shared-P forward are not fitted (no kernel of theirs counted): no step overhead
+  // (the instructions the schedule does not name: the model is short by them) and no dependency waits.
   const std::vector<RegisterSplit> fa3_fwd_regs{{1, 56, 256}, {2, 24, 240}, {3, 32, 160}};
-  KernelFamily fa3{"fa3-fwd", "FlashAttention-3 hopper/flash_fwd_kernel_sm90.h (model only until cuda/kernels/flash3)",
+  // Overhead and dependency waits: ncu on iosim's flash3 forward (cuda/kernels/flash3, 128 × 128, two
+  // stages, P in registers), fp16, d = 128, at (2, 16, 2048, 128) and (2, 16, 8192, 128), the H200,
+  // 2026-12-01 (results/h200-2026-12-01c/flash3-mix): the model names the HGMMA and MUFU counts exactly
+  // (1,048,576 and 16,777,216 HGMMA); the rest, less the schedule's FP32 (19% more than the kernel's),
+  // is 131 and 106 warp instructions a consumer warp-step — one tile, so only the per-step term: 107,
+  // the least-squares value over both (weighted by their steps). Waits: 1.59 and 1.62 cycles a warp
+  // instruction ("wait"), 2.5 a MIO instruction (short scoreboard per ex2 and shuffle).
+  KernelFamily fa3{"fa3-fwd", "FlashAttention-3 hopper/flash_fwd_kernel_sm90.h; cuda/kernels/flash3/flash3_fwd.cuh",
                    FamilyModel::sm_steps, {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 0, 1, Overlap::staggered,
-                   {}, {}, {MmaInstruction::wgmma, 4, true, true, fa3_fwd_regs}};
+                   {107, 0, 0, 0}, {1.61, 2.5}, {MmaInstruction::wgmma, 4, true, true, fa3_fwd_regs}};
   f.push_back(fa3);
   // The same with P staged through shared memory for O += P V (FlashAttention-3's MmaPV_is_RS = false,
   // its choice at d ≤ 64 without a mask and at d ≤ 96).
   fa3.name = "fa3-fwd-ss";
   fa3.matmuls = {kRowsSharedShared, kRowsSharedShared};
+  // Not measured: iosim's flash3 kernel keeps P in registers at every d, so no kernel of this variant
+  // has been counted (no overhead, no waits: its predictions are optimistic).
+  fa3.overhead = {};
+  fa3.waits = {};
   f.push_back(fa3);
   // FlashAttention-3's backward (arXiv 2407.08608 §3.3 and appendix; hopper/flash_bwd_kernel_sm90.h,
   // mainloop_bwd_sm90_tma_gmma_ws.hpp): a producer warpgroup loads Q_i, dO_i, L_i, D_i by TMA (one or
