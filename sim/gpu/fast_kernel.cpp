@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <functional>
 #include <numeric>
-#include <queue>
 
 #include "sim/core/error.h"
 #include "sim/gpu/block_bytes.h"
 #include "sim/gpu/block_recorder.h"
+#include "sim/gpu/launch_work.h"
 #include "sim/gpu/request_batch.h"
 
 namespace iosim {
@@ -77,7 +76,7 @@ class FastKernel {
     }
     drain();
     extrapolate(out);
-    schedule(out);
+    schedule_launch(profiles_, heads_, opt_.order, ctx_.hardware.sm.count, out);
     return out;
   }
 
@@ -127,7 +126,7 @@ class FastKernel {
     if (&r == &recorded_[x]) kept_items_ += r.items.size();
     if (!seen_[x]) {
       seen_[x] = true;
-      Profile& p = profiles_[x];
+      BlockProfile& p = profiles_[x];
       p.steps = r.steps;
       p.compute = r.compute;
       p.sram = r.sram;
@@ -316,48 +315,6 @@ class FastKernel {
     out.heads_replayed = heads_replayed;
   }
 
-  /// The whole launch scheduled from the blocks' step counts (as the replay interleaves them: a
-  /// block of s steps holds its slot s + 1 turns; a freed slot takes the next block, lower slots
-  /// first): FLOPs, shared-memory bytes, and each SM's share.
-  void schedule(KernelPrediction& out) const {
-    const std::uint64_t sms = ctx_.hardware.sm.count, blocks = xs_ * heads_;
-    const std::size_t n = std::min<std::uint64_t>(out.occupancy.concurrent, blocks);
-    const auto x_of = [&](std::uint64_t b) { return opt_.order == LaunchOrder::x_major ? b % xs_ : b / heads_; };
-    std::vector<SmLoad> load(sms);
-    std::vector<std::uint64_t> slot_x(n);
-    using Turn = std::pair<std::uint64_t, std::size_t>;  // (the turn the block ends, its slot)
-    std::priority_queue<Turn, std::vector<Turn>, std::greater<>> ends;
-    std::uint64_t launched = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      slot_x[i] = x_of(launched++);
-      ends.push({profiles_[slot_x[i]].steps, i});
-    }
-    while (!ends.empty()) {
-      const auto [turn, i] = ends.top();
-      ends.pop();
-      const Profile& p = profiles_[slot_x[i]];
-      SmLoad& l = load[i % sms];
-      l.matmul_flops += static_cast<double>(p.compute.matmul.value);
-      l.vector_flops += static_cast<double>(p.compute.vector.value);
-      l.special_ops += static_cast<double>(p.compute.special.value);
-      l.sram_bytes += static_cast<double>(p.sram.value);
-      out.matmul += p.compute.matmul;
-      out.vector += p.compute.vector;
-      out.special += p.compute.special;
-      out.sram += p.sram;
-      if (launched < blocks) {
-        slot_x[i] = x_of(launched++);
-        ends.push({turn + 1 + profiles_[slot_x[i]].steps, i});
-      }
-    }
-    for (const SmLoad& l : load) {
-      out.busiest.matmul_flops = std::max(out.busiest.matmul_flops, l.matmul_flops);
-      out.busiest.vector_flops = std::max(out.busiest.vector_flops, l.vector_flops);
-      out.busiest.special_ops = std::max(out.busiest.special_ops, l.special_ops);
-      out.busiest.sram_bytes = std::max(out.busiest.sram_bytes, l.sram_bytes);
-    }
-  }
-
   const Kernel& k_;
   const ScheduleContext& ctx_;
   const GpuModelOptions& opt_;
@@ -372,13 +329,7 @@ class FastKernel {
   std::uint64_t concurrent_ = 1;
   std::array<HeadMap, kTensorCount> maps_{};  ///< k_.head_map() of each tensor, looked up once
   std::vector<HeadCounts> counts_;
-  /// One block's work, the same for every head: what scheduling the launch needs.
-  struct Profile {
-    std::uint64_t steps = 0;
-    ComputeCounts compute;
-    Bytes sram;
-  };
-  std::vector<Profile> profiles_;
+  std::vector<BlockProfile> profiles_;  ///< per x: what scheduling the launch needs
   std::vector<BlockBytes> recorded_;  ///< per x, empty until recorded (and while there is no room)
   std::vector<bool> seen_;            ///< per x: profiles_[x] is set
   std::uint64_t kept_items_ = 0;
