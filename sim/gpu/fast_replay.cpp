@@ -144,7 +144,14 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
     const double ratio = (kMaxStandardError / e) * (kMaxStandardError / e);
     std::uint32_t next = 1;
     while (next * 2 <= static_cast<double>(stride) * ratio && next * 2 < stride) next *= 2;
-    stride = std::max(std::min(next, stride / 2), stride / kMaxStrideStep);
+    next = std::max(std::min(next, stride / 2), stride / kMaxStrideStep);
+    // Where `next` would likely miss the bound too (were the sets drawn at random), the smallest
+    // stride still within the budget (this pass's replayed lines × stride ÷ the smaller one) instead:
+    // one pass fewer, at a cost the budget allows.
+    std::uint32_t affordable = stride;
+    while (affordable > 1 && r->stats().lines * (stride / (affordable / 2)) <= kLineBudget) affordable /= 2;
+    const bool next_misses = e * std::sqrt(static_cast<double>(next) / stride) > kMaxStandardError;
+    stride = next_misses ? std::min(next, affordable) : next;
   }
 }
 

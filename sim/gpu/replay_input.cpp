@@ -1,9 +1,9 @@
 #include "sim/gpu/replay_input.h"
 
+#include <bit>
 #include <stdexcept>
 
 #include "sim/core/error.h"
-#include "sim/gpu/block_recorder.h"
 #include "sim/gpu/launch_work.h"
 #include "sim/gpu/occupancy.h"
 
@@ -11,23 +11,14 @@ namespace iosim {
 
 namespace {
 
-/// Two 64-bit lanes, each word mixed in by a different multiply-xorshift chain.
+/// Two 64-bit lanes, each word mixed in by its own multiply-rotate chain, then finalised.
 class Digest {
  public:
   void add(std::uint64_t w) {
-    a_ = mix((a_ ^ w) * 0x9E3779B97F4A7C15ULL);
-    b_ = mix((b_ + w) * 0xC2B2AE3D27D4EB4FULL + 0x165667B19E3779F9ULL);
+    a_ = (std::rotl(a_, 23) ^ w) * 0x9E3779B97F4A7C15ULL;
+    b_ = (std::rotl(b_, 41) + w) * 0xC2B2AE3D27D4EB4FULL;
   }
-  void add(const TileRef& t, Direction dir, std::uint64_t times) {
-    add(static_cast<std::uint64_t>(index(t.tensor)) | (static_cast<std::uint64_t>(dir) << 8));
-    add(t.row);
-    add(t.rows);
-    add(t.col);
-    add(t.cols);
-    add(t.slice);
-    add(times);
-  }
-  [[nodiscard]] std::array<std::uint64_t, 2> value() const { return {a_, b_}; }
+  [[nodiscard]] std::array<std::uint64_t, 2> value() const { return {mix(a_), mix(b_ ^ 0x165667B19E3779F9ULL)}; }
 
  private:
   static std::uint64_t mix(std::uint64_t z) {
@@ -38,28 +29,88 @@ class Digest {
   std::uint64_t a_ = 0x243F6A8885A308D3ULL, b_ = 0x13198A2E03707344ULL;
 };
 
-/// The schedule's own transfers (what the fast replay's first stride is chosen from).
-class TransferDigest final : public EventSink {
+/// The words of a stream of transfers and markers, uniquely decodable (so equal words, equal
+/// streams): a transfer is a packed word (bit 63 clear: rows, cols, tensor, direction, slice; bit
+/// 62: a repeat count follows), then its row and its column; anything else opens with a word whose
+/// bit 63 is set and whose low byte says what follows.
+class Words {
  public:
-  explicit TransferDigest(Digest& d) : d_(d) {}
-  void on_transfer(const Transfer& t) override { d_.add(t.tile, t.dir, t.times); }
-  void on_compute(const Compute&) override {}
+  explicit Words(Digest& d) : d_(d) {}
+  void transfer(const TileRef& t, Direction dir, std::uint64_t times) {
+    const auto tensor = static_cast<std::uint64_t>(index(t.tensor)), way = static_cast<std::uint64_t>(dir);
+    if (t.rows < (1u << 24) && t.cols < (1u << 24) && tensor < 16 && way < 4 && t.slice < 256) {
+      d_.add(t.rows | t.cols << 24 | tensor << 48 | way << 52 | t.slice << 54 | std::uint64_t{times != 1} << 62);
+      if (times != 1) d_.add(times);
+    } else {
+      d_.add(kOpen | kWide | tensor << 8 | way << 16);
+      d_.add(t.rows);
+      d_.add(t.cols);
+      d_.add(t.slice);
+      d_.add(times);
+    }
+    d_.add(t.row);
+    d_.add(t.col);
+  }
+  void marker(std::uint64_t what) { d_.add(kOpen | what); }
+  static constexpr std::uint64_t kWide = 1, kStep = 2, kBlockEnd = 3, kKernel = 4;
 
  private:
+  static constexpr std::uint64_t kOpen = std::uint64_t{1} << 63;
   Digest& d_;
 };
 
-constexpr std::uint64_t kStepWord = 0x5354455000000000ULL;  // a step marker among the transfers' words
+/// The schedule's own transfers (what the fast replay's first stride is chosen from).
+class TransferWords final : public EventSink {
+ public:
+  explicit TransferWords(Words& w) : w_(w) {}
+  void on_transfer(const Transfer& t) override { w_.transfer(t.tile, t.dir, t.times); }
+  void on_compute(const Compute&) override {}
+
+ private:
+  Words& w_;
+};
+
+/// One block: its transfers and step markers into the words, its work into a profile (the figures
+/// BlockRecorder keeps, computed as it computes them).
+class BlockWords final : public EventSink {
+ public:
+  BlockWords(Words& w, DType element) : w_(w), element_(element) {}
+  void on_transfer(const Transfer& t) override {
+    w_.transfer(t.tile, t.dir, t.times);
+    transfer_sram_ += Bytes(t.tile.elements().value * t.times * size_bytes(storage_type(t.tile.tensor, element_)));
+  }
+  void on_compute(const Compute& c) override { profile_.compute.add(c); }
+  void on_step() override {
+    w_.marker(Words::kStep);
+    ++profile_.steps;
+  }
+  [[nodiscard]] BlockProfile done() {
+    w_.marker(Words::kBlockEnd);
+    BlockProfile p = profile_;
+    p.sram = transfer_sram_ + p.compute.sram_operands;
+    profile_ = {};
+    transfer_sram_ = Bytes(0);
+    return p;
+  }
+
+ private:
+  Words& w_;
+  DType element_;
+  BlockProfile profile_;
+  Bytes transfer_sram_;
+};
 
 }  // namespace
 
 ReplayInput replay_input(const Schedule& s, const ScheduleContext& ctx, LaunchOrder order) {
   ReplayInput in;
   Digest d;
-  TransferDigest own(d);
+  Words words(d);
+  TransferWords own(words);
   s.emit(Emitter(own, Walk::runs));
-  BlockRecorder rec;
+  BlockWords block(words, ctx.problem.dtype);
   for (const Kernel* k : s.kernels()) {
+    words.marker(Words::kKernel);
     KernelPrediction w;
     w.name = std::string(k->name());
     w.launch = k->launch();
@@ -73,19 +124,8 @@ ReplayInput replay_input(const Schedule& s, const ScheduleContext& ctx, LaunchOr
     for (Tensor t : kAllTensors) in.shape.push_back(static_cast<std::uint64_t>(k->head_map(t)));
     std::vector<BlockProfile> profiles(xs);
     for (std::uint64_t x = 0; x < xs; ++x) {
-      rec.reset(ctx.problem.dtype);
-      k->block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(rec, Walk::each));
-      for (const BlockRecorder::Event& e : rec.events) {
-        if (e.step) {
-          d.add(kStepWord);
-          ++profiles[x].steps;
-        } else {
-          d.add(e.tile, e.dir, 1);
-        }
-      }
-      d.add(kStepWord + 1);  // the block's end
-      profiles[x].compute = rec.compute;
-      profiles[x].sram = rec.sram();
+      k->block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(block, Walk::each));
+      profiles[x] = block.done();
     }
     schedule_launch(profiles, heads, order, ctx.hardware.sm.count, w);
     in.work.push_back(std::move(w));
