@@ -55,16 +55,20 @@ double running_blocks_bytes(const Schedule& s, const ScheduleContext& ctx) {
 }
 
 /// What the fast replay keeps of the blocks it records, the largest kernel's (one kernel at a time):
-/// 32 bytes a transfer or step of every x, up to WorkCosts::fast_recorded_bytes.
+/// 32 bytes a transfer or step of every x (the mean of the first and last block's, which a causal
+/// mask makes the shortest and the longest), up to WorkCosts::fast_recorded_bytes.
 double recorded_bytes(const Schedule& s, const WorkCosts& c) {
   constexpr double kItemBytes = 32;
   double most = 0;
   for (const Kernel* k : s.kernels()) {
     const Tiling g = k->grid_x();
     if (g.count() == 0) continue;
-    EventCounter n;
-    k->block(Span{0, 1, g.size(0), g.begin(0)}, Emitter(n, Walk::each));
-    most = std::max(most, std::min(c.fast_recorded_bytes, static_cast<double>(g.count() * n.events) * kItemBytes));
+    EventCounter first, last;
+    k->block(Span{0, 1, g.size(0), g.begin(0)}, Emitter(first, Walk::each));
+    const std::uint64_t x = g.count() - 1;
+    k->block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(last, Walk::each));
+    const double events = static_cast<double>(first.events + last.events) / 2 * static_cast<double>(g.count());
+    most = std::max(most, std::min(c.fast_recorded_bytes, events * kItemBytes));
   }
   return most;
 }
