@@ -24,9 +24,10 @@ namespace iosim {
 struct ReplayInput {
   /// Each kernel's grid, head maps and blocks at once, word for word.
   std::vector<std::uint64_t> shape;
-  /// Two independent 64-bit digests of every transfer and step marker of every block (x by x, kernel
-  /// by kernel) and of the schedule's own transfers: equal inputs have equal digests; unequal ones
-  /// collide with a probability of about 2^-128.
+  /// Two 64-bit digests, by different multiply-rotate chains, of every transfer and step marker of
+  /// every block (x by x, kernel by kernel) and of the schedule's own transfers, in uniquely
+  /// decodable words: equal inputs have equal digests; unequal ones would have to collide in both
+  /// chains at once (not a cryptographic guarantee: the inputs are not chosen to collide).
   std::array<std::uint64_t, 2> digest{};
   /// Per kernel: the prediction's fields the replay does not decide (no L2 or DRAM counts).
   std::vector<KernelPrediction> work;
