@@ -23,6 +23,10 @@ struct TileSearchSpec {
   std::vector<std::uint32_t> warps{4, 8};
   GpuModelOptions gpu;
   unsigned threads = 0;  ///< host threads simulating candidates; 0 = all cores
+  /// Replay the L2 once for candidates whose replays are the same (sim/gpu/replay_input.h: the same
+  /// blocks and as many at once, e.g. warps or stages alone differ); false: once per candidate. The
+  /// results are the same either way (tests/550-tiles.cpp).
+  bool share_replays = true;
 };
 
 inline constexpr std::uint64_t kRowsPerWarp = 16;  ///< an m16n8k16 MMA's rows: the least a warp can own
