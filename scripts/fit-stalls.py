@@ -19,15 +19,13 @@ The other reasons (not selected, pipe throttles, barriers, long scoreboard) depe
 memory; the SM model derives them. Counts, not times, are fitted.
 
   scripts/fit-stalls.py --stalls ncu-stalls-2,16,2048,64.csv.gz --mix mix-d64.json \\
-                        --stalls ncu-stalls-2,16,2048,128.csv.gz --mix mix-d128.json [--sdpa ncu-sdpa.csv.gz]
+                        --stalls ncu-stalls-2,16,2048,128.csv.gz --mix mix-d128.json \\
+                        [--stalls ncu-sdpa.csv.gz --mix mix-torch.json]
 """
 import argparse
-import csv
-import gzip
 import importlib.util
 import json
 import os
-import re
 import statistics
 import sys
 
@@ -36,8 +34,9 @@ _spec = importlib.util.spec_from_file_location("instruction_mix", os.path.join(H
 imix = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(imix)
 
-FAMILY = {("flash2", "fwd"): "fa2-fwd", ("flash2", "bwd"): "fa2-bwd", ("flash1", "fwd"): "fa1-fwd",
-          ("flash1", "bwd"): "fa1-bwd"}
+FAMILY = {("flash2", "fwd", "iosim"): "fa2-fwd", ("flash2", "bwd", "iosim"): "fa2-bwd",
+          ("flash1", "fwd", "iosim"): "fa1-fwd", ("flash1", "bwd", "iosim"): "fa1-bwd",
+          ("flash2", "fwd", "pytorch"): "torch-fa2-fwd", ("flash2", "bwd", "pytorch"): "torch-fa2-bwd"}
 MIO_KINDS = ("ldmatrix", "shuffle", "ex2")
 
 
@@ -59,53 +58,31 @@ def reasons_of(rec):
     return {r: stall(rec, r) / inst for r in REASONS}
 
 
-def iosim_rows(stall_paths, mix_paths):
+def kernel_rows(stall_paths, mix_paths):
     model = {}
     for path in mix_paths:
         for r in json.load(open(path)):
-            key = (r["schedule"], r["pass"], r["d"], r["br"], r["bc"], r["warps"], r["stages"], r["dtype"])
+            key = (r["schedule"], r["pass"], r["d"], r["br"], r["bc"], r["warps"], r["stages"], r["dtype"],
+                   r.get("kernels", "iosim"))
             model[key] = r["model"]
     out = []
     for path in stall_paths:
         seen = {}
         for key, rec in imix.kernel_rows(path):
-            seen[key] = rec  # the last launch of a variant (the warm one) wins
+            # The first launch of a variant: iosim's variants run twice (cold, warm) at one shape; PyTorch's
+            # run at several shapes, the first at the shape of the opcode histogram (the --mix file's).
+            seen.setdefault(key, rec)
         for key, rec in seen.items():
-            schedule, pss, d, br, bc, warps, stages, elem = key
-            mkey = (schedule, pss, d, br, bc, warps, stages, "fp16" if elem == "__half" else "bf16")
+            schedule, pss, d, br, bc, warps, stages, elem, kernels = key
+            mkey = (schedule, pss, d, br, bc, warps, stages, "fp16" if elem == "__half" else "bf16", kernels)
             inst = num(rec["smsp__inst_executed.sum"])
             mix = model.get(mkey)
             mio = sum(mix.get(k, 0) for k in MIO_KINDS) if mix else 0
-            out.append({"family": FAMILY[(schedule, pss)], "kernel": f"{schedule} {pss} d{d} {br}x{bc} {warps}w{stages}s",
+            out.append({"family": FAMILY[(schedule, pss, kernels)],
+                        "kernel": f"{kernels} {schedule} {pss} d{d} {br}x{bc} {warps}w{stages}s",
                         "wait_per_instruction": stall(rec, "wait") / inst,
                         "wait_per_mio": stall(rec, "short_scoreboard") / mio if mio else None,
                         "cpi": num(rec["smsp__warps_active.sum"]) / inst, "reasons": reasons_of(rec)})
-    return out
-
-
-SDPA_NAME = re.compile(r"\b(flash_fwd_kernel|flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel)<.*?traits<(\d+), (\d+), (\d+), (\d+)")
-
-
-def sdpa_rows(path):
-    """PyTorch's FlashAttention-2 kernels: the waits per instruction (no model mix: MIO per ncu's own
-    count is not in the counters CSV, so only wait_per_instruction and the short-scoreboard share)."""
-    opener = gzip.open if path.endswith(".gz") else open
-    rows = list(csv.reader(opener(path, "rt", newline="")))
-    head = next(i for i, r in enumerate(rows) if r and r[0] == "ID")
-    cols = rows[head]
-    out = []
-    for r in rows[head + 2:]:
-        rec = dict(zip(cols, r))
-        m = SDPA_NAME.search(rec.get("Kernel Name", ""))
-        if not m:
-            continue
-        kind, d, br, bc, warps = m.groups()
-        inst = num(rec["smsp__inst_executed.sum"])
-        out.append({"family": "torch " + ("fwd" if kind == "flash_fwd_kernel" else "bwd"),
-                    "kernel": f"{kind} d{d} {br}x{bc} {warps}w grid {rec['Grid Size']}",
-                    "wait_per_instruction": stall(rec, "wait") / inst,
-                    "short_per_instruction": stall(rec, "short_scoreboard") / inst,
-                    "cpi": num(rec["smsp__warps_active.sum"]) / inst, "reasons": reasons_of(rec)})
     return out
 
 
@@ -116,16 +93,16 @@ def spread(v):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--stalls", action="append", default=[], help="ncu CSV of scripts/stalls-h200 (iosim kernels)")
-    ap.add_argument("--mix", action="append", default=[], help="scripts/instruction-mix.py --json at the same shape")
-    ap.add_argument("--sdpa", help="ncu CSV of PyTorch's kernels (scripts/stalls-h200's ncu-sdpa.csv)")
+    ap.add_argument("--stalls", action="append", default=[],
+                    help="ncu CSV of scripts/stalls-h200 (iosim's kernels, or PyTorch's: ncu-sdpa.csv)")
+    ap.add_argument("--mix", action="append", default=[], help="scripts/instruction-mix.py --json at the same shapes")
     ap.add_argument("--md", help="also write the tables here")
     ap.add_argument("--reasons", action="store_true", help="also a table of every kernel's cycles per instruction by stall reason")
     a = ap.parse_args()
-    if not a.stalls and not a.sdpa:
-        print("fit-stalls.py: give --stalls (with --mix) or --sdpa", file=sys.stderr)
+    if not a.stalls:
+        print("fit-stalls.py: give --stalls (with --mix)", file=sys.stderr)
         return 2
-    rows = iosim_rows(a.stalls, a.mix) + (sdpa_rows(a.sdpa) if a.sdpa else [])
+    rows = kernel_rows(a.stalls, a.mix)
     lines = ["| kernel | family | cycles a warp spends per instruction | wait per instruction | short scoreboard per MIO instruction |",
              "|---|---|---|---|---|"]
     for r in rows:

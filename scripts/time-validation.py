@@ -37,6 +37,8 @@ def predict(iosim, config, run):
         cmd += ["--warps", str(t["warps"])]
     if t.get("stages"):
         cmd += ["--stages", str(t["stages"])]
+    if run.get("kernels"):
+        cmd += ["--kernels", run["kernels"]]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:  # the model refuses a kernel the GPU ran (say so, leave it out)
         return {"refused": done.stderr.strip()}
@@ -45,8 +47,9 @@ def predict(iosim, config, run):
 
 def sdpa_runs(path):
     """PyTorch's runs (scripts/sdpa_bench.py --sweep) as runs of iosim's schedules: the flash backend is
-    FlashAttention-2 (flash2 at the model's default tiles, which are FlashAttention-2's own), the math
-    path is standard attention (naive); fwd+bwd is the sum of both passes' predictions."""
+    FlashAttention-2 (flash2 at the model's default tiles, which are FlashAttention-2's own, with
+    `--kernels pytorch`: PyTorch's kernels' families), the math path is standard attention (naive);
+    fwd+bwd is the sum of both passes' predictions."""
     out = []
     for r in json.load(open(path))["results"]:
         if r.get("median_ms_cold") is None:
@@ -62,7 +65,7 @@ def sdpa_runs(path):
         out.append({"schedule": sched, "pass": "fwd" if r["mode"] == "fwd" else "fwdbwd", "problem": problem,
                     "tile": fwd_tile if r["mode"] == "fwd" else default, "fwd_tile": fwd_tile,
                     "measured_ms": r["median_ms_cold"],
-                    "source": "torch " + r["impl"]})
+                    "source": "torch " + r["impl"], "kernels": "pytorch" if sched == "flash2" else ""})
     return out
 
 

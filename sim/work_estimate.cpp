@@ -149,7 +149,7 @@ WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& s
       for (std::uint32_t w : spec.warps) {
         for (std::uint32_t st : stages) {
           // The same rejections as search_tiles, before its prediction: they cost nothing.
-          if ((spec.pass == Pass::fwd ? br : bc) < kRowsPerWarp * w) continue;
+          if (warps_own_rows(spec.schedule) && (spec.pass == Pass::fwd ? br : bc) < kRowsPerWarp * w) continue;
           ScheduleContext ctx = base;
           ctx.tiles = {br, bc};
           ctx.kernel = {w, st};

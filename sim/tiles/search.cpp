@@ -25,7 +25,7 @@ void evaluate(TileCandidate& c, const ScheduleContext& base, const TileSearchSpe
   ctx.kernel = c.kernel;
   // Each warp owns whole MMA rows of the tile it splits: B_r rows in a forward, B_c in a backward.
   const std::uint64_t split = spec.pass == Pass::fwd ? c.tiles.br : c.tiles.bc;
-  if (split < kRowsPerWarp * c.kernel.warps) {
+  if (warps_own_rows(spec.schedule) && split < kRowsPerWarp * c.kernel.warps) {
     c.rejected = "threads: " + std::to_string(c.kernel.warps) + " warps need " +
                  std::string(spec.pass == Pass::fwd ? "B_r" : "B_c") + " ≥ " +
                  std::to_string(kRowsPerWarp * c.kernel.warps) + " (16 rows each)";
@@ -35,7 +35,9 @@ void evaluate(TileCandidate& c, const ScheduleContext& base, const TileSearchSpe
   try {
     s = make_schedule(spec.schedule, spec.pass, ctx);
   } catch (const InputError& e) {
-    const std::string what = e.what();
+    std::string what = e.what();
+    const std::string own = spec.schedule + ": ";  // "flash3: registers: …" → "registers: …"
+    if (what.rfind(own, 0) == 0 && what.find("does not fit") == std::string::npos) what = what.substr(own.size());
     c.rejected = what.find("does not fit") != std::string::npos ? "shared memory: " + what.substr(what.find("needs"))
                                                                  : what;
     return;
@@ -55,6 +57,26 @@ void evaluate(TileCandidate& c, const ScheduleContext& base, const TileSearchSpe
 
 }  // namespace
 
+TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass) {
+  TileSearchSpec spec;
+  spec.schedule = schedule;
+  spec.pass = pass;
+  const ScheduleEntry* e = find_schedule(schedule);
+  if (e != nullptr && e->caps.warpgroups) {
+    // B_r in multiples of 64 per consumer warpgroup, B_c in multiples of 16 (FlashAttention-3's 176
+    // among them); one producer and one to three consumer warpgroups; two or three K/V stages.
+    spec.sizes = {64, 80, 96, 128, 160, 176, 192, 256};
+    spec.warps = {8, 12, 16};
+    spec.stages = {2, 3};
+  }
+  return spec;
+}
+
+bool warps_own_rows(const std::string& schedule) {
+  const ScheduleEntry* e = find_schedule(schedule);
+  return e == nullptr || !e->caps.warpgroups;
+}
+
 std::string default_tile_schedule() {
   return std::string(first_schedule([](const ScheduleEntry& e) { return e.caps.tiles_default; })->name);
 }
@@ -71,6 +93,9 @@ std::vector<std::uint32_t> searched_stages(const TileSearchSpec& spec) {
 
 std::vector<TileCandidate> search_tiles(const ScheduleContext& base, const TileSearchSpec& spec) {
   const std::vector<std::uint32_t> stages = searched_stages(spec);
+  // A schedule that refuses the GPU or the problem whatever the tile (flash3 off Hopper) is one error,
+  // not a table of rejected candidates.
+  if (schedule_entry(spec.schedule).caps.hopper_only) (void)make_schedule(spec.schedule, spec.pass, base);
   std::vector<TileCandidate> all;
   for (std::uint64_t br : spec.sizes) {
     for (std::uint64_t bc : spec.sizes) {

@@ -27,6 +27,15 @@ struct TileSearchSpec {
 
 inline constexpr std::uint64_t kRowsPerWarp = 16;  ///< an m16n8k16 MMA's rows: the least a warp can own
 
+/// The search's defaults for `schedule`: TileSearchSpec's, or for a warpgroup schedule (the registry's
+/// caps.warpgroups: flash3; whole warpgroups, B_r in multiples of 64, B_c of 16) its own sizes, warps
+/// and stages.
+[[nodiscard]] TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass);
+
+/// Whether `schedule`'s warps each own kRowsPerWarp rows of the split side (mma.sync kernels; a
+/// warpgroup schedule checks its warpgroups' rows itself).
+[[nodiscard]] bool warps_own_rows(const std::string& schedule);
+
 struct TileCandidate {
   TileShape tiles;
   KernelRequest kernel;

@@ -94,7 +94,7 @@ def grid_cases():
     ]
     # Refused: one line on stderr, exit 2.
     cases += [
-        ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "flash3"],
+        ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "flash9"],
         ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "dtiled", "--pass", "bwd"],
         ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "flashdecode", "--execute", "fp32"],
         ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "naive", "--execute", "fp32", "--bug",
@@ -122,6 +122,18 @@ def grid_cases():
         ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "flashdecode-heads", "--pass", "bwd"],
         ["sweep", SWEEP_SPEC, "-o", "-"],
         ["sweep", SWEEP_SPEC, "--list"],
+    ]
+    # What fa3s added: flash3 (FlashAttention-3, Hopper only) on the H200, both passes, causal and
+    # grouped-query, counted and predicted; its tile search; refused on the A100 and at d = 100.
+    for mask in MASKS.values():
+        for predict in ([], ["-p"]):
+            cases.append(["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "flash3", "--pass",
+                          "fwdbwd", *mask, *predict, "-f", "json"])
+    cases += [
+        ["--config", "h200", "--n", "1000", "--n-kv", "1800", "--d", "128", "--schedule", "flash2,flash3", "-p"],
+        ["tiles", "--config", "h200", "--n", "1024", "--d", "128", "--schedule", "flash3", "-f", "json"],
+        ["--config", "a100", "--n", "1024", "--d", "64", "--schedule", "flash3"],
+        ["--config", "h200", "--n", "1024", "--d", "100", "--schedule", "flash3"],
     ]
     return cases
 
