@@ -126,7 +126,7 @@ class FastKernel {
     if (&r == &recorded_[x]) kept_items_ += r.items.size();
     if (!seen_[x]) {
       seen_[x] = true;
-      BlockProfile& p = profiles_[x];
+      BlockWork& p = profiles_[x];
       p.steps = r.steps;
       p.compute = r.compute;
       p.sram = r.sram;
@@ -331,7 +331,7 @@ class FastKernel {
   std::uint64_t concurrent_ = 1;
   std::array<HeadMap, kTensorCount> maps_{};  ///< k_.head_map() of each tensor, looked up once
   std::vector<HeadCounts> counts_;
-  std::vector<BlockProfile> profiles_;  ///< per x: what scheduling the launch needs
+  std::vector<BlockWork> profiles_;  ///< per x: what scheduling the launch needs
   std::vector<BlockBytes> recorded_;  ///< per x, empty until recorded (and while there is no room)
   std::vector<bool> seen_;            ///< per x: profiles_[x] is set
   std::uint64_t kept_items_ = 0;

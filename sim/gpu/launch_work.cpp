@@ -7,7 +7,7 @@
 
 namespace iosim {
 
-void schedule_launch(const std::vector<BlockProfile>& profiles, std::uint64_t heads, LaunchOrder order,
+void schedule_launch(const std::vector<BlockWork>& profiles, std::uint64_t heads, LaunchOrder order,
                      std::uint64_t sms, KernelPrediction& out) {
   const std::uint64_t xs = profiles.size(), blocks = xs * heads;
   const std::size_t n = std::min<std::uint64_t>(out.occupancy.concurrent, blocks);
@@ -24,7 +24,7 @@ void schedule_launch(const std::vector<BlockProfile>& profiles, std::uint64_t he
   while (!ends.empty()) {
     const auto [turn, i] = ends.top();
     ends.pop();
-    const BlockProfile& p = profiles[slot_x[i]];
+    const BlockWork& p = profiles[slot_x[i]];
     SmLoad& l = load[i % sms];
     l.matmul_flops += static_cast<double>(p.compute.matmul.value);
     l.vector_flops += static_cast<double>(p.compute.vector.value);

@@ -14,7 +14,7 @@
 namespace iosim {
 
 /// One block's work, the same for every head (Kernel::block does not depend on it).
-struct BlockProfile {
+struct BlockWork {
   std::uint64_t steps = 0;  ///< step markers
   ComputeCounts compute;
   Bytes sram;  ///< BlockRecorder::sram()
@@ -23,7 +23,7 @@ struct BlockProfile {
 /// Fills `out`'s matmul, vector, special, sram and busiest from `profiles` (one per x of the grid)
 /// for a launch of `heads` heads, `out.occupancy.concurrent` blocks at once on `sms` SMs (slot i on
 /// SM i mod sms), in `order`. The same sums, in the same order, as the exact replay's (gpu_model.cpp).
-void schedule_launch(const std::vector<BlockProfile>& profiles, std::uint64_t heads, LaunchOrder order,
+void schedule_launch(const std::vector<BlockWork>& profiles, std::uint64_t heads, LaunchOrder order,
                      std::uint64_t sms, KernelPrediction& out);
 
 }  // namespace iosim

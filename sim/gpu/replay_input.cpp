@@ -84,9 +84,9 @@ class BlockWords final : public EventSink {
     w_.marker(Words::kStep);
     ++profile_.steps;
   }
-  [[nodiscard]] BlockProfile done() {
+  [[nodiscard]] BlockWork done() {
     w_.marker(Words::kBlockEnd);
-    BlockProfile p = profile_;
+    BlockWork p = profile_;
     p.sram = transfer_sram_ + p.compute.sram_operands;
     profile_ = {};
     transfer_sram_ = Bytes(0);
@@ -96,7 +96,7 @@ class BlockWords final : public EventSink {
  private:
   Words& w_;
   DType element_;
-  BlockProfile profile_;
+  BlockWork profile_;
   Bytes transfer_sram_;
 };
 
@@ -122,7 +122,7 @@ ReplayInput replay_input(const Schedule& s, const ScheduleContext& ctx, LaunchOr
     w.waves = static_cast<double>(w.blocks) / static_cast<double>(w.occupancy.concurrent);
     in.shape.insert(in.shape.end(), {xs, heads, w.occupancy.concurrent});
     for (Tensor t : kAllTensors) in.shape.push_back(static_cast<std::uint64_t>(k->head_map(t)));
-    std::vector<BlockProfile> profiles(xs);
+    std::vector<BlockWork> profiles(xs);
     for (std::uint64_t x = 0; x < xs; ++x) {
       k->block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(block, Walk::each));
       profiles[x] = block.done();
