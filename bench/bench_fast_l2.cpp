@@ -5,6 +5,8 @@
 //   flash2/h32/n32768/d128                heads shorter than a wave: steps reused
 //   flash2/h32/n131072/d128/causal/fwdbwd the largest: skipped heads, sampled sets
 //   tiles/h16/n8192/d64, tiles/h8/n16384/d128  every candidate through the fast replay, on all cores
+//                                              (one replay per group of candidates that share one;
+//                                              *_unshared: one per candidate)
 // Targets: a prediction within 1 s, a search within 2 s. Run: build/bench/bench_fast_l2
 // (--benchmark_filter=... for one; the n 131072 one takes about a minute).
 #include <benchmark/benchmark.h>
@@ -54,17 +56,23 @@ BENCHMARK(naive_h16_n8192_d64)->Unit(benchmark::kMillisecond);
 BENCHMARK(flash2_h32_n32768_d128)->Unit(benchmark::kMillisecond);
 BENCHMARK(flash2_h32_n131072_d128_causal_fwdbwd)->Unit(benchmark::kMillisecond)->Iterations(1);
 
-void tiles_fast(benchmark::State& state, std::uint64_t heads, std::uint64_t n, std::uint64_t d) {
+void tiles_fast(benchmark::State& state, std::uint64_t heads, std::uint64_t n, std::uint64_t d, bool shared = true) {
   const ScheduleContext ctx = context(heads, n, d);
   TileSearchSpec spec;
   spec.gpu.l2 = L2Mode::fast;
+  spec.share_replays = shared;
   for (auto _ : state) benchmark::DoNotOptimize(search_tiles(ctx, spec).size());
 }
 void tiles_h16_n8192_d64(benchmark::State& state) { tiles_fast(state, 16, 8192, 64); }
 void tiles_h8_n16384_d128(benchmark::State& state) { tiles_fast(state, 8, 16384, 128); }
+// The same searches with a replay per candidate (TileSearchSpec::share_replays off): the A/B of sharing.
+void tiles_h16_n8192_d64_unshared(benchmark::State& state) { tiles_fast(state, 16, 8192, 64, false); }
+void tiles_h8_n16384_d128_unshared(benchmark::State& state) { tiles_fast(state, 8, 16384, 128, false); }
 // CPU time of every thread: the search runs its candidates on all cores.
 BENCHMARK(tiles_h16_n8192_d64)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(tiles_h8_n16384_d128)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(tiles_h16_n8192_d64_unshared)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(tiles_h8_n16384_d128_unshared)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 
 }  // namespace
 

@@ -26,8 +26,9 @@ import numpy as np
 
 MODEL_KINDS = ["mma", "ldmatrix", "fp32", "ex2", "shuffle", "barrier", "load", "store", "reduce"]
 TERMS = ["per_step", "per_score", "per_row", "per_column"]
-FAMILY = {("flash2", "fwd"): "fa2-fwd", ("flash2", "bwd"): "fa2-bwd", ("flash1", "fwd"): "fa1-fwd",
-          ("flash1", "bwd"): "fa1-bwd"}
+FAMILY = {("flash2", "fwd", "iosim"): "fa2-fwd", ("flash2", "bwd", "iosim"): "fa2-bwd",
+          ("flash1", "fwd", "iosim"): "fa1-fwd", ("flash1", "bwd", "iosim"): "fa1-bwd",
+          ("flash2", "fwd", "pytorch"): "torch-fa2-fwd", ("flash2", "bwd", "pytorch"): "torch-fa2-bwd"}
 
 
 def features(r):
@@ -57,7 +58,7 @@ def main():
     rows = [r for path in sys.argv[1:] for r in json.load(open(path)) if r["model"]]
     by_family = {}
     for r in rows:
-        by_family.setdefault(FAMILY[(r["schedule"], r["pass"])], []).append(r)
+        by_family.setdefault(FAMILY[(r["schedule"], r["pass"], r.get("kernels", "iosim"))], []).append(r)
     for family, rs in sorted(by_family.items()):
         a = np.array([features(r) for r in rs])
         modelled = np.array([sum(r["model"].get(k, 0) for k in MODEL_KINDS) / r["warp_steps"] for r in rs])

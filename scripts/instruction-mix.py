@@ -44,6 +44,10 @@ MODEL_KINDS = ["mma", "ldmatrix", "fp32", "ex2", "shuffle", "barrier", "load", "
 OF_OPCODE = {op: kind for kind, ops in KINDS.items() for op in ops}
 
 NAME = re.compile(r"(flash[12])_(fwd|bwd)_kernel<(__half|__nv_bfloat16), \w+<([^>]*)>")
+# PyTorch's FlashAttention-2 (SDPA's flash backend, scripts/sdpa_profile.py): the forward and the
+# backward's main kernel, whose traits are <head dim, rows of Q (B_r), rows of K/V (B_c), warps, ...>.
+TORCH_NAME = re.compile(r"\b(flash_fwd|flash_bwd_dq_dk_dv_loop_seqk_parallel)_kernel<Flash_(?:fwd|bwd)_kernel_traits"
+                        r"<(\d+), (\d+), (\d+), (\d+), .*?(half_t|bfloat16_t)")
 
 
 def kind_of(opcode):
@@ -66,23 +70,38 @@ def parse_histogram(cell):
     return out
 
 
-def variants(path):
+def kernel_rows(path):
+    """(key, record) for every profiled launch of a flash kernel in an ncu CSV (--page raw), key =
+    (schedule, pass, d, B_r, B_c, warps, stages, element type, kernels) from the kernel's template
+    arguments; kernels is "iosim" (cuda/kernels) or "pytorch" (SDPA's flash backend: flash2 in the
+    model, at the stages the model gives PyTorch's kernels)."""
     opener = gzip.open if path.endswith(".gz") else open
     rows = list(csv.reader(opener(path, "rt", newline="")))
     head = next(i for i, r in enumerate(rows) if r and r[0] == "ID")
     cols = rows[head]
-    seen = {}
     for r in rows[head + 2:]:
         rec = dict(zip(cols, r))
-        m = NAME.search(rec.get("Kernel Name", ""))
-        if not m:
+        name = rec.get("Kernel Name", "")
+        m = NAME.search(name)
+        if m:
+            schedule, pss, elem, args = m.groups()
+            nums = [int(x) for x in re.findall(r"\b\d+\b", args)]
+            warps = int(rec["Block Size"].strip("()").split(",")[0]) // 32
+            d, br, bc = nums[0], nums[1], nums[2]
+            stages = nums[4] if schedule == "flash2" and pss == "fwd" and len(nums) >= 5 else 1
+            yield (schedule, pss, d, br, bc, warps, stages, elem, "iosim"), rec
             continue
-        schedule, pss, elem, args = m.groups()
-        nums = [int(x) for x in re.findall(r"\b\d+\b", args)]
-        warps = int(rec["Block Size"].strip("()").split(",")[0]) // 32
-        d, br, bc = nums[0], nums[1], nums[2]
-        stages = nums[4] if schedule == "flash2" and pss == "fwd" and len(nums) >= 5 else 1
-        key = (schedule, pss, d, br, bc, warps, stages, elem)
+        m = TORCH_NAME.search(name)
+        if m:
+            kind, d, br, bc, warps, elem = m.groups()
+            pss = "fwd" if kind == "flash_fwd" else "bwd"
+            yield ("flash2", pss, int(d), int(br), int(bc), int(warps), 2 if pss == "fwd" else 1,
+                   "__half" if elem == "half_t" else "__nv_bfloat16", "pytorch"), rec
+
+
+def variants(path):
+    seen = {}
+    for key, rec in kernel_rows(path):
         # Each variant ran twice (cold, warm): the same instructions; keep the first. Without the
         # histogram (the hardware-counter run), the total alone.
         if "sass__inst_executed_per_opcode" in rec:
@@ -93,7 +112,7 @@ def variants(path):
 
 
 def predict(iosim, config, shape, key):
-    schedule, pss, d, br, bc, warps, stages, elem = key
+    schedule, pss, d, br, bc, warps, stages, elem, kernels = key
     b, h, n, _ = shape
     cmd = [iosim, "--config", config, "--schedule", schedule, "--pass", pss, "--batch", str(b), "--heads", str(h),
            "--n", str(n), "--d", str(d), "--br", str(br), "--bc", str(bc), "--warps", str(warps), "--predict",
@@ -102,6 +121,8 @@ def predict(iosim, config, shape, key):
         cmd += ["--stages", str(stages)]
     if elem != "__half":
         cmd += ["--dtype", "bf16"]
+    if kernels != "iosim":
+        cmd += ["--kernels", kernels]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         return None, res.stderr.strip().splitlines()[-1] if res.stderr else f"exit {res.returncode}"
@@ -112,7 +133,7 @@ def predict(iosim, config, shape, key):
 
 def steps_of(key, shape):
     """Warp-steps of the main kernel: blocks × warps × inner-loop iterations of a block."""
-    schedule, pss, d, br, bc, warps, stages, elem = key
+    schedule, pss, d, br, bc, warps, stages, elem, _ = key
     b, h, n, _ = shape
     tr, tc = -(-n // br), -(-n // bc)
     if schedule == "flash2":
@@ -141,7 +162,7 @@ def main():
         kern, err = predict(a.iosim, a.config, shape, key)
         model = kern["time"]["warp_instructions"] if kern else {}
         rows.append({"schedule": key[0], "pass": key[1], "d": key[2], "br": key[3], "bc": key[4], "warps": key[5],
-                     "stages": key[6], "dtype": "fp16" if key[7] == "__half" else "bf16",
+                     "stages": key[6], "dtype": "fp16" if key[7] == "__half" else "bf16", "kernels": key[8],
                      "warp_steps": steps_of(key, shape), "measured": measured, "measured_total": sum(hist.values()),
                      "model": model, "model_error": err})
     kinds = MODEL_KINDS + [k for k in list(KINDS)[len(MODEL_KINDS):]] + ["uniform", "other"]
@@ -162,9 +183,9 @@ def main():
         tot_m = r["measured_total"] / s
         tot_p = r["model"].get("total", 0) / s if r["model"] else 0
         ratio = tot_p / tot_m if tot_m and tot_p else None
-        ratios.setdefault(f'{r["schedule"]} {r["pass"]}', []).append(ratio)
+        ratios.setdefault(f'{r["kernels"]} {r["schedule"]} {r["pass"]}', []).append(ratio)
         tile = f'{r["br"]}x{r["bc"]} {r["warps"]}w{r["stages"]}s d{r["d"]}'
-        lines.append(f'| {r["schedule"]} {r["pass"]} | {tile} | ' + " | ".join(cells) +
+        lines.append(f'| {r["kernels"]} {r["schedule"]} {r["pass"]} | {tile} | ' + " | ".join(cells) +
                      f" | {tot_p:.0f} / {tot_m:.0f} | " + (f"{ratio:.2f}" if ratio else r["model_error"] or "-") + " |")
     lines += ["", "| kernels | variants | model total / measured, median | min | max |", "|---|---|---|---|---|"]
     for k, v in ratios.items():

@@ -2,8 +2,8 @@
 """Times PyTorch attention the way iosim measure times its kernels: CUDA events, median of N runs
 after warm-up, each run after a sweep of the L2 (cold) and back to back (warm).
 
-One problem (prints one JSON object; the flash backend, forward):
-  python3 scripts/sdpa_bench.py --batch 1 --heads 16 --n 8192 --d 64 --dtype fp16
+One problem (prints one JSON object; the flash backend, forward; --causal for is_causal=True):
+  python3 scripts/sdpa_bench.py --batch 1 --heads 16 --n 8192 --d 64 --dtype fp16 [--causal]
 
 Decoding (issue 11: grouped-query, n queries against a K/V cache of n_kv keys; prints one JSON object with
 every SDPA backend that runs it, forward, and the fastest):
@@ -36,13 +36,13 @@ SWEEP_SHAPES = [(max(1, 262144 // (16 * n)), 16 if n <= 16384 else 8, n, d)
                 for d in (64, 128) for n in (512, 1024, 2048, 4096, 8192, 16384, 32768)]
 
 
-def attention_fns(torch):
+def attention_fns(torch, causal=False):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional
 
     def flash(q, k, v):
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-            return F.scaled_dot_product_attention(q, k, v)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
     def plain(q, k, v):
         s = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))
@@ -158,14 +158,15 @@ def single_main(a, torch):
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     sweep = torch.empty(4 * l2 // 4, dtype=torch.float32, device="cuda")
     shape = (a.batch, a.heads, a.n, a.d)
-    cold, warm = time_one(torch, attention_fns(torch)["flash"], shape, dt, "fwd", a.runs, a.warmup, sweep)
+    cold, warm = time_one(torch, attention_fns(torch, a.causal)["flash"], shape, dt, "fwd", a.runs, a.warmup, sweep)
     med_c, med_w = statistics.median(cold), statistics.median(warm)
+    work = flops(shape, "fwd") / (2 if a.causal else 1)  # causal: about half the scores are computed
     print(json.dumps({
         "what": "torch scaled_dot_product_attention, SDPBackend.FLASH_ATTENTION",
         "torch": torch.__version__, "device": torch.cuda.get_device_name(0),
-        "batch": a.batch, "heads": a.heads, "n": a.n, "d": a.d, "dtype": a.dtype, "runs": a.runs,
-        "median_ms_cold": med_c, "median_ms_warm": med_w,
-        "tflops_cold": flops(shape, "fwd") / med_c / 1e9, "tflops_warm": flops(shape, "fwd") / med_w / 1e9,
+        "batch": a.batch, "heads": a.heads, "n": a.n, "d": a.d, "dtype": a.dtype, "causal": a.causal,
+        "runs": a.runs, "median_ms_cold": med_c, "median_ms_warm": med_w,
+        "tflops_cold": work / med_c / 1e9, "tflops_warm": work / med_w / 1e9,
     }))
     return 0
 
@@ -219,6 +220,7 @@ def main() -> int:
     ap.add_argument("--kv-heads", type=int, default=None, help="decoding: K/V heads (dividing --heads)")
     ap.add_argument("--n-kv", type=int, default=None, help="decoding: keys per head (default --n)")
     ap.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
+    ap.add_argument("--causal", action="store_true", help="one problem: is_causal=True (the upper-left mask)")
     ap.add_argument("--runs", type=int, default=None, help="timed runs, cold and warm each (default 50; sweep 10)")
     ap.add_argument("--warmup", type=int, default=None, help="runs before timing (default 10; sweep 3)")
     ap.add_argument("--sweep", action="store_true", help="every shape of SWEEP_SHAPES, flash and math, fwd and fwd+bwd")
@@ -234,8 +236,8 @@ def main() -> int:
     if decode:
         a.kv_heads = a.heads if a.kv_heads is None else a.kv_heads
         a.n_kv = a.n if a.n_kv is None else a.n_kv
-        if a.sweep or min(a.batch, a.heads, a.kv_heads, a.n, a.n_kv, a.d) < 1 or a.heads % a.kv_heads != 0:
-            print("sdpa_bench.py: decoding takes positive sizes with --kv-heads dividing --heads, and no --sweep",
+        if a.sweep or a.causal or min(a.batch, a.heads, a.kv_heads, a.n, a.n_kv, a.d) < 1 or a.heads % a.kv_heads != 0:
+            print("sdpa_bench.py: decoding takes positive sizes with --kv-heads dividing --heads, and no --sweep or --causal",
                   file=sys.stderr)
             return 2
     if a.runs is None:

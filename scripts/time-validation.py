@@ -37,6 +37,8 @@ def predict(iosim, config, run):
         cmd += ["--warps", str(t["warps"])]
     if t.get("stages"):
         cmd += ["--stages", str(t["stages"])]
+    if run.get("kernels"):
+        cmd += ["--kernels", run["kernels"]]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:  # the model refuses a kernel the GPU ran (say so, leave it out)
         return {"refused": done.stderr.strip()}
@@ -45,9 +47,9 @@ def predict(iosim, config, run):
 
 def sdpa_runs(path):
     """PyTorch's runs (scripts/sdpa_bench.py --sweep) as runs of iosim's schedules: the flash backend is
-    FlashAttention-2 (flash2 at FlashAttention-2's own tiles, given: the model's defaults at d = 64 and 128
-    are iosim's kernels'), the math path is standard attention (naive); fwd+bwd is the sum of both passes'
-    predictions."""
+    FlashAttention-2 (flash2 at the model's default tiles, which are FlashAttention-2's own, with
+    `--kernels pytorch`: PyTorch's kernels' families), the math path is standard attention (naive);
+    fwd+bwd is the sum of both passes' predictions."""
     out = []
     for r in json.load(open(path))["results"]:
         if r.get("median_ms_cold") is None:
@@ -56,18 +58,14 @@ def sdpa_runs(path):
                    "dtype": r["dtype"]}
         sched = "flash2" if r["impl"] == "flash" else "naive"
         # FlashAttention-2's forward tiles, fixed by its source (flash_fwd_launch_template.h, sm80+ and not
-        # causal): 128 × 128 at d = 64, 128 × 64 at d = 128, 4 warps; its backward's (run_mha_bwd_hdim64/128
-        # with at least 144 KiB of shared memory a block, as on an H100 or H200): 128 × 128 at d = 64,
-        # 64 × 128 at d = 128 (sim/schedule/defaults.h's fa2_backward_tiles).
+        # causal): 128 × 128 at d = 64, 128 × 64 at d = 128, 4 warps; the backward's at the model's default.
         default = {"br": 0, "bc": 0, "warps": 0, "stages": 0}
         fa2_fwd = {"br": 128, "bc": 128 if r["d"] == 64 else 64, "warps": 4, "stages": 0}
-        fa2_bwd = {"br": 128 if r["d"] == 64 else 64, "bc": 128, "warps": 0, "stages": 0}
         fwd_tile = fa2_fwd if sched == "flash2" else default
-        bwd_tile = fa2_bwd if sched == "flash2" else default
         out.append({"schedule": sched, "pass": "fwd" if r["mode"] == "fwd" else "fwdbwd", "problem": problem,
-                    "tile": fwd_tile if r["mode"] == "fwd" else default, "fwd_tile": fwd_tile, "bwd_tile": bwd_tile,
+                    "tile": fwd_tile if r["mode"] == "fwd" else default, "fwd_tile": fwd_tile,
                     "measured_ms": r["median_ms_cold"],
-                    "source": "torch " + r["impl"]})
+                    "source": "torch " + r["impl"], "kernels": "pytorch" if sched == "flash2" else ""})
     return out
 
 
@@ -75,7 +73,7 @@ def predict_any(iosim, config, run):
     if run["pass"] != "fwdbwd":
         return predict(iosim, config, run)
     parts = [predict(iosim, config, dict(run, **{"pass": "fwd", "tile": run.get("fwd_tile", run["tile"])})),
-             predict(iosim, config, dict(run, **{"pass": "bwd", "tile": run.get("bwd_tile", run["tile"])}))]
+             predict(iosim, config, dict(run, **{"pass": "bwd"}))]
     for q in parts:
         if "refused" in q:
             return q

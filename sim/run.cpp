@@ -30,6 +30,7 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const Ru
   r.notes = s.notes();
   r.variant = s.variant();
   r.kernel = s.kernel_config();
+  r.kernel.source = ctx.kernel.source;  // whose kernels: the request's, whatever the schedule chose
   if (opt.predict) {
     GpuModelOptions g = opt.gpu;
     PredictedRun p;

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "sim/core/error.h"
 #include "sim/core/ledger.h"
 #include "sim/exec/execute.h"
 #include "sim/exec/executor.h"
+#include "sim/gpu/fast_replay.h"
 #include "sim/gpu/occupancy.h"
 #include "sim/schedule/registry.h"
 
@@ -54,6 +56,25 @@ double running_blocks_bytes(const Schedule& s, const ScheduleContext& ctx) {
   return most;
 }
 
+/// What the fast replay keeps of the blocks it records, the largest kernel's (one kernel at a time):
+/// 32 bytes a transfer or step of every x (the mean of the first and last block's, which a causal
+/// mask makes the shortest and the longest), up to WorkCosts::fast_recorded_bytes.
+double recorded_bytes(const Schedule& s, const WorkCosts& c) {
+  constexpr double kItemBytes = 32;
+  double most = 0;
+  for (const Kernel* k : s.kernels()) {
+    const Tiling g = k->grid_x();
+    if (g.count() == 0) continue;
+    EventCounter first, last;
+    k->block(Span{0, 1, g.size(0), g.begin(0)}, Emitter(first, Walk::each));
+    const std::uint64_t x = g.count() - 1;
+    k->block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(last, Walk::each));
+    const double events = static_cast<double>(first.events + last.events) / 2 * static_cast<double>(g.count());
+    most = std::max(most, std::min(c.fast_recorded_bytes, events * kItemBytes));
+  }
+  return most;
+}
+
 /// Whether every kernel of `s` can be resident on an SM (what search_tiles and predict() check).
 bool fits(const Schedule& s, const ScheduleContext& ctx) {
   for (const Kernel* k : s.kernels()) {
@@ -76,16 +97,27 @@ void WorkEstimate::then(const WorkEstimate& part) {
   }
 }
 
-WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, int replays, const WorkCosts& c) {
+WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, int replays, const WorkCosts& c,
+                                 const GpuModelOptions& gpu) {
   const double ns = schedule_entry(s.name()).caps.streaming ? c.ns_per_sector_streaming : c.ns_per_sector_tiled;
-  WorkEstimate e;
-  e.seconds = sectors(s, ctx) * replays * ns * 1e-9;
+  const double exact = sectors(s, ctx) * ns * 1e-9;  // one exact replay
   // The L2's state (a tag, an age and a sector mask per line: 8 bytes) and the running blocks'
   // recorded events.
   const L2Spec& l2 = ctx.hardware.l2;
   const double lines = static_cast<double>(l2.capacity.value) / std::max<double>(1, l2.line_bytes);
-  e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8 + running_blocks_bytes(s, ctx));
-  e.slowest = e.largest = "predicting " + std::string(s.name()) + " " + pass_name(s.pass());
+  WorkEstimate e;
+  if (gpu.l2 == L2Mode::fast && gpu.observer == nullptr) {
+    const double first = first_pass(s, ctx, gpu).stride;
+    const double later = std::max(1.0, first / c.fast_later_stride_step);
+    e.seconds = exact / first + (replays - 1) * exact / later;
+    e.bytes = c.base_bytes +
+              static_cast<std::uint64_t>(lines * 8 / later + running_blocks_bytes(s, ctx) + recorded_bytes(s, c));
+  } else {
+    e.seconds = exact * replays;
+    e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8 + running_blocks_bytes(s, ctx));
+  }
+  e.slowest = e.largest = "predicting " + std::string(s.name()) + " " + pass_name(s.pass()) +
+                          (gpu.l2 == L2Mode::fast ? " (fast L2 replay)" : " (exact L2 replay)");
   e.slowest_seconds = e.seconds;
   return e;
 }
@@ -129,7 +161,7 @@ WorkEstimate estimate_runs(const std::vector<std::string>& names, const std::vec
   for (const std::string& name : names) {
     for (Pass pass : passes) {
       const std::unique_ptr<Schedule> s = make_schedule(name, pass, ctx);
-      if (opt.predict) total.then(estimate_prediction(*s, ctx, 3, c));  // cold, then warm-up and warm
+      if (opt.predict) total.then(estimate_prediction(*s, ctx, 3, c, opt.gpu));  // cold, then warm-up and warm
       if (opt.execute) total.then(estimate_execution(*s, ctx.problem, *opt.execute, c));
     }
   }
@@ -143,13 +175,16 @@ WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& s
   const std::vector<std::uint32_t> stages = searched_stages(spec);
   double seconds = 0;
   std::uint64_t peak = 0;
+  // A fast search's cold pass usually needs a second, at a smaller stride; the exact one is one.
+  const int replays = spec.gpu.l2 == L2Mode::fast ? 2 : 1;
   for (std::uint64_t br : spec.sizes) {
     for (std::uint64_t bc : spec.sizes) {
       std::optional<WorkEstimate> one;  // the traffic depends on the tile only: counted once per tile
+      std::set<std::vector<std::uint64_t>> replayed;  // blocks at once of each kernel, when replays are shared
       for (std::uint32_t w : spec.warps) {
         for (std::uint32_t st : stages) {
           // The same rejections as search_tiles, before its prediction: they cost nothing.
-          if ((spec.pass == Pass::fwd ? br : bc) < kRowsPerWarp * w) continue;
+          if (warps_own_rows(spec.schedule) && (spec.pass == Pass::fwd ? br : bc) < kRowsPerWarp * w) continue;
           ScheduleContext ctx = base;
           ctx.tiles = {br, bc};
           ctx.kernel = {w, st};
@@ -160,9 +195,13 @@ WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& s
             continue;
           }
           if (!fits(*s, ctx)) continue;
-          if (!one) one = estimate_prediction(*s, ctx, 1, c);
-          seconds += one->seconds;
+          if (!one) one = estimate_prediction(*s, ctx, replays, c, spec.gpu);
           peak = std::max(peak, one->bytes - c.base_bytes);
+          // Candidates of one tile that get as many blocks per SM share one replay (sim/tiles/search.h).
+          std::vector<std::uint64_t> at_once;
+          for (const Kernel* k : s->kernels()) at_once.push_back(occupancy(k->launch(), ctx.hardware.sm).concurrent);
+          if (spec.share_replays && !replayed.insert(at_once).second) continue;
+          seconds += one->seconds;
         }
       }
     }

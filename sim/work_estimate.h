@@ -25,6 +25,14 @@ struct WorkCosts {
   /// needs its own.
   double ns_per_sector_streaming = 26;
   double ns_per_sector_tiled = 8;
+  /// The fast replay (--l2 fast) is priced as the exact one through stride-fewer sets, pass by pass:
+  /// its first pass at the first stride (sim/gpu/fast_replay.h, first_pass()), every later one
+  /// (the fit's next stride, the warm run) at this many times smaller (FastReplay::kMaxStrideStep:
+  /// the most a pass narrows it). Reuse and skipped heads are left out: an estimate on the high side
+  /// where they work (docs/performance.md, "Work estimates", says how close it comes).
+  double fast_later_stride_step = 8;
+  /// The most the fast replay keeps of the blocks it records (32 bytes a transfer, 2^21 a kernel).
+  double fast_recorded_bytes = 64.0 * (1 << 20);
   /// Execution on numbers, per floating-point operation of its matrix products: the reference (in
   /// double, blocks of 256 query rows) and the schedule's own run in fp32 or fp64.
   double ns_per_flop_reference = 0.12;
@@ -45,9 +53,10 @@ struct WorkEstimate {
 };
 
 /// One GPU-model prediction of `s` (built from `ctx`) with `replays` passes through the L2 (a cold
-/// prediction is one, cold and warm together three: the warm one replays a warm-up first).
+/// prediction is one, cold and warm together three: the warm one replays a warm-up first), by the
+/// replay `gpu.l2` says: the exact one, or the fast one (priced as WorkCosts says).
 [[nodiscard]] WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, int replays,
-                                               const WorkCosts& c = {});
+                                               const WorkCosts& c = {}, const GpuModelOptions& gpu = {});
 
 /// One execution of `s` on numbers (one head; the correct run and, with a bug, the bugged one).
 [[nodiscard]] WorkEstimate estimate_execution(const Schedule& s, const Problem& p, const ExecuteOptions& o,

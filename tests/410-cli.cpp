@@ -121,7 +121,7 @@ TEST_CASE("bad input: one line on stderr and exit code 2") {
       {{"-c", "a100", "--n", "64", "--d", "0"}, "--d must be a positive integer"},
       {{"-c", "a100", "--n", "abc", "--d", "64"}, "--n"},
       {{"-c", "a100", "--n", "64", "--d", "64", "--dtype", "fp64"}, "--dtype must be one of"},
-      {{"-c", "a100", "--n", "64", "--d", "64", "--schedule", "flash3"}, "unknown schedule 'flash3'"},
+      {{"-c", "a100", "--n", "64", "--d", "64", "--schedule", "flash9"}, "unknown schedule 'flash9'"},
       {{"-c", "a100", "--n", "64", "--d", "64", "--format", "xml"}, "--format"},
       {{"-c", "a100", "--n", "64", "--d", "64", "--frobnicate"}, "frobnicate"},
       {{"-c", "a100", "--n", "8192", "--d", "128", "--br", "256", "--bc", "256", "--schedule", "flash2"},

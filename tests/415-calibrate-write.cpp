@@ -33,6 +33,7 @@ gpu::Ceilings fake_ceilings() {
   c.l2_gb_per_s = 400;
   c.sram_gb_per_s = 33070;
   c.tensor_fp16_tflops = 0.75;
+  c.gemm_fp16_tflops = 0.9;
   c.exp2_g_per_s = 30;
   c.pipeline.clock_mhz = 980;
   c.pipeline.mma_latency = 35.2;
@@ -96,6 +97,7 @@ TEST_CASE("the measured: section of a measurement: every figure measured, its so
   CHECK(s.find("  hbm_gb_per_s: 81.5") != std::string::npos);
   CHECK(s.find("  sram_gb_per_s: 3.307e+04") != std::string::npos);
   CHECK(s.find("tensor_bf16_tflops") == std::string::npos);  // not measured: left out
+  CHECK(s.find("  gemm_fp16_tflops: 0.9 ") != std::string::npos);  // the cuBLAS GEMM: wgmma's rate
   CHECK(s.find("  mma_latency: 35.2 ") != std::string::npos);
   CHECK(s.find("  dram_latency: 812.3 ") != std::string::npos);
   CHECK(s.find("  launch_us: 2.25 ") != std::string::npos);
@@ -115,6 +117,7 @@ TEST_CASE("--write: the toy config and h200.yaml take the measured section and l
     CHECK(hw.measured.date == "2026-12-01");
     CHECK(hw.measured.hbm_gb_per_s == doctest::Approx(81.5));
     CHECK(hw.measured.tensor_bf16_tflops == 0);
+    CHECK(hw.measured.gemm_fp16_tflops == doctest::Approx(0.9));
     CHECK(pipeline_figure(hw, &PipelineSpec::mma_latency) == doctest::Approx(35.2));
     CHECK(pipeline_figure(hw, &PipelineSpec::dram_latency) == doctest::Approx(812.3));
     CHECK(unmeasured_pipeline_figures(hw).empty());

@@ -97,8 +97,31 @@ TEST_CASE("flash2's step as warp instructions: rows split over the warps, Q and 
   // the overhead's issues.
   const StepCost slow = step_cost(s, false, false, f, four, tensor_only(100), 1);
   CHECK(slow.chain == doctest::Approx(2 * 4 * 100 + other));
+  // With 1-cycle MMAs the warp's own serial time binds instead: every instruction issued plus the
+  // family's measured waits on its results (fixed-latency per instruction, MIO per ldmatrix and shuffle).
   const StepCost fast = step_cost(s, false, false, f, four, tensor_only(1), 1);
-  CHECK(fast.chain == doctest::Approx(2 * 64 + other));
+  const double instructions = 128 + 32 + 8 + 2 + other;
+  const double serial = instructions * (1 + f.waits.per_instruction) + (32 + 8) * f.waits.per_mio;
+  CHECK(serial > 2 * 64 + other);
+  CHECK(fast.chain == doctest::Approx(serial));
+}
+
+TEST_CASE("a warp's own waits on its results bound a step: a family with none is faster") {
+  const KernelFamily& f = family_of("flash2_bwd");
+  CHECK(f.waits.per_instruction > 1);  // measured (kernel_family.cpp): about 2 cycles an instruction
+  KernelFamily none = f;
+  none.waits = {};
+  Segment s;
+  s.matmuls = {{64, 64, 64}, {64, 64, 64}, {64, 64, 64}, {64, 64, 64}, {64, 64, 64}};
+  const BlockShape four{4, 1, 1};
+  const SmRates r = tensor_only(1);
+  const StepCost with = step_cost(s, false, false, f, four, r, 1);
+  const StepCost without = step_cost(s, false, false, none, four, r, 1);
+  CHECK(with.mix.total() == doctest::Approx(without.mix.total()));  // the same instructions
+  CHECK(with.chain > 2 * without.chain);
+  // One block of four warps: one warp per sub-partition, nothing else to issue in its waits.
+  CHECK(step_time(with, four, 1).latency_bound);
+  CHECK(step_time(with, four, 1).cycles == doctest::Approx(with.chain));
 }
 
 TEST_CASE("a step takes its chain or its blocks' share of the pipes, whichever is longer") {

@@ -3,7 +3,11 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <string>
+
 #include "sim/work_estimate.h"
+#include "src/config/hardware_config.h"
 #include "support/cli_run.h"
 #include "support/fixtures.h"
 
@@ -131,4 +135,59 @@ TEST_CASE("the tiles search: only candidates that pass its checks cost a predict
   }
   CHECK(one.seconds > 0);
   CHECK(one.seconds < all);
+}
+
+TEST_CASE("a prediction is priced by the replay that will run: the fast one through the sampled sets") {
+  // The issue's largest: flash2, batch 1, 32 heads, n 131072, d 128, causal, forward and backward, on
+  // the H200's L2 (two partitions of 30 MiB). Its fast replay took 23–25 s of CPU (docs/performance.md).
+  const HardwareSpec h200 = config::load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/h200.yaml");
+  Problem p = problem(131072, 128, 1, 32);
+  p.causal = true;
+  const ScheduleContext ctx{p, h200, {}, 0, {}};
+  RunOptions exact;
+  exact.predict = true;
+  exact.gpu.l2 = L2Mode::exact;
+  RunOptions fast = exact;
+  fast.gpu.l2 = L2Mode::fast;
+  const WorkEstimate e = estimate_runs({"flash2"}, {Pass::fwd, Pass::bwd}, ctx, exact);
+  const WorkEstimate f = estimate_runs({"flash2"}, {Pass::fwd, Pass::bwd}, ctx, fast);
+  CHECK(e.seconds > 600);  // over the default limit of 10 minutes
+  CHECK(f.seconds < 120);  // well under it
+  CHECK(f.seconds > 10);   // and not below what it takes
+  CHECK(f.slowest.find("fast L2 replay") != std::string::npos);
+  CHECK(e.slowest.find("exact L2 replay") != std::string::npos);
+  CHECK(f.bytes < (256ull << 20));  // measured: 126 MiB at the peak (docs/performance.md)
+  // Sampling the sets cannot make any size cheap: n 1,048,576 and 64 heads is refused either way.
+  Problem huge = problem(1048576, 128, 1, 64);
+  huge.causal = true;
+  CHECK(estimate_runs({"flash2"}, {Pass::fwd, Pass::bwd}, ScheduleContext{huge, h200, {}, 0, {}}, fast).seconds > 600);
+}
+
+TEST_CASE("the CLI: the default limit lets the fast replay of n 131072 through, and refuses the exact one or a far larger one") {
+  const iosim::test::CliResult e = iosim::test::cli({"-c", "h200", "--predict", "--schedule", "flash2", "--heads", "32", "--n",
+                                        "131072", "--d", "128", "--causal", "--pass", "fwdbwd", "--l2", "exact"});
+  CHECK(e.code == 2);
+  CHECK(e.out.empty());
+  CHECK(std::count(e.err.begin(), e.err.end(), '\n') <= 1);
+  CHECK(e.err.find("exact L2 replay") != std::string::npos);
+  CHECK(e.err.find("--max-time") != std::string::npos);
+  const iosim::test::CliResult h = iosim::test::cli({"-c", "h200", "--predict", "--schedule", "flash2", "--heads", "64", "--n",
+                                        "1048576", "--d", "128", "--causal", "--pass", "fwdbwd"});
+  CHECK(h.code == 2);
+  CHECK(h.out.empty());
+  CHECK(h.err.find("fast L2 replay") != std::string::npos);
+  CHECK(h.err.find("--max-time") != std::string::npos);
+  // The fast one is not run here (about 25 s): --max-time 1s refuses it, naming its estimate, which
+  // lies under the default limit of 10 minutes.
+  const iosim::test::CliResult f = iosim::test::cli({"-c", "h200", "--predict", "--schedule", "flash2", "--heads", "32", "--n",
+                                        "131072", "--d", "128", "--causal", "--pass", "fwdbwd", "--max-time", "1s"});
+  CAPTURE(f.err);
+  CHECK(f.code == 2);
+  CHECK(f.err.find("fast L2 replay") != std::string::npos);
+  const auto at = f.err.find("about ");
+  REQUIRE(at != std::string::npos);
+  const double amount = std::stod(f.err.substr(at + 6));
+  const std::string unit = f.err.substr(f.err.find(' ', at + 6) + 1, 3);
+  REQUIRE((unit == "s (" || unit == "min"));
+  CHECK(amount * (unit == "min" ? 60 : 1) < 600);
 }

@@ -9,9 +9,9 @@ import subprocess
 import sys
 import tempfile
 
-# Long enough (about 3 s here, 2026-12-01, after the fast replay made n 8192 take 0.3 s) that the
+# Long enough (7 s of CPU here, 2026-12-01, after shared replays made n 16384 take 1.9 s) that the
 # progress line, shown after a second, appears.
-ARGS = ["tiles", "-c", "h200", "--n", "16384", "--d", "128", "--heads", "8", "-f", "csv"]
+ARGS = ["tiles", "-c", "h200", "--n", "32768", "--d", "128", "--heads", "8", "-f", "csv"]
 
 
 def run_on_pty(cmd):

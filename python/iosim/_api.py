@@ -83,10 +83,11 @@ def predict(config: Config | None = None, *, n: Ints | None = None, d: Ints | No
             br: Ints | None = None, bc: Ints | None = None, warps: int | None = None,
             stages: int | None = None, splits: int | None = None, scenario: str | None = None,
             launch_order: str | None = None, l2_policy: str | None = None, l2: str | None = None,
-            execute: str | None = None, bug: str | None = None, seed: int | None = None,
-            input_scale: float | None = None, max_time: str | float | None = None,
+            kernels: str | None = None, execute: str | None = None, bug: str | None = None,
+            seed: int | None = None, input_scale: float | None = None, max_time: str | float | None = None,
             max_memory: str | int | None = None, format: str = "json") -> Any:
-    """count() and the GPU model (`--predict`): L2 and DRAM traffic, occupancy and time per kernel."""
+    """count() and the GPU model (`--predict`): L2 and DRAM traffic, occupancy and time per kernel;
+    `kernels="pytorch"` times flash2 as PyTorch's SDPA flash backend's kernels (--kernels)."""
     return _call("run", format, _flags(predict=True, **_keywords(locals())))
 
 

@@ -87,6 +87,7 @@ const std::map<std::string, Setter>& setters() {
       {"splits", opt_int(&P::splits)},
       {"warps", opt_int(&P::warps)},
       {"stages", opt_int(&P::stages)},
+      {"kernels", text(&P::kernels)},
       {"dtype", text(&P::dtype)},
       {"pass", text(&P::pass)},
       {"causal", boolean(&P::causal)},

@@ -15,7 +15,7 @@ BAD = [
     ("count", dict(n=1024, d=64)),                                     # no config
     ("count", dict(config="a200", n=1024, d=64)),                      # no such config
     ("count", dict(config="no/such/file.yaml", n=1024, d=64)),
-    ("count", dict(config="a100", n=1024, d=64, schedule="flash3")),   # no such schedule
+    ("count", dict(config="a100", n=1024, d=64, schedule="flash9")),   # no such schedule
     ("count", dict(config="a100", n=1024, d=64, schedule="flash2", br=4096, bc=4096)),  # does not fit
     ("count", dict(config="a100", n=1024, d=64, dtype="fp12")),
     ("count", dict(config="a100", n=1024, d=64, pass_="sideways")),

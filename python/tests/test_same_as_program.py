@@ -25,6 +25,7 @@ PREDICT = [
     dict(config="h200", n=1024, d=64, heads=2, schedule="flash2"),
     dict(config="a100", n=1024, d=64, schedule=["naive", "flash1"], l2="exact", launch_order="heads"),
     dict(config="teaching", n=256, d=16, pass_="bwd", l2_policy="fifo", batch=2),
+    dict(config="h200", n=1024, d=128, heads=4, pass_="fwdbwd", kernels="pytorch"),
 ]
 
 TILES = [

@@ -98,6 +98,9 @@ struct MeasuredSpec {
   double sram_gb_per_s = 0;       ///< shared-memory loads and stores, whole chip
   double tensor_fp16_tflops = 0;  ///< mma.sync m16n8k16, fp32 accumulate
   double tensor_bf16_tflops = 0;
+  /// A cuBLAS 8192³ fp16 GEMM, which issues wgmma on Hopper: the tensor rate a warpgroup-MMA kernel
+  /// reaches (the time model's rate for wgmma families, kernel_family.h)
+  double gemm_fp16_tflops = 0;
   double exp2_g_per_s = 0;        ///< ex2.approx.f32 results per second, whole chip
   PipelineSpec pipeline;          ///< latencies `iosim calibrate` measured (same keys as `pipeline:`); 0 = not
   std::string date;               ///< when they were measured (YYYY-MM-DD); empty when not said

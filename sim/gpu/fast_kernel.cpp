@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <functional>
 #include <numeric>
-#include <queue>
 
 #include "sim/core/error.h"
 #include "sim/gpu/block_bytes.h"
 #include "sim/gpu/block_recorder.h"
+#include "sim/gpu/launch_work.h"
 #include "sim/gpu/request_batch.h"
 
 namespace iosim {
@@ -77,7 +76,7 @@ class FastKernel {
     }
     drain();
     extrapolate(out);
-    schedule(out);
+    schedule_launch(profiles_, heads_, opt_.order, ctx_.hardware.sm.count, out);
     return out;
   }
 
@@ -95,7 +94,7 @@ class FastKernel {
   /// Transfers of recorded blocks kept for reuse by later heads (32 bytes each); past it, blocks
   /// are recorded again for each head.
   static constexpr std::uint64_t kRecordedItems = std::uint64_t{1} << 21;
-  static constexpr std::size_t kAhead = 8;  ///< slots whose next events are fetched ahead
+  static constexpr std::size_t kAhead = 16;  ///< slots whose next events are fetched ahead
   /// A head this many waves long or more may be skipped whatever slots its successors then take
   /// (naive's P·V, 64 blocks a head in 264 slots, leaves 27% fewer dirty bytes when it is not).
   static constexpr std::uint64_t kWavesPerHead = 1;
@@ -127,7 +126,7 @@ class FastKernel {
     if (&r == &recorded_[x]) kept_items_ += r.items.size();
     if (!seen_[x]) {
       seen_[x] = true;
-      Profile& p = profiles_[x];
+      BlockWork& p = profiles_[x];
       p.steps = r.steps;
       p.compute = r.compute;
       p.sram = r.sram;
@@ -196,7 +195,6 @@ class FastKernel {
     const auto& ev = s.rec->items;
     key_.clear();
     bool more = false, loads_only = true, contiguous = true;
-    std::uint64_t per_set = 0;  // the most lines of the step in one set: bounded per tile
     while (s.next < ev.size()) {
       const auto& e = ev[s.next++];
       if (e.tensor == BlockBytes::kStep) {
@@ -207,8 +205,6 @@ class FastKernel {
       key_.emplace_back(b, e.request);
       loads_only = loads_only && e.request == Request::read;
       contiguous = contiguous && b.contiguous();
-      // A contiguous range meets each set at most once per span of `sets` lines it touches.
-      per_set += (b.rows * b.width / line_bytes_) / sets_ + 2;
     }
     if (key_.empty()) return more;
     ++stats_.steps;
@@ -223,8 +219,13 @@ class FastKernel {
       return more;
     }
     std::array<std::uint64_t, 3> sectors{};
+    std::uint64_t per_set = 0;  // the most lines of the step in one set: bounded per tile
     for (const auto& [bytes, r] : key_) {
+      // A contiguous range meets each set at most once per span of `sets` lines it touches.
+      per_set += (bytes.rows * bytes.width / line_bytes_) / sets_ + 2;
+      const std::size_t before = batch_.lines().size();
       sectors[static_cast<std::size_t>(r)] += sample_.add(bytes, batch_.lines());
+      stats_.lines += batch_.lines().size() - before;
       batch_.mark(r, s.partition, s.block);
     }
     c.read += sectors[0];
@@ -316,48 +317,6 @@ class FastKernel {
     out.heads_replayed = heads_replayed;
   }
 
-  /// The whole launch scheduled from the blocks' step counts (as the replay interleaves them: a
-  /// block of s steps holds its slot s + 1 turns; a freed slot takes the next block, lower slots
-  /// first): FLOPs, shared-memory bytes, and each SM's share.
-  void schedule(KernelPrediction& out) const {
-    const std::uint64_t sms = ctx_.hardware.sm.count, blocks = xs_ * heads_;
-    const std::size_t n = std::min<std::uint64_t>(out.occupancy.concurrent, blocks);
-    const auto x_of = [&](std::uint64_t b) { return opt_.order == LaunchOrder::x_major ? b % xs_ : b / heads_; };
-    std::vector<SmLoad> load(sms);
-    std::vector<std::uint64_t> slot_x(n);
-    using Turn = std::pair<std::uint64_t, std::size_t>;  // (the turn the block ends, its slot)
-    std::priority_queue<Turn, std::vector<Turn>, std::greater<>> ends;
-    std::uint64_t launched = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      slot_x[i] = x_of(launched++);
-      ends.push({profiles_[slot_x[i]].steps, i});
-    }
-    while (!ends.empty()) {
-      const auto [turn, i] = ends.top();
-      ends.pop();
-      const Profile& p = profiles_[slot_x[i]];
-      SmLoad& l = load[i % sms];
-      l.matmul_flops += static_cast<double>(p.compute.matmul.value);
-      l.vector_flops += static_cast<double>(p.compute.vector.value);
-      l.special_ops += static_cast<double>(p.compute.special.value);
-      l.sram_bytes += static_cast<double>(p.sram.value);
-      out.matmul += p.compute.matmul;
-      out.vector += p.compute.vector;
-      out.special += p.compute.special;
-      out.sram += p.sram;
-      if (launched < blocks) {
-        slot_x[i] = x_of(launched++);
-        ends.push({turn + 1 + profiles_[slot_x[i]].steps, i});
-      }
-    }
-    for (const SmLoad& l : load) {
-      out.busiest.matmul_flops = std::max(out.busiest.matmul_flops, l.matmul_flops);
-      out.busiest.vector_flops = std::max(out.busiest.vector_flops, l.vector_flops);
-      out.busiest.special_ops = std::max(out.busiest.special_ops, l.special_ops);
-      out.busiest.sram_bytes = std::max(out.busiest.sram_bytes, l.sram_bytes);
-    }
-  }
-
   const Kernel& k_;
   const ScheduleContext& ctx_;
   const GpuModelOptions& opt_;
@@ -372,13 +331,7 @@ class FastKernel {
   std::uint64_t concurrent_ = 1;
   std::array<HeadMap, kTensorCount> maps_{};  ///< k_.head_map() of each tensor, looked up once
   std::vector<HeadCounts> counts_;
-  /// One block's work, the same for every head: what scheduling the launch needs.
-  struct Profile {
-    std::uint64_t steps = 0;
-    ComputeCounts compute;
-    Bytes sram;
-  };
-  std::vector<Profile> profiles_;
+  std::vector<BlockWork> profiles_;  ///< per x: what scheduling the launch needs
   std::vector<BlockBytes> recorded_;  ///< per x, empty until recorded (and while there is no room)
   std::vector<bool> seen_;            ///< per x: profiles_[x] is set
   std::uint64_t kept_items_ = 0;

@@ -21,6 +21,7 @@ namespace iosim {
 struct FastKernelStats {
   std::uint64_t steps = 0;         ///< block steps with transfers, in the blocks replayed
   std::uint64_t steps_reused = 0;  ///< of which counted from an earlier step that only hit
+  std::uint64_t lines = 0;         ///< line requests sent to the (sampled) L2
 };
 
 /// Replays kernel `k` through `l2` (partitioned_ is `l2` when it has two partitions), whose misses

@@ -42,25 +42,31 @@ std::uint64_t sets_per_partition(const L2Spec& spec) {
   return L2Cache::sets_of(part);
 }
 
-/// The stride: the least power of two that brings the replayed line requests near the budget,
-/// keeping at least kMinSets sets per partition.
-std::uint32_t choose_stride(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
-  const std::uint64_t sets = sets_per_partition(ctx.hardware.l2);
-  if (opt.sample_stride != 0) return opt.sample_stride;
+}  // namespace
+
+FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
+  FirstPass f;
   LineEstimate est(ctx.problem.dtype, ctx.hardware.l2.line_bytes);
   s.emit(Emitter(est, Walk::runs));
+  f.lines = est.lines;
   // Heads skipped: about four periods replayed when the heads are many and large (an estimate only:
   // it sets the stride, not the counts).
   const auto grid = static_cast<double>(ctx.problem.batch * ctx.problem.heads);
-  const double replayed = opt.skip_heads ? std::min(1.0, 4.0 * static_cast<double>(ctx.problem.group()) / grid) : 1.0;
-  const double want = est.lines * replayed / static_cast<double>(FastReplay::kLineBudget);
+  f.heads_replayed = opt.skip_heads ? std::min(1.0, 4.0 * static_cast<double>(ctx.problem.group()) / grid) : 1.0;
+  if (opt.sample_stride != 0) {
+    f.stride = opt.sample_stride;
+    return f;
+  }
+  // The least power of two that brings the replayed line requests near the budget, keeping at
+  // least kMinSets sets per partition.
+  const std::uint64_t sets = sets_per_partition(ctx.hardware.l2);
+  const double want = f.lines * f.heads_replayed / static_cast<double>(FastReplay::kLineBudget);
   std::uint32_t limit = 1;
   while (limit < want && limit < (1u << 20)) limit *= 2;
   limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(limit, std::max<std::uint64_t>(1, sets / FastReplay::kMinSets)));
-  return SetSample::largest_stride(sets, limit);
+  f.stride = SetSample::largest_stride(sets, limit);
+  return f;
 }
-
-}  // namespace
 
 void SampledDram::add(std::uint64_t line, std::uint32_t mask, int which) {
   const std::uint64_t n = sector_count(mask);
@@ -131,7 +137,7 @@ FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, s
 
 std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt,
                                             Prediction& cold) {
-  std::uint32_t stride = choose_stride(s, ctx, opt);
+  std::uint32_t stride = first_pass(s, ctx, opt).stride;
   const std::vector<const Kernel*> kernels = s.kernels();
   for (;;) {
     auto r = std::make_unique<FastReplay>(ctx, opt, stride);
@@ -144,7 +150,14 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
     const double ratio = (kMaxStandardError / e) * (kMaxStandardError / e);
     std::uint32_t next = 1;
     while (next * 2 <= static_cast<double>(stride) * ratio && next * 2 < stride) next *= 2;
-    stride = std::max(std::min(next, stride / 2), stride / kMaxStrideStep);
+    next = std::max(std::min(next, stride / 2), stride / kMaxStrideStep);
+    // Where `next` would likely miss the bound too (were the sets drawn at random), the smallest
+    // stride still within the budget (this pass's replayed lines × stride ÷ the smaller one) instead:
+    // one pass fewer, at a cost the budget allows.
+    std::uint32_t affordable = stride;
+    while (affordable > 1 && r->stats().lines * (stride / (affordable / 2)) <= kLineBudget) affordable /= 2;
+    const bool next_misses = e * std::sqrt(static_cast<double>(next) / stride) > kMaxStandardError;
+    stride = next_misses ? std::min(next, affordable) : next;
   }
 }
 

@@ -66,6 +66,15 @@ class SampledDram final : public MemoryLevel {
   LevelCounters counters_;
 };
 
+/// What the fast replay's first pass will replay, from a Walk::runs count (microseconds): what the
+/// stride is chosen from, and what sim/work_estimate.h prices.
+struct FirstPass {
+  std::uint32_t stride = 1;   ///< the first stride fit() tries
+  double lines = 0;           ///< line requests of every kernel and head (each tile's lines, plus one)
+  double heads_replayed = 1;  ///< the share of the heads expected to be replayed (skipped heads aside)
+};
+[[nodiscard]] FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt);
+
 class FastReplay {
  public:
   /// About this many line requests are replayed per pass (the first stride's target).

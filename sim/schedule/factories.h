@@ -17,5 +17,7 @@ std::unique_ptr<Schedule> make_flash2_bwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flashdecode_fwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flashdecode_heads_fwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_dtiled_fwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_flash3_fwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_flash3_bwd(const ScheduleContext& ctx);
 
 }  // namespace iosim::detail

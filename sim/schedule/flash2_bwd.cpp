@@ -13,7 +13,8 @@
 // HBM traffic per head: reads 2·N·d + 2·N_kv·d + T_c·(2·N·d + 2·N) + N·d (fp32), writes N + N·d (fp32)
 // + 2·N_kv·d + N·d, and T_c·N·d fp32 elements reduced (read and written) into dQacc.
 // Kernels: preprocess and convert one block per Q tile; main one block per K/V tile and head, 8 warps.
-// Default tiles: FlashAttention-2's run_mha_bwd_hdim* (kBlockM × kBlockN).
+// Default tiles: the kernel menu's default kernel where one is compiled for d (kernel_menu.h); else, and
+// always with --kernels pytorch, FlashAttention-2's run_mha_bwd_hdim* (kBlockM × kBlockN, defaults.h).
 // Run: iosim --config a100.yaml --n 4096 --d 64 --pass bwd --schedule flash2
 #include <algorithm>
 
@@ -37,7 +38,7 @@ class Flash2Backward final : public Schedule {
         stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 2u) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
     tiles_ = choose_tiles(name(), ctx,
-                          menu_tile_or(name(), Pass::bwd, p_.d,
+                          menu_tile_or(name(), Pass::bwd, ctx,
                                        {fa2_backward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
                           Shrink::rows_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const Tiling rows{p_.n, tiles_.br};

@@ -12,7 +12,8 @@
 // shared memory (K and V × stages), S and O accumulated in registers. Each warp reads all of K_j and V_j
 // from shared memory for its products.
 // Default tiles: the kernel menu's default kernel where one is compiled for d (cuda/kernels/menu.csv,
-// kernel_menu.h); else those of FlashAttention-2's CUDA code for the head dimension (defaults.h).
+// kernel_menu.h); else, and always with --kernels pytorch, those of FlashAttention-2's CUDA code for the
+// head dimension (defaults.h).
 // Run: iosim --config h100.yaml --n 8192 --d 64 --schedule flash2
 #include <algorithm>
 
@@ -37,7 +38,7 @@ class Flash2Forward final : public Schedule {
         stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 1u) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
     tiles_ = choose_tiles(name(), ctx,
-                          menu_tile_or(name(), Pass::fwd, p_.d,
+                          menu_tile_or(name(), Pass::fwd, ctx,
                                        {fa2_forward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
                           Shrink::cols_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const Tiling rows{p_.n, tiles_.br};

@@ -40,7 +40,7 @@ class FlashDecode final : public Schedule {
   FlashDecode(const ScheduleContext& ctx, bool packed)
       : p_(ctx.problem), packed_heads_(packed), packed_(packed ? p_.group() * p_.n : p_.n),
         warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
-    tiles_ = choose_tiles(name(), ctx, menu_tile_or(name(), Pass::fwd, p_.d, {fa2_splitkv_tiles(p_), tile_source::kFa2}),
+    tiles_ = choose_tiles(name(), ctx, menu_tile_or(name(), Pass::fwd, ctx, {fa2_splitkv_tiles(p_), tile_source::kFa2}),
                           Shrink::cols_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const std::uint64_t kv_tiles = ceil_div(p_.n_kv, tiles_.bc);
     const std::uint64_t heads = p_.batch * (packed ? p_.kv_head_count() : p_.heads);

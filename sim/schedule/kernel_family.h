@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/schedule/kernel_source.h"
+
 namespace iosim {
 
 /// How the warps of a block share one matrix product's output (m × n).
@@ -30,6 +32,23 @@ struct MatmulRole {
   Operand b = Operand::shared;
 };
 
+/// The tensor-core instruction a family's products issue.
+enum class MmaInstruction : std::uint8_t {
+  mma_sync,  ///< mma.sync m16n8k16 per warp, shared-memory operands staged by ldmatrix (Ampere and later)
+  wgmma,     ///< wgmma.mma_async m64nNk16 (N ≤ 256) per warpgroup of four warps (sm_90a): shared-memory
+             ///< operands read by the tensor cores through a descriptor, once per warpgroup (no ldmatrix);
+             ///< asynchronous: the warp issues on while the product runs
+};
+
+/// How a warp-specialised family reallocates registers between its warpgroups (setmaxnreg): with
+/// `consumer_groups` consumer warpgroups, the producer's threads shrink to `producer` registers and
+/// the consumers' grow to `consumer`.
+struct RegisterSplit {
+  std::uint32_t consumer_groups = 0;
+  std::uint32_t producer = 0;
+  std::uint32_t consumer = 0;
+};
+
 /// How the time of a family's kernels is found.
 enum class FamilyModel : std::uint8_t {
   sm_steps,  ///< the SM model, step by step (sm_model.h)
@@ -42,8 +61,9 @@ enum class Overlap : std::uint8_t {
   in_phase,  ///< every resident warp does the same step in the same order (FlashAttention-2: the products,
              ///< then the softmax, then the products), so one warp's phase on a pipe queues behind the
              ///< others' on that pipe, and another pipe idles meanwhile
-  staggered, ///< warps are scheduled out of phase (FlashAttention-3's ping-pong): one's softmax runs
-             ///< while another's products do; a step takes the larger of one chain and the pipes' work
+  staggered, ///< warpgroups are scheduled out of phase (FlashAttention-3's ping-pong): one's softmax runs
+             ///< while another's products do; a step takes the larger of one chain and the pipes' work.
+             ///< Only one warpgroup's warps (one per sub-partition) run a phase together
 };
 
 /// Warp instructions a step issues beyond what the SM model derives from the schedule (integer and
@@ -59,6 +79,34 @@ struct StepOverhead {
   double per_score = 0;
   double per_row = 0;
   double per_column = 0;
+};
+
+/// What a warp of the family waits on its own instructions' results, per instruction, measured by
+/// Nsight Compute's warp-state counters on the family's compiled kernels (scripts/fit-stalls.py over
+/// scripts/stalls-h200's files: medians over the kernels of the tile menu). Both are properties of the
+/// compiled code and of the latencies, not of how many warps share the SM, so the SM model adds them
+/// to one warp's own time through a step (its serial bound); sharing (other warps' issue, the pipes'
+/// throughput) it derives itself. Counted cycles, not fitted to kernel times.
+struct DependencyWaits {
+  double per_instruction = 0;  ///< fixed-latency waits ("wait": the stall counts the compiler encodes)
+  double per_mio = 0;          ///< MIO results (short scoreboard) per ldmatrix, shuffle and ex2 the model counts
+};
+
+/// How a Hopper-native (sm_90a) family differs from an mma.sync one: all defaults for the others.
+struct HopperTraits {
+  MmaInstruction mma = MmaInstruction::mma_sync;
+  /// Warps of a block that only load (a warp-specialised kernel's producer warpgroup): they issue no
+  /// products and no element-wise work, so the SM model prices the other warps' steps.
+  std::uint32_t producer_warps = 0;
+  /// Loads are issued by the tensor memory accelerator (TMA, cp.async.bulk.tensor): one instruction a
+  /// tile from one thread of the producer, none per lane; they land in shared memory as cp.async's do.
+  bool tma_loads = false;
+  /// Intra-warpgroup overlap: the warp's element-wise work (the softmax of tile j) runs while its
+  /// asynchronous products (the next tile's S = Q Kᵀ) do, so a step's chain is the longer of the
+  /// products' chain and the rest, not their sum. Needs MmaInstruction::wgmma.
+  bool overlap_products = false;
+  /// Register reallocation by consumer warpgroups (warp-specialised families; empty otherwise).
+  std::vector<RegisterSplit> register_splits;
 };
 
 struct KernelFamily {
@@ -86,14 +134,23 @@ struct KernelFamily {
   double per_fragment = 1;
   Overlap overlap = Overlap::in_phase;
   StepOverhead overhead;
+  DependencyWaits waits;
+  /// What a Hopper-native kernel does beyond an Ampere-style one ({} for the others).
+  HopperTraits hopper;
+  /// The stages of its load pipeline where the kernel fixes them whatever copies of K/V the schedule
+  /// keeps (0: the schedule's stages).
+  std::uint32_t load_stages = 0;
 };
+
+/// The register split of `family` with `consumer_groups` consumer warpgroups; nullptr where it has none.
+[[nodiscard]] const RegisterSplit* register_split(const KernelFamily& family, std::uint32_t consumer_groups);
 
 /// A thread's registers in a kernel of `family` holding `fragment_registers` (see KernelFamily).
 [[nodiscard]] std::uint32_t family_registers(const KernelFamily& family, double fragment_registers);
 
-/// The family of a kernel, by the kernel's name (Kernel::name()); the roofline family for a name
-/// no family describes.
-[[nodiscard]] const KernelFamily& family_of(std::string_view kernel_name);
+/// The family of a kernel, by the kernel's name (Kernel::name()) and whose compiled kernel runs it
+/// (the registry's kernels or pytorch_kernels); the roofline family for a name no family describes.
+[[nodiscard]] const KernelFamily& family_of(std::string_view kernel_name, KernelSource source = KernelSource::iosim);
 
 /// Every family, for tests and docs.
 [[nodiscard]] const std::vector<KernelFamily>& kernel_families();

@@ -9,8 +9,9 @@ const kernel_menu::Default* menu_default(std::string_view schedule, Pass pass, s
   return nullptr;
 }
 
-DefaultTile menu_tile_or(std::string_view schedule, Pass pass, std::uint64_t d, DefaultTile rule) {
-  const kernel_menu::Default* k = menu_default(schedule, pass, d);
+DefaultTile menu_tile_or(std::string_view schedule, Pass pass, const ScheduleContext& ctx, DefaultTile rule) {
+  if (ctx.kernel.source != KernelSource::iosim) return rule;
+  const kernel_menu::Default* k = menu_default(schedule, pass, ctx.problem.d);
   return k != nullptr ? DefaultTile{{k->br, k->bc}, tile_source::kMenu} : rule;
 }
 

@@ -16,8 +16,10 @@ namespace iosim {
 /// The menu's default kernel of `schedule`'s pass at head dimension d, or nullptr where none is compiled.
 [[nodiscard]] const kernel_menu::Default* menu_default(std::string_view schedule, Pass pass, std::uint64_t d);
 
-/// `schedule`'s default tile for `pass` at head dimension d: the menu's default kernel's tile where the
-/// menu has one, else `rule`.
-[[nodiscard]] DefaultTile menu_tile_or(std::string_view schedule, Pass pass, std::uint64_t d, DefaultTile rule);
+/// `schedule`'s default tile for `pass` at ctx's head dimension: the menu's default kernel's tile where the
+/// menu has one and ctx asks for iosim's kernels, else `rule` (the menu is iosim's kernels: with
+/// `--kernels pytorch`, flash2's default stays FlashAttention-2's own, the tile PyTorch's kernels run).
+[[nodiscard]] DefaultTile menu_tile_or(std::string_view schedule, Pass pass, const ScheduleContext& ctx,
+                                       DefaultTile rule);
 
 }  // namespace iosim

@@ -23,9 +23,18 @@ constexpr std::array kFlash1Kernels = {
 constexpr std::array kFlash2Kernels = {
     KernelFamilyOf{"flash2_fwd", "fa2-fwd"}, KernelFamilyOf{"flash2_bwd", "fa2-bwd"},
     KernelFamilyOf{"flash2_bwd_preprocess", "elementwise"}, KernelFamilyOf{"flash2_bwd_convert", "elementwise"}};
+// PyTorch's FlashAttention-2 (flash_fwd_kernel; flash_bwd_dot_do_o_kernel, flash_bwd_dq_dk_dv_loop_seqk_
+// parallel_kernel, flash_bwd_convert_dq_kernel): the same schedule, other compiled kernels.
+constexpr std::array kFlash2TorchKernels = {
+    KernelFamilyOf{"flash2_fwd", "torch-fa2-fwd"}, KernelFamilyOf{"flash2_bwd", "torch-fa2-bwd"},
+    KernelFamilyOf{"flash2_bwd_preprocess", "elementwise"}, KernelFamilyOf{"flash2_bwd_convert", "elementwise"}};
 constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
                                             KernelFamilyOf{"flashdecode_combine", "elementwise"}};
 constexpr std::array kDtiledKernels = {KernelFamilyOf{"dtiled_fwd", "dtiled"}};
+constexpr std::array kFlash3Kernels = {
+    KernelFamilyOf{"flash3_fwd", "fa3-fwd"}, KernelFamilyOf{"flash3_fwd_ss", "fa3-fwd-ss"},
+    KernelFamilyOf{"flash3_bwd", "fa3-bwd"}, KernelFamilyOf{"flash3_bwd_preprocess", "elementwise"},
+    KernelFamilyOf{"flash3_bwd_convert", "elementwise"}};
 
 const std::array kEntries = {
     ScheduleEntry{"naive", "standard attention: S and P written to HBM and read back (Algorithms 0 and 3)", true,
@@ -42,7 +51,8 @@ const std::array kEntries = {
                   &detail::make_flash2_fwd, &detail::make_flash2_bwd, &exec::kFlash2Executor, CudaAlgo::flash2,
                   kFlash2Kernels,
                   Caps{.tile_search = true, .stages = true, .tiles_default = true, .traced_by_default = true},
-                  BoundsRole{.n_sweep = true, .at_m = AtM::quarter_d}, ValidateRole{.ragged_and_bf16 = true}},
+                  BoundsRole{.n_sweep = true, .at_m = AtM::quarter_d}, ValidateRole{.ragged_and_bf16 = true},
+                  kFlash2TorchKernels},
     ScheduleEntry{"flashdecode",
                   "split-KV decoding (Flash-Decoding): a group's query heads packed as one block's rows, "
                   "K/V read once per KV head, split across blocks, then a combine pass",
@@ -55,6 +65,11 @@ const std::array kEntries = {
     ScheduleEntry{"dtiled", "tiled attention that also tiles d, for SRAM below d² (Saha & Ye 2024)", false,
                   &detail::make_dtiled_fwd, nullptr, nullptr, std::nullopt, kDtiledKernels, Caps{.tile_search = true},
                   BoundsRole{.small_sram = true}, {}},
+    ScheduleEntry{"flash3",
+                  "FlashAttention-3 on Hopper (sm_90): warp-specialised, TMA-loaded K/V stages, wgmma, ping-pong "
+                  "consumer warpgroups; flash2's traffic",
+                  false, &detail::make_flash3_fwd, &detail::make_flash3_bwd, nullptr, std::nullopt, kFlash3Kernels,
+                  Caps{.tile_search = true, .stages = true, .warpgroups = true, .hopper_only = true}, {}, {}},
 };
 
 }  // namespace

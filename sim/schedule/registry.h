@@ -36,6 +36,12 @@ struct ScheduleCaps {
   bool traced_by_default = false;  ///< `iosim trace` shows it when no --schedule is given
   bool baseline = false;     ///< the table's "naive ÷" column divides its HBM traffic by this one's
   bool streaming = false;    ///< its kernels stream whole rows (GEMMs): the work estimate's streaming rate
+  /// Its kernels are warp-specialised warpgroups (flash3): `iosim tiles` searches whole warpgroups
+  /// and its own sizes and stages (tile_search_defaults), and the schedule checks the warpgroups' rows.
+  bool warpgroups = false;
+  /// It runs on Hopper configs only (flash3: TMA and wgmma, sm_90): `iosim tiles` builds it once before
+  /// searching, so a refusal is one error; the tests' loops over every schedule on an A100 skip it.
+  bool hopper_only = false;
 };
 
 /// Its part in the `iosim bounds` sweeps (sim/slopes/sweep.h).
@@ -74,6 +80,9 @@ struct ScheduleEntry {
   ScheduleCaps caps;
   BoundsRole bounds;
   ValidateRole validate;
+  /// PyTorch's kernels that run it (SDPA's flash backend), by the model's kernel names, and their
+  /// families; empty: PyTorch has none (`--kernels pytorch` refuses the schedule).
+  std::span<const KernelFamilyOf> pytorch_kernels = {};
 
   [[nodiscard]] ScheduleFactory factory(Pass p) const { return p == Pass::fwd ? fwd : bwd; }
 };

@@ -19,6 +19,7 @@
 #include "sim/core/problem.h"
 #include "sim/core/sram.h"
 #include "sim/schedule/kernel.h"
+#include "sim/schedule/kernel_source.h"
 
 namespace iosim {
 
@@ -45,6 +46,7 @@ struct TileRequest {
 struct KernelRequest {
   std::uint32_t warps = 0;
   std::uint32_t stages = 0;
+  KernelSource source = KernelSource::iosim;
 };
 
 /// Everything a schedule is built from.

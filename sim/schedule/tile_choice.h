@@ -40,6 +40,7 @@ inline constexpr std::string_view kUser = "--br/--bc";
 inline constexpr std::string_view kMenu = "kernel menu";      ///< cuda/kernels/menu.csv (kernel_menu.h)
 inline constexpr std::string_view kPaper = "paper";            ///< FlashAttention's B_c = ⌈M/4d⌉, B_r = min(B_c, d)
 inline constexpr std::string_view kFa2 = "FlashAttention-2";  ///< its CUDA code's choice (defaults.h)
+inline constexpr std::string_view kFa3 = "FlashAttention-3";  ///< its Hopper code's choice (flash3.h)
 inline constexpr std::string_view kGemm = "GEMM";              ///< the GEMMs' output tile
 inline constexpr std::string_view kDtiled = "d-tiled";         ///< B_r = B_c = ⌊√(M/5)⌋
 }  // namespace tile_source

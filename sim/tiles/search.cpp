@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <thread>
+#include <unordered_map>
 
 #include "sim/core/error.h"
 #include "sim/core/progress.h"
+#include "sim/gpu/replay_input.h"
 #include "sim/schedule/registry.h"
 
 namespace iosim {
@@ -19,41 +23,115 @@ const Kernel& main_kernel(const Schedule& s) {
                             [](const Kernel* a, const Kernel* b) { return a->launch().smem < b->launch().smem; });
 }
 
-void evaluate(TileCandidate& c, const ScheduleContext& base, const TileSearchSpec& spec) {
-  ScheduleContext ctx = base;
-  ctx.tiles = {c.tiles.br, c.tiles.bc};
-  ctx.kernel = c.kernel;
+/// A candidate that passed its checks, ready for the GPU model.
+struct Prepared {
+  ScheduleContext ctx;
+  std::unique_ptr<Schedule> schedule;
+  ReplayInput input;             ///< when replays are shared
+  std::size_t replayed_by = 0;   ///< the candidate whose replay it takes (itself, or an earlier one)
+  Prediction replay;             ///< what predict() returned, for the candidates that replay
+};
+
+/// Rejects `c` with its reason, or builds its schedule into `p` (and, when `share`, its replay input).
+void prepare(TileCandidate& c, Prepared& p, const ScheduleContext& base, const TileSearchSpec& spec, bool share) {
+  p.ctx = base;
+  p.ctx.tiles = {c.tiles.br, c.tiles.bc};
+  p.ctx.kernel = c.kernel;
   // Each warp owns whole MMA rows of the tile it splits: B_r rows in a forward, B_c in a backward.
   const std::uint64_t split = spec.pass == Pass::fwd ? c.tiles.br : c.tiles.bc;
-  if (split < kRowsPerWarp * c.kernel.warps) {
+  if (warps_own_rows(spec.schedule) && split < kRowsPerWarp * c.kernel.warps) {
     c.rejected = "threads: " + std::to_string(c.kernel.warps) + " warps need " +
                  std::string(spec.pass == Pass::fwd ? "B_r" : "B_c") + " ≥ " +
                  std::to_string(kRowsPerWarp * c.kernel.warps) + " (16 rows each)";
     return;
   }
-  std::unique_ptr<Schedule> s;
   try {
-    s = make_schedule(spec.schedule, spec.pass, ctx);
+    p.schedule = make_schedule(spec.schedule, spec.pass, p.ctx);
   } catch (const InputError& e) {
-    const std::string what = e.what();
+    std::string what = e.what();
+    const std::string own = spec.schedule + ": ";  // "flash3: registers: …" → "registers: …"
+    if (what.rfind(own, 0) == 0 && what.find("does not fit") == std::string::npos) what = what.substr(own.size());
     c.rejected = what.find("does not fit") != std::string::npos ? "shared memory: " + what.substr(what.find("needs"))
                                                                  : what;
     return;
   }
-  const Kernel& k = main_kernel(*s);
+  const Kernel& k = main_kernel(*p.schedule);
   c.launch = k.launch();
-  c.occupancy = occupancy(c.launch, ctx.hardware.sm);
+  c.occupancy = occupancy(c.launch, p.ctx.hardware.sm);
   if (!c.occupancy.infeasible.empty()) {
     c.rejected = c.occupancy.infeasible;
+    p.schedule.reset();
     return;
   }
-  GpuModelOptions g = spec.gpu;
-  g.warm = false;
-  c.predicted = predict(*s, ctx, g);
-  c.time = predict_time(*s, ctx, c.predicted, ctx.hardware);
+  if (share) p.input = replay_input(*p.schedule, p.ctx, spec.gpu.order);
+}
+
+/// Runs work(i) for i in [0, count) on `threads` threads; rethrows the first exception.
+void parallel_for(std::size_t count, unsigned threads, const std::function<void(std::size_t)>& work) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(threads);
+  const auto run = [&](unsigned id) {
+    try {
+      for (std::size_t i = next++; i < count; i = next++) work(i);
+    } catch (...) {
+      errors[id] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run, t);
+  run(0);
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+/// Points each prepared candidate at the first one (in enumeration order) with the same replay;
+/// returns those that replay, each with how many candidates take its replay.
+std::vector<std::pair<std::size_t, std::uint64_t>> group(std::vector<Prepared>& prep, bool share) {
+  std::vector<std::pair<std::size_t, std::uint64_t>> replays;
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_digest;  // digest → indices into replays
+  for (std::size_t i = 0; i < prep.size(); ++i) {
+    if (!prep[i].schedule) continue;
+    prep[i].replayed_by = i;
+    if (share) {
+      std::vector<std::size_t>& same = by_digest[prep[i].input.digest[0]];
+      const auto it = std::find_if(same.begin(), same.end(), [&](std::size_t r) {
+        return prep[replays[r].first].input.same_replay(prep[i].input);
+      });
+      if (it != same.end()) {
+        prep[i].replayed_by = replays[*it].first;
+        ++replays[*it].second;
+        continue;
+      }
+      same.push_back(replays.size());
+    }
+    replays.push_back({i, 1});
+  }
+  return replays;
 }
 
 }  // namespace
+
+TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass) {
+  TileSearchSpec spec;
+  spec.schedule = schedule;
+  spec.pass = pass;
+  const ScheduleEntry* e = find_schedule(schedule);
+  if (e != nullptr && e->caps.warpgroups) {
+    // B_r in multiples of 64 per consumer warpgroup, B_c in multiples of 16 (FlashAttention-3's 176
+    // among them); one producer and one to three consumer warpgroups; two or three K/V stages.
+    spec.sizes = {64, 80, 96, 128, 160, 176, 192, 256};
+    spec.warps = {8, 12, 16};
+    spec.stages = {2, 3};
+  }
+  return spec;
+}
+
+bool warps_own_rows(const std::string& schedule) {
+  const ScheduleEntry* e = find_schedule(schedule);
+  return e == nullptr || !e->caps.warpgroups;
+}
 
 std::string default_tile_schedule() {
   return std::string(first_schedule([](const ScheduleEntry& e) { return e.caps.tiles_default; })->name);
@@ -71,6 +149,9 @@ std::vector<std::uint32_t> searched_stages(const TileSearchSpec& spec) {
 
 std::vector<TileCandidate> search_tiles(const ScheduleContext& base, const TileSearchSpec& spec) {
   const std::vector<std::uint32_t> stages = searched_stages(spec);
+  // A schedule that refuses the GPU or the problem whatever the tile (flash3 off Hopper) is one error,
+  // not a table of rejected candidates.
+  if (schedule_entry(spec.schedule).caps.hopper_only) (void)make_schedule(spec.schedule, spec.pass, base);
   std::vector<TileCandidate> all;
   for (std::uint64_t br : spec.sizes) {
     for (std::uint64_t bc : spec.sizes) {
@@ -80,28 +161,29 @@ std::vector<TileCandidate> search_tiles(const ScheduleContext& base, const TileS
     }
   }
   const unsigned threads = spec.threads != 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<std::size_t> next{0}, evaluated{0};
-  std::vector<std::exception_ptr> errors(threads);
-  const auto work = [&](unsigned id) {
-    try {
-      for (std::size_t i = next++; i < all.size(); i = next++) {
-        {
-          const ProgressMute mute;  // the candidates report, not each one's prediction
-          evaluate(all[i], base, spec);
-        }
-        report_progress("tiles: candidates", ++evaluated, all.size());
-      }
-    } catch (...) {
-      errors[id] = std::current_exception();
+  GpuModelOptions g = spec.gpu;
+  g.warm = false;
+  std::vector<Prepared> prep(all.size());
+  parallel_for(all.size(), threads, [&](std::size_t i) { prepare(all[i], prep[i], base, spec, spec.share_replays); });
+  const std::vector<std::pair<std::size_t, std::uint64_t>> replays = group(prep, spec.share_replays);
+  std::uint64_t candidates = 0;
+  for (const auto& r : replays) candidates += r.second;
+  std::atomic<std::uint64_t> done{0};
+  parallel_for(replays.size(), threads, [&](std::size_t r) {
+    Prepared& p = prep[replays[r].first];
+    {
+      const ProgressMute mute;  // the candidates report, not each one's prediction
+      p.replay = predict(*p.schedule, p.ctx, g);
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+    report_progress("tiles: candidates", done += replays[r].second, candidates);
+  });
+  parallel_for(all.size(), threads, [&](std::size_t i) {
+    Prepared& p = prep[i];
+    if (!p.schedule) return;
+    const Prediction& replay = prep[p.replayed_by].replay;
+    all[i].predicted = spec.share_replays ? with_work(replay, p.input) : replay;
+    all[i].time = predict_time(*p.schedule, p.ctx, all[i].predicted, p.ctx.hardware);
+  });
   std::stable_sort(all.begin(), all.end(), [](const TileCandidate& a, const TileCandidate& b) {
     if (a.rejected.empty() != b.rejected.empty()) return a.rejected.empty();
     return a.rejected.empty() && a.time.total_s < b.time.total_s;

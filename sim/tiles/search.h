@@ -23,9 +23,22 @@ struct TileSearchSpec {
   std::vector<std::uint32_t> warps{4, 8};
   GpuModelOptions gpu;
   unsigned threads = 0;  ///< host threads simulating candidates; 0 = all cores
+  /// Replay the L2 once for candidates whose replays are the same (sim/gpu/replay_input.h: the same
+  /// blocks and as many at once, e.g. warps or stages alone differ); false: once per candidate. The
+  /// results are the same either way (tests/550-tiles.cpp).
+  bool share_replays = true;
 };
 
 inline constexpr std::uint64_t kRowsPerWarp = 16;  ///< an m16n8k16 MMA's rows: the least a warp can own
+
+/// The search's defaults for `schedule`: TileSearchSpec's, or for a warpgroup schedule (the registry's
+/// caps.warpgroups: flash3; whole warpgroups, B_r in multiples of 64, B_c of 16) its own sizes, warps
+/// and stages.
+[[nodiscard]] TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass);
+
+/// Whether `schedule`'s warps each own kRowsPerWarp rows of the split side (mma.sync kernels; a
+/// warpgroup schedule checks its warpgroups' rows itself).
+[[nodiscard]] bool warps_own_rows(const std::string& schedule);
 
 struct TileCandidate {
   TileShape tiles;

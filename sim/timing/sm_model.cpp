@@ -28,6 +28,53 @@ std::uint64_t warps_along_m(std::uint64_t m, std::uint64_t warps) {
   return wm;
 }
 
+/// wgmma: a warpgroup's instruction is m64 × N × k16 with N ≤ 256 (PTX ISA, "wgmma.mma_async").
+constexpr std::uint64_t kWgmmaRows = 64;
+constexpr std::uint64_t kWgmmaMaxN = 256;
+constexpr std::uint64_t kWarpsPerGroup = 4;
+constexpr double kOperandBytes = 2;  ///< 16-bit operands, as kLdmatrixBytes assumes
+
+/// One warp's share of a product issued as wgmma by `warps / 4` warpgroups: its instructions, its
+/// tensor work in m16n8k16 equivalents (each warp computes 16 rows of every m64 tile), the rows it
+/// holds, and the shared-memory bytes the block's tensor cores read for its operands.
+struct WgmmaShare {
+  double instructions = 0, mma_equivalents = 0, smem_bytes = 0;
+  std::uint64_t rows_per_warp = 0;
+};
+
+WgmmaShare wgmma_share_as(const MatmulShape& mm, const MatmulRole& role, std::uint64_t warps) {
+  const std::uint64_t groups = std::max<std::uint64_t>(1, warps / kWarpsPerGroup);
+  std::uint64_t mg = ceil_div_u(mm.m, groups), ng = mm.n;
+  if (role.split == WarpSplit::grid) {
+    std::uint64_t gm = std::max<std::uint64_t>(1, std::min(ceil_div_u(mm.m, kWgmmaRows), groups));
+    while (gm > 1 && (groups % gm != 0 || ceil_div_u(mm.m, kWgmmaRows) % gm != 0)) --gm;
+    mg = ceil_div_u(mm.m, gm);
+    ng = ceil_div_u(mm.n, groups / gm);
+  }
+  const std::uint64_t mt = std::max<std::uint64_t>(1, ceil_div_u(mg, kWgmmaRows));
+  const std::uint64_t nchunks = std::max<std::uint64_t>(1, ceil_div_u(ng, kWgmmaMaxN));
+  const std::uint64_t kt = std::max<std::uint64_t>(1, ceil_div_u(mm.k, 16));
+  WgmmaShare w;
+  w.instructions = static_cast<double>(mt * nchunks * kt);
+  w.mma_equivalents = static_cast<double>(mt * std::max<std::uint64_t>(1, ceil_div_u(ng, 8)) * kt);
+  w.rows_per_warp = mt * 16;
+  // Per warpgroup: A (m64 × k16) once per instruction, B (N × k16) once per instruction.
+  const double a = role.a == Operand::shared ? static_cast<double>(mt * nchunks * kt * kWgmmaRows * 16) : 0;
+  const double b = role.b == Operand::shared ? static_cast<double>(mt * ng * kt * 16) : 0;
+  w.smem_bytes = static_cast<double>(groups) * (a + b) * kOperandBytes;
+  return w;
+}
+
+/// A grid-split product may be computed transposed (Cᵀ = Bᵀ Aᵀ: FlashAttention-3's backward's swapAB
+/// choices) so that fewer of its rows pad an m64 tile; the kernel takes the cheaper orientation.
+WgmmaShare wgmma_share(const MatmulShape& mm, const MatmulRole& role, std::uint64_t warps) {
+  const WgmmaShare straight = wgmma_share_as(mm, role, warps);
+  if (role.split != WarpSplit::grid) return straight;
+  WgmmaShare swapped = wgmma_share_as({mm.n, mm.m, mm.k}, {role.split, role.b, role.a}, warps);
+  swapped.rows_per_warp = straight.rows_per_warp;
+  return swapped.mma_equivalents < straight.mma_equivalents ? swapped : straight;
+}
+
 struct WarpTiles {
   std::uint64_t mt = 0, nt = 0, kt = 0;  ///< m16, n8 and k16 tiles of one warp's share
 };
@@ -63,6 +110,12 @@ SmRates sm_rates(const HardwareSpec& hw, DType t) {
   const double per_smsp_cycle = smsps * r.clock_hz;
   const double tensor = tensor_rate(hw, t);
   r.mma_interval = tensor > 0 ? kMmaFlops / (tensor / per_smsp_cycle) : 0;
+  const double fp16_peak = hw.peak.tensor_fp16_tflops;
+  const double gemm_share = hw.measured.gemm_fp16_tflops > 0 && fp16_peak > 0 && t != DType::fp32
+                                ? hw.measured.gemm_fp16_tflops / fp16_peak
+                                : 1.0;
+  const double wgmma = tensor_peak(hw, t) * gemm_share;
+  r.wgmma_interval = wgmma > 0 ? kMmaFlops / (wgmma / per_smsp_cycle) : 0;
   const double sfu = either(hw.measured.exp2_g_per_s * 1e9, hw.sm.sfu_ops_per_clock * hw.clock.sm_mhz * 1e6 * hw.sm.count);
   r.ex2_interval = sfu > 0 ? kWarpLanes / (sfu / per_smsp_cycle) : 0;
   // The FP32 peak counts an FMA as two FLOPs; the softmax's operations are one instruction each.
@@ -88,8 +141,23 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   double tensor = 0, sfu = 0, fp32 = 0, shfl = 0, instructions = 0, smem_bytes = 0;
   std::uint64_t rows_per_warp = 0;
   constexpr MatmulRole kDefault{WarpSplit::grid, Operand::shared, Operand::shared};
+  double product_chain = 0;  // the products' part of the chain (overlapped with the rest: overlap_products)
   for (std::size_t i = 0; i < s.matmuls.size(); ++i) {
     const MatmulRole role = f.matmuls.empty() ? kDefault : f.matmuls[std::min(i, f.matmuls.size() - 1)];
+    if (f.hopper.mma == MmaInstruction::wgmma) {
+      // Issued back to back and waited for once (wgmma.wait_group): one latency a product. wgmma's
+      // own latency is not measured (iosim calibrate times mma.sync); mma.sync's stands in for it.
+      const WgmmaShare g = wgmma_share(s.matmuls[i], role, warps);
+      if (i == 0) rows_per_warp = g.rows_per_warp;
+      tensor += g.mma_equivalents * r.wgmma_interval;
+      instructions += g.instructions;
+      c.mix.mma += g.instructions;
+      smem_bytes += g.smem_bytes;
+      const double busy = own * g.mma_equivalents * r.wgmma_interval;
+      product_chain += std::max(busy, r.lat.mma_latency);
+      c.chain_busy += busy;
+      continue;
+    }
     const WarpTiles t = warp_tiles(s.matmuls[i], role, warps);
     if (i == 0) rows_per_warp = t.mt * 16;
     const auto mma = static_cast<double>(t.mt * t.nt * t.kt);
@@ -102,9 +170,10 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     smem_bytes += w * ldsm * kLdmatrixBytes;
     const double busy = own * mma * r.mma_interval;
     const double phase = std::max(busy, static_cast<double>(t.kt) * r.lat.mma_latency);
-    c.chain += phase + (ldsm > 0 ? r.lat.ldmatrix_latency : 0);
+    product_chain += phase + (ldsm > 0 ? r.lat.ldmatrix_latency : 0);
     c.chain_busy += busy;
   }
+  if (!f.hopper.overlap_products) c.chain = product_chain;  // the rest of the step follows the products
   // Element-wise work on one pipe: `ops` lane operations a block, at `interval` cycles a warp instruction.
   const auto elementwise = [&](double ops, double interval, double latency, double& pipe, double& count) {
     if (ops <= 0) return;
@@ -142,8 +211,11 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.mix.barrier += f.barriers_per_step;
     c.chain += f.barriers_per_step * r.lat.bar_latency;
   }
+  // Intra-warpgroup overlap: the products and the rest of the step side by side.
+  if (f.hopper.overlap_products) c.chain = std::max(product_chain, c.chain);
   if (s.load_bytes > 0) {
-    c.mix.load = s.load_bytes / (kCpAsyncBytes * kWarpLanes * w);
+    // TMA: no per-lane instruction, the same round trip through the L2 into shared memory.
+    c.mix.load = f.hopper.tma_loads ? 0 : s.load_bytes / (kCpAsyncBytes * kWarpLanes * w);
     instructions += c.mix.load;
     smem_bytes += s.load_bytes;
     const double miss = 1 - std::clamp(shape.l2_hit_rate, 0.0, 1.0);
@@ -161,6 +233,14 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     instructions += c.mix.reduce;
     c.block_reduce = r.red_bytes_per_cycle > 0 ? s.reduce_bytes / r.red_bytes_per_cycle : 0;
   }
+  // One warp alone through the step (its serial bound): each instruction issued, the fixed-latency and
+  // MIO waits on its own results the family's compiled code has (kernel_family.h's DependencyWaits), and
+  // the barriers. The chain above is the other bound: the named dependences, queued behind the warps in
+  // phase. The step cannot be shorter than either.
+  const double mio = c.mix.ldmatrix + c.mix.shuffle + c.mix.ex2;
+  const double serial = instructions * (1 + f.waits.per_instruction) + mio * f.waits.per_mio +
+                        (last ? 0 : f.barriers_per_step * r.lat.bar_latency);
+  c.chain = std::max(c.chain, serial);
   const std::pair<double, const char*> pipes[] = {
       {tensor, "tensor"}, {sfu, "exp"}, {fp32, "fp32"}, {shfl, "shuffle"}, {instructions, "issue"}};
   const auto* busiest = std::max_element(std::begin(pipes), std::end(pipes),
@@ -186,8 +266,10 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
 BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockShape& shape, const SmRates& r,
                      std::uint32_t blocks) {
   BlockTime out;
-  // In phase: every resident warp of the sub-partition (all `blocks` blocks); staggered: this block's.
-  const std::uint64_t sharing = f.overlap == Overlap::in_phase ? std::uint64_t{blocks} * shape.warps : shape.warps;
+  // In phase: every resident warp of the sub-partition (all `blocks` blocks); staggered: one
+  // warpgroup's, a warp on each sub-partition (the other warpgroups are out of phase with it).
+  const std::uint64_t sharing =
+      f.overlap == Overlap::in_phase ? std::uint64_t{blocks} * shape.warps : std::uint64_t{kSchedulersPerSm};
   const auto in_phase = static_cast<std::uint32_t>(ceil_div_u(sharing, kSchedulersPerSm));
   std::uint64_t segments = 0;
   for (const SegmentRun& run : p.runs) segments += run.count;

@@ -2,7 +2,9 @@
 //
 // A step (one segment of the block's profile, step_profile.h) becomes warp instructions through the
 // kernel's family (kernel_family.h): tensor-core mma.sync m16n8k16 per warp from each product's warp
-// split, ldmatrix.x4 for the operands read from shared memory, cp.async for loads, ex2 on the special
+// split, ldmatrix.x4 for the operands read from shared memory, cp.async for loads (or, for a Hopper
+// family, wgmma m64nNk16 per warpgroup reading shared operands itself and TMA loads that take no
+// per-lane instruction: the family's producer warps are left out, as they issue nothing else), ex2 on the special
 // function unit, FP32 instructions for the rest of the softmax, the shuffles of the row reductions,
 // block barriers, and the family's step overhead (the integer, conversion and control instructions the
 // schedule does not name, kernel_family.h's StepOverhead, fitted to ncu's counts of the compiled
@@ -13,6 +15,9 @@
 //             the first ldmatrix's latency; the softmax's FP32 and ex2 work at the pipes' rates plus
 //             one latency each; the shuffle rounds; the barriers; and the loads' round trip (the L2
 //             hit latency, DRAM's for the share that misses) unless earlier steps cover it (stages).
+//             At least the warp's serial time: every instruction it issues, plus the waits on its own
+//             results the family's compiled code has (kernel_family.h's DependencyWaits, measured
+//             with ncu's warp-state counters), plus its barriers.
 //   issue     the work of every resident warp on the busiest sub-partition's busiest pipe (tensor,
 //             special function, FP32, shuffle, or the one-instruction-per-cycle issue slot), the SM's
 //             shared-memory bandwidth, or the SM's share of the L2's fp32 reduction rate (the
@@ -41,6 +46,12 @@ inline constexpr std::uint32_t kSchedulersPerSm = 4;
 struct SmRates {
   double clock_hz = 0;
   double mma_interval = 0;     ///< cycles between m16n8k16 MMAs of one sub-partition at the tensor rate
+  /// Cycles of one sub-partition's tensor cores per m16n8k16's worth of a wgmma (2·16·8·16 FLOPs):
+  /// at the rate a cuBLAS GEMM reaches (`measured: gemm_fp16_tflops`, wgmma on Hopper) as a fraction
+  /// of the datasheet's fp16 peak, applied to the type's peak (an assumption for bf16 and fp8: the
+  /// same tensor cores); at the datasheet's peak where it is not measured. Not `measured:`
+  /// tensor_*_tflops: those are mma.sync's, which cannot reach the peak on Hopper (FlashAttention-3 §1).
+  double wgmma_interval = 0;
   double ex2_interval = 0;     ///< cycles per warp ex2 of one sub-partition
   double fp32_interval = 0;    ///< cycles per warp FP32 instruction of one sub-partition
   double shfl_interval = 0;

@@ -36,8 +36,10 @@ void sm_time(KernelTime& t, const Kernel& kernel, const KernelFamily& family, co
   const SmRates rates = sm_rates(hw, ctx.problem.dtype);
   const KernelProfile prof = profile_kernel(kernel, ctx.problem.dtype);
   BlockShape shape;
-  shape.warps = std::max(1u, k.launch.threads / 32);
-  shape.stages = std::max(1u, k.launch.stages);
+  // The warps that compute: a warp-specialised family's producer warps issue only its TMA loads.
+  const std::uint32_t warps = k.launch.threads / 32;
+  shape.warps = std::max(1u, warps > family.hopper.producer_warps ? warps - family.hopper.producer_warps : warps);
+  shape.stages = std::max(1u, family.load_stages != 0 ? family.load_stages : k.launch.stages);
   const double l2_read_bytes = static_cast<double>(k.l2_read_sectors) * p.sector_bytes;
   shape.l2_hit_rate = l2_read_bytes > 0 ? 1 - static_cast<double>(k.dram_read.value) / l2_read_bytes : 1;
   // Blocks per SM: the occupancy with the family's register model (fitted to ptxas) where the
@@ -192,7 +194,7 @@ TimePrediction predict_time(const Schedule& s, const ScheduleContext& ctx, const
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
     const KernelPrediction& k = p.kernels[i];
     KernelTime kt = roofline_time(k, kernel_dram(p, i), p.sector_bytes, hw, ctx.problem.dtype);
-    const KernelFamily& f = family_of(k.name);
+    const KernelFamily& f = family_of(k.name, ctx.kernel.source);
     if (f.model == FamilyModel::sm_steps && i < kernels.size()) {
       kt.family = std::string(f.name);
       kt.issue_s = kt.memory_s = 0;

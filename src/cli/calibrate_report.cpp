@@ -41,6 +41,8 @@ std::vector<RateRow> rate_rows(const gpu::Ceilings& c, const HardwareSpec* hw) {
        ds([](const HardwareSpec& h) { return h.peak.tensor_fp16_tflops; }), "mma.sync m16n8k16, fp32 accumulate"},
       {"tensor bf16", "tensor_bf16_tflops", "TFLOP/s", c.tensor_bf16_tflops,
        ds([](const HardwareSpec& h) { return h.peak.tensor_bf16_tflops; }), "mma.sync m16n8k16, fp32 accumulate"},
+      {"GEMM fp16", "gemm_fp16_tflops", "TFLOP/s", c.gemm_fp16_tflops,
+       ds([](const HardwareSpec& h) { return h.peak.tensor_fp16_tflops; }), "cuBLAS 8192³ fp16 GEMM (wgmma on Hopper)"},
       {"exp", "exp2_g_per_s", "G/s", c.exp2_g_per_s,
        ds([&](const HardwareSpec& h) { return per_clock(h, h.sm.sfu_ops_per_clock) / 1e9; }), "ex2.approx.ftz.f32"},
   };

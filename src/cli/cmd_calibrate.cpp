@@ -37,9 +37,7 @@ int calibrate_command(const std::string& config, const std::string& write_file, 
   out << fmt::format("iosim calibrate · {} · {} SMs, rated clock {:.0f} MHz · {}{}\n\n", c.device, c.sm_count,
                      c.max_sm_mhz, date, hw ? " · config: " + config_file : std::string());
   out << rate_table(c, hw ? &*hw : nullptr);
-  out << fmt::format("  for reference: a cuBLAS 8192³ fp16 GEMM (wgmma) reaches {:.4g} TFLOP/s{}\n\n", c.gemm_fp16_tflops,
-                     hw ? fmt::format(" ({:.0f}% of the datasheet)", 100 * c.gemm_fp16_tflops / hw->peak.tensor_fp16_tflops)
-                        : std::string());
+  out << '\n';
   out << "SM pipeline (cycles at the measured clock; the config's default is its pipeline: section):\n";
   out << pipeline_table(c, hw ? &*hw : nullptr) << '\n';
   const std::string section = measured_section(c, date);

@@ -41,6 +41,10 @@ int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::st
     throw InputError("measure: give one --schedule (naive, flash1, flash2, flashdecode or flashdecode-heads)");
   }
   if (r.passes.size() != 1) throw InputError("measure: --pass must be fwd or bwd");
+  if (r.kernel.source != KernelSource::iosim) {
+    throw InputError("measure runs iosim's kernels: --kernels " + std::string(name(r.kernel.source)) +
+                     " is for predictions (iosim --predict)");
+  }
   require_gpu("measure");
   const std::string& schedule = r.schedules.front();
   const Pass pass = r.passes.front();

@@ -13,9 +13,8 @@ int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t 
   if (r.problems.size() != 1) throw InputError("tiles: give one n and one d");
   if (r.passes.size() != 1) throw InputError("tiles: --pass must be fwd or bwd");
   if (r.schedules.size() != 1 && !f.schedules.empty()) throw InputError("tiles: give one --schedule");
-  TileSearchSpec spec;
-  if (!f.schedules.empty()) spec.schedule = r.schedules.front();
-  spec.pass = r.passes.front();
+  TileSearchSpec spec =
+      tile_search_defaults(f.schedules.empty() ? default_tile_schedule() : r.schedules.front(), r.passes.front());
   spec.gpu = r.run.gpu;
   const ScheduleContext base{r.problems.front(), r.hardware, {}, r.splits, {}};
   enforce(estimate_tiles(base, spec), limits);  // refuse what exceeds --max-time or --max-memory

@@ -49,11 +49,6 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
   gpu::KernelSpec& s = c.spec;
   s.algo = algo_of(schedule);
   const bool decode = schedule_entry(schedule).validate.decode;  // its kernels take --kv-heads and --splits
-  if (!decode && p.kv_head_count() != p.heads) {
-    throw InputError("the CUDA backend runs grouped-query attention only in flashdecode (no --kv-heads)");
-  }
-  if (p.causal) throw InputError("the CUDA backend runs non-causal attention only (no --causal)");
-  if (decode) s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
   s.splits = pinned.splits;  // flashdecode's --splits (0: the heuristic); other schedules refuse any
   s.pass = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
   s.batch = as_int(p.batch, "batch");

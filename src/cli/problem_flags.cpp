@@ -161,6 +161,9 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_flag("--predict,-p", f.predict, "run the GPU model: L2 and DRAM traffic, occupancy and time (slower)");
   app.add_option("--warps", f.warps, "warps per block of the tiled kernels (default per schedule)");
   app.add_option("--stages", f.stages, "copies of the streamed K/V tiles in shared memory (default per schedule)");
+  app.add_option("--kernels", f.kernels,
+                 "time model: whose compiled kernels run the schedule, iosim's (default) or pytorch (SDPA's flash "
+                 "backend, flash2 only)");
   add_integer_list(app, "--br", f.br, "rows of Q per tile (B_r), for every tiled schedule (a list sweeps)");
   add_integer_list(app, "--bc", f.bc, "rows of K and V per tile (B_c), for every tiled schedule (a list sweeps)");
 }
@@ -214,13 +217,29 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
     }
   }
 
+  if (!f.kernels.empty()) {
+    const std::optional<KernelSource> source = kernel_source(f.kernels);
+    if (!source) throw InputError("--kernels must be iosim or pytorch (got '" + f.kernels + "')");
+    r.kernel.source = *source;
+  }
+  const bool pytorch = r.kernel.source == KernelSource::pytorch;
   if (!f.schedules.empty()) {
     r.schedules = f.schedules;
   } else if (sc.schedules) {
     r.schedules = *sc.schedules;
   } else {
+    // By default the schedules run by default; with PyTorch's kernels, those PyTorch has.
     for (const ScheduleInfo& s : schedule_catalog()) {
-      if (s.by_default) r.schedules.emplace_back(s.name);
+      if (pytorch ? !s.pytorch_kernels.empty() : s.by_default) r.schedules.emplace_back(s.name);
+    }
+  }
+  if (r.kernel.source == KernelSource::pytorch) {
+    for (const std::string& s : r.schedules) {
+      if (schedule_entry(s).pytorch_kernels.empty()) {
+        throw InputError("--kernels pytorch: PyTorch's SDPA flash backend runs " +
+                         schedule_names([](const ScheduleEntry& e) { return !e.pytorch_kernels.empty(); }) +
+                         " only, not " + s);
+      }
     }
   }
   r.tiles = tile_requests(pick_list(f.br, sc.br, "--br"), pick_list(f.bc, sc.bc, "--bc"));

@@ -33,6 +33,7 @@ struct ProblemFlags {
   std::string l2_policy;     ///< lru, fifo or random
   std::string l2_mode;       ///< fast (default) or exact
   std::optional<std::int64_t> warps, stages;
+  std::string kernels;  ///< whose compiled kernels the time model describes: iosim (default) or pytorch
   std::vector<std::string> schedules;
   // Execution on numbers (the run command only: add_execute_flags).
   std::string execute;  ///< fp32 or fp64; empty: counts only

@@ -135,7 +135,6 @@ void comparison_json(JsonWriter& w, const Comparison& c) {
   w.begin_object().field("schedule", c.schedule).field("pass", c.pass).field("device", c.measured.device);
   w.field("chip", c.measured.chip);
   w.key("problem").begin_object().field("batch", std::uint64_t(s.batch)).field("heads", std::uint64_t(s.heads));
-  w.field("kv_heads", std::uint64_t(s.kv_heads != 0 ? s.kv_heads : s.heads));
   w.field("n", std::uint64_t(s.n)).field("n_kv", std::uint64_t(s.n_kv)).field("d", std::uint64_t(s.d));
   w.field("dtype", name(s.dtype)).field("kv_heads", std::uint64_t(gpu::kv_head_count(s))).field("causal", s.causal);
   w.end_object();

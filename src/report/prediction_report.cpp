@@ -24,7 +24,7 @@ std::string sectors_as_bytes(std::uint64_t sectors, std::uint32_t sector_bytes) 
 bool uses_measured(const HardwareSpec& hw) {
   const MeasuredSpec& m = hw.measured;
   return m.hbm_gb_per_s > 0 || m.l2_gb_per_s > 0 || m.l2_red_gb_per_s > 0 || m.sram_gb_per_s > 0 || m.tensor_fp16_tflops > 0 ||
-         m.tensor_bf16_tflops > 0 || m.exp2_g_per_s > 0;
+         m.tensor_bf16_tflops > 0 || m.gemm_fp16_tflops > 0 || m.exp2_g_per_s > 0;
 }
 
 std::string per_sm(const KernelPrediction& k) {

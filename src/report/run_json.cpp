@@ -78,7 +78,7 @@ void schedule(JsonWriter& w, const Problem& p, const ScheduleRun& s) {
   bound(w, "bound", s.upper, s.upper_ratio());
   bound(w, "lower_bound", s.lower, s.lower_ratio());
   w.key("kernel_config").begin_object().field("warps", std::uint64_t{s.kernel.warps});
-  w.field("stages", std::uint64_t{s.kernel.stages}).end_object();
+  w.field("stages", std::uint64_t{s.kernel.stages}).field("kernels", name(s.kernel.source)).end_object();
   if (s.predicted) {
     w.key("predicted");
     prediction_json(w, *s.predicted);

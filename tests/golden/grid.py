@@ -95,7 +95,7 @@ def grid_cases():
     ]
     # Refused: one line on stderr, exit 2.
     cases += [
-        ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "flash3"],
+        ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "flash9"],
         ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "dtiled", "--pass", "bwd"],
         ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "flashdecode", "--execute", "fp32"],
         ["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "naive", "--execute", "fp32", "--bug",
@@ -124,6 +124,23 @@ def grid_cases():
         ["sweep", SWEEP_SPEC, "-o", "-"],
         ["sweep", SWEEP_SPEC, "--list"],
     ]
+    # What fa3s added: flash3 (FlashAttention-3, Hopper only) on the H200, both passes, causal and
+    # grouped-query, counted and predicted; its tile search; refused on the A100 and at d = 100.
+    for mask in MASKS.values():
+        for predict in ([], ["-p"]):
+            cases.append(["--config", "h200", "--n", "1024", "--d", "64", "--schedule", "flash3", "--pass",
+                          "fwdbwd", *mask, *predict, "-f", "json"])
+    cases += [
+        ["--config", "h200", "--n", "1000", "--n-kv", "1800", "--d", "128", "--schedule", "flash2,flash3", "-p"],
+        ["tiles", "--config", "h200", "--n", "1024", "--d", "128", "--schedule", "flash3", "-f", "json"],
+        ["--config", "a100", "--n", "1024", "--d", "64", "--schedule", "flash3"],
+        ["--config", "h200", "--n", "1024", "--d", "100", "--schedule", "flash3"],
+    ]
+    # PyTorch's kernels (--kernels pytorch): flash2 at FlashAttention-2's own default tiles, not the
+    # kernel menu's (iosim's kernels'), at both head dimensions, both passes, predicted.
+    for config, n, d in (("h200", "1024", "64"), ("a100", "512", "128")):
+        cases.append(["--config", config, "--n", n, "--d", d, "--schedule", "flash2", "--pass", "fwdbwd",
+                      "--kernels", "pytorch", "-p", "-f", "json"])
     return cases
 
 

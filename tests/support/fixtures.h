@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "sim/core/error.h"
 #include "sim/core/hardware.h"
@@ -52,6 +53,32 @@ inline ScheduleContext context(const Problem& p, const HardwareSpec& hw = a100()
 }
 
 inline TileRequest tiles(std::uint64_t br, std::uint64_t bc) { return TileRequest{br, bc}; }
+
+/// An A100 with the H200's architecture, SM count and shared memory (configs/h200.yaml): a GPU on which
+/// the registry's hopper_only schedules (flash3: TMA, wgmma) run.
+inline HardwareSpec hopper() {
+  HardwareSpec hw = a100();
+  hw.name = "Hopper (test)";
+  hw.arch = "sm_90";
+  hw.sm.count = 132;
+  hw.sm.sram_per_sm = Bytes(233472);
+  hw.sm.sram_per_block = Bytes(232448);
+  return hw;
+}
+
+/// The test GPU for schedule `name`: hopper() for a hopper_only one, else a100().
+inline HardwareSpec hardware_for(std::string_view name) {
+  const ScheduleEntry* e = find_schedule(name);
+  return e != nullptr && e->caps.hopper_only ? hopper() : a100();
+}
+
+/// Whether schedule `name` runs on the A100 of a100() and on any tile the generic tests give: all but
+/// the registry's hopper_only ones (flash3: Hopper configs and wgmma tiles only; tests/265-flash3.cpp
+/// checks the same invariants for it).
+inline bool runs_anywhere(std::string_view name) {
+  const ScheduleEntry* e = find_schedule(name);
+  return e == nullptr || !e->caps.hopper_only;
+}
 
 /// Counts schedule `name` (forward) with Walk::runs.
 inline ScheduleRun count(const std::string& name, const ScheduleContext& ctx, Pass pass = Pass::fwd) {

@@ -1,0 +1,91 @@
+// flash3_layout_test: the register layouts cuda/kernels/flash3/flash3_fwd.cuh relies on, computed by
+// CuTe on the host for every consumer thread of every tile (no GPU needed):
+//   * S and O accumulators: the rowcol view gives each thread 2 rows (r, r + 8), all columns of one
+//     view row on one tile row; the 4 lanes of a quad hold the same rows (the softmax reduces over
+//     them) and lane 0 of the quad holds column 0 (it writes L); each warpgroup holds its own 64 rows;
+//     the threads together cover each tile exactly once; O's elements i, i + 1 (i even) are columns
+//     c, c + 1 of one row (the epilogue stores them as a pair);
+//   * P: the S accumulator registers viewed by as_a_operand are, element by element, the coordinates
+//     the P·V wgmma's A operand (register-sourced) takes from this thread.
+// Exit 0 when all hold; else the first failures on stderr and exit 1.
+#include <cstdio>
+#include <set>
+#include <utility>
+
+#include "cuda/kernels/flash3/flash3_fwd.cuh"
+
+namespace {
+
+using namespace cute;
+int failures = 0;
+
+void fail(const char* what, int tile_d, int tidx, int i) {
+  if (++failures <= 20) std::fprintf(stderr, "flash3_layout_test: d=%d thread %d element %d: %s\n", tile_d, tidx, i, what);
+}
+
+template <class Tr>
+void check() {
+  constexpr int kBr = Tr::kBr, kBc = Tr::kBc, kD = Tr::kD;
+  typename Tr::TiledMmaQK mma_qk;
+  typename Tr::TiledMmaPV mma_pv;
+  std::set<std::pair<int, int>> seen_s, seen_o;
+  for (int tidx = 0; tidx < Tr::kConsumerThreads; ++tidx) {
+    auto thr_qk = mma_qk.get_thread_slice(tidx);
+    auto thr_pv = mma_pv.get_thread_slice(tidx);
+    Tensor tScS = thr_qk.partition_C(make_identity_tensor(Shape<Int<kBr>, Int<kBc>>{}));
+    Tensor rc = make_tensor(tScS.data(), iosim::gpu::flash3::detail::rowcol(tScS.layout()));
+    Tensor tOcO = thr_pv.partition_C(make_identity_tensor(Shape<Int<kBr>, Int<kD>>{}));
+    Tensor orc = make_tensor(tOcO.data(), iosim::gpu::flash3::detail::rowcol(tOcO.layout()));
+    static_assert(decltype(size<0>(rc))::value == iosim::gpu::flash3::detail::kRows);
+    const int warp = tidx / 32, lane = tidx % 32;
+    const int row0 = warp * 16 + lane / 4;  // wgmma's C layout: warp w of a warpgroup owns rows 16w … 16w + 15
+    for (int mi = 0; mi < size<0>(rc); ++mi) {
+      const int r = get<0>(rc(mi, 0));
+      if (r != row0 + 8 * mi) fail("S row is not the wgmma C layout's", kD, tidx, mi);
+      if (r / 64 != tidx / 128) fail("S row outside its warpgroup's 64", kD, tidx, mi);
+      if ((get<1>(rc(mi, 0)) == 0) != (lane % 4 == 0)) fail("column 0 not held by lane 0 of the quad", kD, tidx, mi);
+      for (int ni = 0; ni < size<1>(rc); ++ni) {
+        if (get<0>(rc(mi, ni)) != r) fail("S rowcol row mixes rows", kD, tidx, ni);
+        if (!seen_s.insert({get<0>(rc(mi, ni)), get<1>(rc(mi, ni))}).second) fail("S element held twice", kD, tidx, ni);
+      }
+      for (int ni = 0; ni < size<1>(orc); ++ni) {
+        if (get<0>(orc(mi, ni)) != r) fail("O rowcol row differs from S's", kD, tidx, ni);
+      }
+    }
+    for (int i = 0; i < size(tOcO); ++i) {
+      if (!seen_o.insert({get<0>(tOcO(i)), get<1>(tOcO(i))}).second) fail("O element held twice", kD, tidx, i);
+      if (i % 2 == 0 && (get<0>(tOcO(i + 1)) != get<0>(tOcO(i)) || get<1>(tOcO(i + 1)) != get<1>(tOcO(i)) + 1 ||
+                         get<1>(tOcO(i)) % 2 != 0)) {
+        fail("O elements i, i+1 are not an aligned column pair", kD, tidx, i);
+      }
+    }
+    Tensor as_a = make_tensor(tScS.data(), iosim::gpu::flash3::detail::as_a_operand(tScS.layout()));
+    Tensor tPcP = thr_pv.partition_A(make_identity_tensor(Shape<Int<kBr>, Int<kBc>>{}));
+    if (size(as_a) != size(tPcP)) fail("P and the A operand differ in size", kD, tidx, 0);
+    if (rank(as_a) != rank(tPcP) || size<2>(as_a) != size<2>(tPcP)) fail("P's k-blocks differ from the A operand's", kD, tidx, 0);
+    for (int i = 0; i < size(tPcP); ++i) {
+      if (get<0>(as_a(i)) != get<0>(tPcP(i)) || get<1>(as_a(i)) != get<1>(tPcP(i))) {
+        fail("P register is not the A operand's element", kD, tidx, i);
+      }
+    }
+    // The k-block slices the gemm loop takes: element (v, m, k) of both.
+    for (int k = 0; k < size<2>(tPcP); ++k) {
+      for (int v = 0; v < size<0>(tPcP); ++v) {
+        if (get<1>(as_a(v, 0, k)) != get<1>(tPcP(v, 0, k))) fail("P k-block slice differs", kD, tidx, v);
+      }
+    }
+  }
+  if (static_cast<int>(seen_s.size()) != kBr * kBc) fail("S tile not covered", kD, -1, static_cast<int>(seen_s.size()));
+  if (static_cast<int>(seen_o.size()) != kBr * kD) fail("O tile not covered", kD, -1, static_cast<int>(seen_o.size()));
+}
+
+}  // namespace
+
+int main() {
+  using iosim::gpu::flash3::detail::FwdTraits;
+  check<FwdTraits<cutlass::half_t, 64>>();
+  check<FwdTraits<cutlass::half_t, 128>>();
+  check<FwdTraits<cutlass::bfloat16_t, 128>>();
+  if (failures == 0) std::printf("flash3_layout_test: S, O and P layouts as the kernel assumes (d = 64, 128)\n");
+  return failures == 0 ? 0 : 1;
+}

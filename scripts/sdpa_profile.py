@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Launches PyTorch's FlashAttention-2 kernels (scaled_dot_product_attention under
+SDPBackend.FLASH_ATTENTION) once per shape and pass between cudaProfilerStart and cudaProfilerStop, for
+Nsight Compute to count (run it under `ncu --profile-from-start off`): issue 10 describes PyTorch's
+kernels as their own kernel family, from their own instruction counts.
+
+  ncu --profile-from-start off -k regex:flash --metrics ... \\
+      python3 scripts/sdpa_profile.py --shape 2,16,2048,64 --shape 2,16,2048,128 [--dtype fp16]
+
+Each shape runs a warm-up forward and forward + backward first (not profiled), then one profiled
+forward (under no_grad) and one profiled forward + backward (from a fixed dO). Prints one line per
+profiled launch group, so the log says which ncu rows belong to which shape.
+"""
+import argparse
+import sys
+
+
+def shape_arg(text):
+    parts = text.split(",")
+    if len(parts) != 4 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"a shape is batch,heads,n,d of positive integers, not {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shape", type=shape_arg, action="append", required=True, help="batch,heads,n,d")
+    ap.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
+    ap.add_argument("--causal", action="store_true")
+    a = ap.parse_args()
+    try:
+        import torch
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError as e:
+        print(f"sdpa_profile.py: torch unavailable: {e}", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("sdpa_profile.py: no CUDA GPU", file=sys.stderr)
+        return 2
+    F = torch.nn.functional
+    dt = torch.float16 if a.dtype == "fp16" else torch.bfloat16
+    cudart = torch.cuda.cudart()
+    for b, h, n, d in a.shape:
+        g = torch.Generator(device="cuda").manual_seed(20261201)
+        q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dt, generator=g).requires_grad_(True)
+                   for _ in range(3))
+        do = torch.randn(b, h, n, d, device="cuda", dtype=dt, generator=g)
+
+        def fwd():
+            with torch.no_grad(), sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                F.scaled_dot_product_attention(q, k, v, is_causal=a.causal)
+
+        def fwdbwd():
+            q.grad = k.grad = v.grad = None
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                F.scaled_dot_product_attention(q, k, v, is_causal=a.causal).backward(do)
+
+        for run in (fwd, fwdbwd):
+            run()  # warm-up: library loading, workspace allocation
+        torch.cuda.synchronize()
+        for name, run in (("fwd", fwd), ("fwd+bwd", fwdbwd)):
+            cudart.cudaProfilerStart()
+            run()
+            torch.cuda.synchronize()
+            cudart.cudaProfilerStop()
+            print(f"profiled: {name} batch {b} heads {h} n {n} d {d} {a.dtype}"
+                  f"{' causal' if a.causal else ''}", flush=True)
+        del q, k, v, do
+        torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
