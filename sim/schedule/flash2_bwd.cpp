@@ -21,6 +21,7 @@
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
+#include "sim/schedule/flash2_bwd_kernels.h"
 #include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
@@ -41,16 +42,10 @@ class Flash2Backward final : public Schedule {
                           menu_tile_or(name(), Pass::bwd, ctx,
                                        {fa2_backward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
                           Shrink::rows_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
-    const Tiling rows{p_.n, tiles_.br};
-    const Tiling cols{p_.n_kv, tiles_.bc};
-    const std::uint64_t bh = p_.batch_heads();
-    const LaunchShape small{128, accumulator_registers(tiles_.br * p_.d, 128), Bytes(0)};
-    kernels_.push_back(std::make_unique<GridKernel>("flash2_bwd_preprocess", rows, bh, true, small,
-                                                    [this](const Span& i, const Emitter& e) { preprocess(i, e); }));
-    kernels_.push_back(std::make_unique<GridKernel>("flash2_bwd", cols, bh, !p_.causal, launch(),
-                                                    [this](const Span& j, const Emitter& e) { main(j, e); }));
-    kernels_.push_back(std::make_unique<GridKernel>("flash2_bwd_convert", rows, bh, true, small,
-                                                    [this](const Span& i, const Emitter& e) { convert(i, e); }));
+    kernels_ = flash2_backward_kernels("flash2_bwd", p_, tiles_, launch(),
+                                       [this](const Span& i, const Span& j, bool masked, const Emitter& e) {
+                                         step(i, j, masked, e);
+                                       });
   }
 
   std::string_view name() const override { return "flash2"; }
@@ -67,40 +62,6 @@ class Flash2Backward final : public Schedule {
   }
 
  private:
-  void preprocess(const Span& i, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    e.load(rows_of(Tensor::O, i, d));
-    e.load(rows_of(Tensor::dO, i, d));
-    e.vector(flops::kRowDotPerElement * i.size * d);
-    e.store(stat_of(Tensor::D, i));
-    e.store(rows_of(Tensor::dQacc, i, d));
-    e.step();
-  }
-
-  /// One thread block: K/V tile j against every Q tile that sees it.
-  void main(const Span& j, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    const Tiling rows{p_.n, tiles_.br};
-    const QRange q = CausalMask(p_).q_for_cols(j.begin, j.begin + j.size, rows);
-    if (q.start < rows.count()) {
-      e.load(rows_of(Tensor::K, j, d));
-      e.load(rows_of(Tensor::V, j, d));
-    }
-    e.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
-    e.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
-    e.vector(flops::kScalePerElement * j.size * d);
-    e.store(rows_of(Tensor::dK, j, d));
-    e.store(rows_of(Tensor::dV, j, d));
-  }
-
-  void convert(const Span& i, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    e.load(rows_of(Tensor::dQacc, i, d));
-    e.vector(flops::kScalePerElement * i.size * d);
-    e.store(rows_of(Tensor::dQ, i, d));
-    e.step();
-  }
-
   void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
     const std::uint64_t d = p_.d, r = i.size, c = j.size;
     const std::uint64_t elem = size_bytes(p_.dtype);

@@ -59,20 +59,9 @@ class Flash2Forward final : public Schedule {
  private:
   /// One thread block: Q tile i against every K/V tile its rows see.
   void block(const Span& i, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    const Tiling cols{p_.n_kv, tiles_.bc};
-    e.load(rows_of(Tensor::Q, i, d));
-    const KvRange kv = CausalMask(p_).kv_for_rows(i.begin, i.begin + i.size, cols);
-    e.loop(cols, 0, kv.full, [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });
-    e.loop(cols, kv.full, kv.end, [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
-    e.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
-    e.special(flops::kFlash2LogPerRowFinal * i.size);
-    e.store(rows_of(Tensor::O, i, d));
-    e.store(stat_of(Tensor::L, i));
-  }
-
-  void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
-    flash2_forward_step(e, i.size, j, masked, p_.d, p_.dtype, warps_);
+    flash2_forward_block(e, p_, i, tiles_.bc, [&](const Span& j, bool masked, const Emitter& ej) {
+      flash2_forward_step(ej, i.size, j, masked, p_.d, p_.dtype, warps_);
+    });
   }
 
   LaunchShape launch() const {
@@ -84,18 +73,7 @@ class Flash2Forward final : public Schedule {
             stages_, fragments};
   }
 
-  SramPlan plan(TileShape t) const {
-    const std::uint64_t r = std::min(t.br, p_.n);
-    const std::uint64_t c = std::min(t.bc, p_.n_kv);
-    const DType e = p_.dtype;
-    return SramPlan{{SramPhase{"K/V loop",
-                               {{"Q_i", r, p_.d, e, Storage::shared, 1},
-                                {"K_j", c, p_.d, e, Storage::shared, stages_},
-                                {"V_j", c, p_.d, e, Storage::shared, stages_},
-                                {"S_ij", r, c, DType::fp32, Storage::registers, 1},
-                                {"O_i", r, p_.d, DType::fp32, Storage::registers, 1},
-                                {"m l", r, 2, DType::fp32, Storage::registers, 1}}}}};
-  }
+  SramPlan plan(TileShape t) const { return SramPlan{{flash2_forward_loop(p_, t, stages_)}}; }
 
   Problem p_;
   std::uint32_t warps_;

@@ -56,6 +56,11 @@ struct Fa3Groups {
   [[nodiscard]] std::uint32_t launch_registers() const {
     return (registers.producer + consumers * registers.consumer) / (consumers + 1);
   }
+  /// A block's launch with `smem` of shared memory and `stages` stages. Registers by setmaxnreg (the
+  /// family's split), not by fragments: fragment_registers stays 0.
+  [[nodiscard]] LaunchShape launch(Bytes smem, std::uint32_t stages) const {
+    return {threads(), launch_registers(), smem, stages, 0};
+  }
 };
 
 /// The warpgroups of a block of `family` for `requested_warps` (0: `default_consumers` consumers),

@@ -23,6 +23,7 @@
 #include "sim/core/error.h"
 #include "sim/core/mask.h"
 #include "sim/schedule/factories.h"
+#include "sim/schedule/flash2_bwd_kernels.h"
 #include "sim/schedule/flash3.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
@@ -47,16 +48,10 @@ class Flash3Backward final : public Schedule {
                        ": the backward's B_r and B_c must be multiples of 16 (wgmma k16)");
     }
     require_registers(groups_, fragments(), tiles_, "dK, dV and S, dP");
-    const Tiling rows{p_.n, tiles_.br};
-    const Tiling cols{p_.n_kv, tiles_.bc};
-    const std::uint64_t bh = p_.batch_heads();
-    const LaunchShape small{128, accumulator_registers(tiles_.br * p_.d, 128), Bytes(0)};
-    kernels_.push_back(std::make_unique<GridKernel>("flash3_bwd_preprocess", rows, bh, true, small,
-                                                    [this](const Span& i, const Emitter& e) { preprocess(i, e); }));
-    kernels_.push_back(std::make_unique<GridKernel>("flash3_bwd", cols, bh, !p_.causal, launch(),
-                                                    [this](const Span& j, const Emitter& e) { main(j, e); }));
-    kernels_.push_back(std::make_unique<GridKernel>("flash3_bwd_convert", rows, bh, true, small,
-                                                    [this](const Span& i, const Emitter& e) { convert(i, e); }));
+    kernels_ = flash2_backward_kernels("flash3_bwd", p_, tiles_, launch(),
+                                       [this](const Span& i, const Span& j, bool masked, const Emitter& e) {
+                                         step(i, j, masked, e);
+                                       });
   }
 
   std::string_view name() const override { return "flash3"; }
@@ -73,40 +68,6 @@ class Flash3Backward final : public Schedule {
   }
 
  private:
-  void preprocess(const Span& i, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    e.load(rows_of(Tensor::O, i, d));
-    e.load(rows_of(Tensor::dO, i, d));
-    e.vector(flops::kRowDotPerElement * i.size * d);
-    e.store(stat_of(Tensor::D, i));
-    e.store(rows_of(Tensor::dQacc, i, d));
-    e.step();
-  }
-
-  /// One thread block: K/V tile j against every Q tile that sees it.
-  void main(const Span& j, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    const Tiling rows{p_.n, tiles_.br};
-    const QRange q = CausalMask(p_).q_for_cols(j.begin, j.begin + j.size, rows);
-    if (q.start < rows.count()) {
-      e.load(rows_of(Tensor::K, j, d));
-      e.load(rows_of(Tensor::V, j, d));
-    }
-    e.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
-    e.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
-    e.vector(flops::kScalePerElement * j.size * d);
-    e.store(rows_of(Tensor::dK, j, d));
-    e.store(rows_of(Tensor::dV, j, d));
-  }
-
-  void convert(const Span& i, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    e.load(rows_of(Tensor::dQacc, i, d));
-    e.vector(flops::kScalePerElement * i.size * d);
-    e.store(rows_of(Tensor::dQ, i, d));
-    e.step();
-  }
-
   void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
     const std::uint64_t d = p_.d, r = i.size, c = j.size;
     const std::uint64_t elem = size_bytes(p_.dtype);
@@ -140,9 +101,7 @@ class Flash3Backward final : public Schedule {
     return values / (kFa3GroupThreads * groups_.consumers);
   }
 
-  LaunchShape launch() const {
-    return {groups_.threads(), groups_.launch_registers(), plan(tiles_).peak(), stages_, 0};
-  }
+  LaunchShape launch() const { return groups_.launch(plan(tiles_).peak(), stages_); }
 
   /// FlashAttention-3's backward shared storage: Q_i and dO_i (× stages), K_j and V_j, P_ij and dS_ij
   /// for the transposed products, the dQ_i tile in fp32 for the producer's reduction, L_i and D_i

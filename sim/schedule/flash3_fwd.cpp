@@ -24,6 +24,7 @@
 #include "sim/core/error.h"
 #include "sim/core/mask.h"
 #include "sim/schedule/factories.h"
+#include "sim/schedule/flash2_step.h"
 #include "sim/schedule/flash3.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
@@ -78,37 +79,13 @@ class Flash3Forward final : public Schedule {
   KernelRequest kernel_config() const override { return {groups_.threads() / 32, stages_}; }
 
  private:
-  /// One thread block: Q tile i against every K/V tile its rows see.
+  /// One thread block: Q tile i against every K/V tile its rows see, flash2's step. wgmma reads its
+  /// shared-memory operands once per consumer warpgroup: Q_i's rows (each group its own) and K_j (every
+  /// group all of it); then V_j per group, and P where it is staged in shared memory.
   void block(const Span& i, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    const Tiling cols{p_.n_kv, tiles_.bc};
-    e.load(rows_of(Tensor::Q, i, d));
-    const KvRange kv = CausalMask(p_).kv_for_rows(i.begin, i.begin + i.size, cols);
-    e.loop(cols, 0, kv.full, [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });
-    e.loop(cols, kv.full, kv.end, [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
-    e.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
-    e.special(flops::kFlash2LogPerRowFinal * i.size);
-    e.store(rows_of(Tensor::O, i, d));
-    e.store(stat_of(Tensor::L, i));
-  }
-
-  void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
-    const std::uint64_t d = p_.d;
-    const std::uint64_t elem = size_bytes(p_.dtype);
-    const std::uint64_t g = groups_.consumers;
-    e.load(rows_of(Tensor::K, j, d));
-    e.load(rows_of(Tensor::V, j, d));
-    // wgmma reads its shared-memory operands once per warpgroup: Q_i's rows (each group its own) and
-    // K_j (every group all of it); then V_j per group, and P where it is staged in shared memory.
-    e.matmul(i.size, j.size, d, Bytes((i.size + g * j.size) * d * elem));
-    if (masked) e.vector(flops::kMaskPerScore * i.size * j.size);
-    e.vector(flops::kSoftmaxPerScore * i.size * j.size);
-    e.special(flops::kExpPerScore * i.size * j.size);
-    e.vector(flops::kFlash2PerRowStep * i.size);
-    e.special(flops::kFlash2ExpPerRowStep * i.size);
-    e.vector(flops::kFlash2PerOutputStep * i.size * d);
-    e.matmul(i.size, d, j.size, Bytes((g * j.size * d + (rs_ ? 0 : i.size * j.size)) * elem));
-    e.step();
+    flash2_forward_block(e, p_, i, tiles_.bc, [&](const Span& j, bool masked, const Emitter& ej) {
+      flash2_forward_step(ej, i.size, j, masked, p_.d, p_.dtype, groups_.consumers, !rs_);
+    });
   }
 
   /// A consumer thread's fragments: S (fp32), O (fp32), P (two 16-bit values a register) where it stays
@@ -120,22 +97,13 @@ class Flash3Forward final : public Schedule {
     return values / kFa3GroupThreads;
   }
 
-  LaunchShape launch() const {
-    // Registers by setmaxnreg (the family's split), not by fragments: fragment_registers stays 0.
-    return {groups_.threads(), groups_.launch_registers(), plan(tiles_).peak(), stages_, 0};
-  }
+  LaunchShape launch() const { return groups_.launch(plan(tiles_).peak(), stages_); }
 
   SramPlan plan(TileShape t) const {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
     const DType e = p_.dtype;
-    SramPhase loop{"K/V loop",
-                   {{"Q_i", r, p_.d, e, Storage::shared, 1},
-                    {"K_j", c, p_.d, e, Storage::shared, stages_},
-                    {"V_j", c, p_.d, e, Storage::shared, stages_},
-                    {"S_ij", r, c, DType::fp32, Storage::registers, 1},
-                    {"O_i", r, p_.d, DType::fp32, Storage::registers, 1},
-                    {"m l", r, 2, DType::fp32, Storage::registers, 1}}};
+    SramPhase loop = flash2_forward_loop(p_, t, stages_);
     if (!rs_) loop.tiles.push_back({"P_ij", r, c, e, Storage::shared, 1});
     // The epilogue stages O_i in shared memory for its TMA store, over V's stages.
     SramPhase epilogue{"epilogue",
