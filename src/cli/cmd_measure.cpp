@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "cuda/loader/loader.h"
 #include "sim/core/error.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
@@ -49,7 +50,9 @@ int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::st
   const Pass pass = r.passes.front();
   const gpu::KernelShape pinned{static_cast<int>(r.kernel.warps), static_cast<int>(r.kernel.stages),
                                 static_cast<int>(std::min<std::uint64_t>(r.splits, 1u << 20))};
-  // What the build cannot run is said before a missing GPU (flash3's backward, a type not compiled).
+  // What the build cannot run is said before a missing GPU (flash3's backward, a type not compiled); a
+  // module that does not load is the missing GPU's message.
+  if (!gpu::load_module().empty()) require_gpu("measure");
   const GpuCase c = gpu_case(schedule, pass, r.problems.front(), r.hardware, r.tiles.front(), pinned, false);
   require_gpu("measure");
   if (const std::string why = gpu::unsupported(c.spec); !why.empty()) throw InputError(why);

@@ -1,6 +1,7 @@
 // flash3 in the backend, on the CPU (no GPU needed; ctest flash3_dispatch, built where flash3 is): its
 // registry entries are fwd_kernels()'s overlapped kernels with the tile, warps and stages the model is
-// configured with, and the refusals (backward, tile, type, non-Hopper device) are one line each.
+// configured with (as src/cli/gpu_spec.cpp's gpu_case() configures it: the first compiled tile and the
+// entry's warps and stages), and the refusals (backward, tile, type, non-Hopper device) are one line each.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -10,6 +11,7 @@
 #include "cuda/kernels/flash3/entries.h"
 #include "cuda/kernels/flash3/flash3_fwd.h"
 #include "cuda/kernels/registry.h"
+#include "support/fixtures.h"
 
 namespace {
 
@@ -48,7 +50,7 @@ TEST_CASE("flash3's registry entries are its list's overlapped kernels: 128 x 12
     CHECK(e.bc == 128);
     CHECK(e.warps == 12);  // a producer warpgroup and two consumers
     CHECK(e.stages == 2);
-    CHECK(e.launch != nullptr);
+    CHECK(static_cast<bool>(e.launch));
   }
   CHECK(compiled_tiles(Algo::flash3, Direction::fwd, 128, DType::fp16) == std::vector<std::pair<int, int>>{{128, 128}});
   CHECK(compiled_tiles(Algo::flash3, Direction::bwd, 128, DType::fp16).empty());
@@ -82,7 +84,9 @@ TEST_CASE("flash3: the backward, another tile, warps or stages, and an uncompile
   CHECK(unsupported_in_build(stages).find("3 stages") != std::string::npos);
   const std::string none = unsupported_in_build(flash3_spec(Direction::fwd, 128, DType::fp16, 0, 0));
   CHECK(none.find("no tile given") != std::string::npos);
-  for (const auto& [d, t] : {std::pair{64, DType::fp16}, std::pair{64, DType::bf16}, std::pair{128, DType::bf16}}) {
+  for (const std::pair<int, DType>& dt : {std::pair{64, DType::fp16}, std::pair{64, DType::bf16}, std::pair{128, DType::bf16}}) {
+    const int d = dt.first;
+    const DType t = dt.second;
     CAPTURE(d);
     const std::string why = unsupported_in_build(flash3_spec(Direction::fwd, d, t, 128, 128));
     if (compiled_tiles(Algo::flash3, Direction::fwd, d, t).empty()) {
@@ -101,7 +105,8 @@ TEST_CASE("flash3 runs on compute capability 9.0 only") {
   dev.cc_major = 9;
   dev.cc_minor = 0;
   CHECK(detail::flash3_unsupported_on(dev).empty());
-  for (const auto& [major, minor] : {std::pair{8, 0}, std::pair{8, 9}, std::pair{10, 0}, std::pair{12, 0}}) {
+  for (const std::pair<int, int>& cc : {std::pair{8, 0}, std::pair{8, 9}, std::pair{10, 0}, std::pair{12, 0}}) {
+    const int major = cc.first, minor = cc.second;
     dev.name = "some GPU";
     dev.cc_major = major;
     dev.cc_minor = minor;
@@ -109,5 +114,30 @@ TEST_CASE("flash3 runs on compute capability 9.0 only") {
     CHECK(one_line(why));
     CHECK(why == "flash3 needs a Hopper GPU (sm_90a: TMA and wgmma, compute capability 9.0); some GPU is " +
                      std::to_string(major) + "." + std::to_string(minor));
+  }
+}
+
+TEST_CASE("the model of flash3, given the kernel's tile, warps and stages as measure gives them, is that kernel") {
+  for (const bool causal : {false, true}) {
+    CAPTURE(causal);
+    KernelSpec s = flash3_spec(Direction::fwd, 128, DType::fp16, 0, 0);
+    s.causal = causal;
+    const auto tiles = compiled_tiles(Algo::flash3, Direction::fwd, 128, DType::fp16);
+    REQUIRE(!tiles.empty());
+    s.br = tiles.front().first;
+    s.bc = tiles.front().second;
+    const KernelShape shape = kernel_shape(s);
+    iosim::Problem p = iosim::test::problem(4096, 128, 2, 16);
+    p.causal = causal;
+    iosim::ScheduleContext ctx = iosim::test::context(p, iosim::test::hopper(),
+                                                      iosim::test::tiles(static_cast<std::uint64_t>(s.br),
+                                                                         static_cast<std::uint64_t>(s.bc)));
+    ctx.kernel = {static_cast<std::uint32_t>(shape.warps), static_cast<std::uint32_t>(shape.stages)};
+    const auto model = iosim::make_schedule("flash3", iosim::Pass::fwd, ctx);
+    CHECK(model->tiles().br == 128u);
+    CHECK(model->tiles().bc == 128u);
+    CHECK(model->kernel_config().warps == 12u);  // one producer and two consumer warpgroups
+    CHECK(model->kernel_config().stages == 2u);
+    CHECK(model->variant().empty());  // P in registers (RS), as the kernel keeps it
   }
 }

@@ -36,8 +36,9 @@ namespace {
 /// Enqueues the flash3 forward of `spec` on `stream`: Q, K, V, O and L as flash2's forward has them
 /// ([batch · heads, rows, d], K/V by batch · kv_heads), so FwdArgs' heads are batch × heads.
 void launch_flash3_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
-  const flash3::FwdKernel* k = flash3::find_fwd(flash3_type(spec.dtype), spec.d, spec.br, spec.bc,
-                                                spec.stages == 0 ? 2 : spec.stages, true);
+  const KernelEntry* e = find_kernel(spec);  // its stages where the spec leaves them at 0
+  const flash3::FwdKernel* k =
+      e == nullptr ? nullptr : flash3::find_fwd(flash3_type(spec.dtype), spec.d, spec.br, spec.bc, e->stages, true);
   if (k == nullptr) throw std::invalid_argument("launch: " + spec_text(spec) + ": no such flash3 kernel in this build");
   flash3::FwdArgs a;
   a.q = buf.device(Tensor::Q);
