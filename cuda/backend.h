@@ -106,6 +106,10 @@ struct KernelShape {
 /// Empty if `spec` can run in this build on this GPU; otherwise one line saying why not.
 [[nodiscard]] std::string unsupported(const KernelSpec& spec);
 
+/// The part of unsupported() that needs no GPU: empty if this build has a kernel for `spec`; otherwise
+/// one line saying why not (shape, type, head dim, tile; flash3's backward, which has no kernel).
+[[nodiscard]] std::string unsupported_in_build(const KernelSpec& spec);
+
 /// One output of a run against the CPU reference in double: ‖out − ref‖ / ‖ref‖.
 struct Accuracy {
   std::string tensor;     ///< "O", "dQ", "dK", "dV"
@@ -131,6 +135,9 @@ struct Counters {
   double smem_ld_wavefronts = 0;    ///< l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
   double smem_st_wavefronts = 0;    ///< l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   double tensor_ops = 0;            ///< sm__ops_path_tensor_src_{fp16,bf16}… .sum for the run's type
+  /// l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum: the bytes TMA loads from global memory
+  /// (collected for kernels that load by TMA only, Measurement::tma_loads)
+  double tma_read_bytes = 0;
   double drain_dram_write_bytes = 0;  ///< the part of dram_write_bytes written back during the drain
 };
 
@@ -156,6 +163,10 @@ struct Measurement {
   bool has_counters = false;
   std::string counters_error;  ///< why counters are missing, when they are
   std::vector<std::string> dropped_metrics;  ///< metrics the chip could not collect in one pass
+  /// The kernels load by TMA (flash3): their L2 reads are Counters::tma_read_bytes, since
+  /// lts__t_sectors_srcunit_tex_op_read sees only part of TMA's reads (62% on an H200, docs/flash3.md).
+  bool tma_loads = false;
+  bool has_tma_counter = false;  ///< tma_read_bytes was collected
   Timing time;       ///< each run after an L2 sweep (cold)
   Timing time_warm;  ///< runs back to back (warm)
 };

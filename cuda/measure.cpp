@@ -8,6 +8,7 @@
 //             profiled range, not a sweep before the profiler starts: starting the range profiler leaves
 //             about 21 MB dirty in the L2 of an H200 (measured 2026-11-29), which an earlier sweep cannot
 //             clean and which would otherwise be written back inside "run" and "drain".
+//             Kernels that load by TMA (flash3) also count the bytes TMA loads (metric::tma_read_bytes).
 //   time:     `runs` runs, each after a sweep outside its events (cold), then `runs` back to back
 //             (warm); the median of each
 #include <cuda_runtime.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "cuda/backend.h"
+#include "cuda/kernels/flash3/entries.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/profiler/range_profiler.h"
 #include "cuda/runtime/check.h"
@@ -86,7 +88,7 @@ Timing time_runs(const KernelSpec& spec, detail::AttentionBuffers& buf, cudaStre
 void count(const KernelSpec& spec, detail::AttentionBuffers& buf, cudaStream_t stream, const L2Sweep& sweep,
            bool flush, Measurement& m) {
   const ProfilerDevice dev = current_profiler_device();
-  const MetricSet set = iosim_metric_set(dev.chip, spec.dtype, dev.counter_availability);
+  const MetricSet set = iosim_metric_set(dev.chip, spec.dtype, dev.counter_availability, m.tma_loads);
   m.chip = dev.chip;
   m.dropped_metrics = set.dropped;
   RangeProfiler prof(set.metrics);
@@ -117,6 +119,8 @@ void count(const KernelSpec& spec, detail::AttentionBuffers& buf, cudaStream_t s
   c.smem_ld_wavefronts = get(run, metric::smem_ld_wavefronts);
   c.smem_st_wavefronts = get(run, metric::smem_st_wavefronts);
   c.tensor_ops = run.sum(set.tensor_metrics);
+  c.tma_read_bytes = get(run, metric::tma_read_bytes);
+  m.has_tma_counter = std::find(set.metrics.begin(), set.metrics.end(), metric::tma_read_bytes) != set.metrics.end();
   m.has_counters = true;
 }
 
@@ -127,6 +131,7 @@ Measurement measure(const KernelSpec& spec, const MeasureOptions& opt) {
   Measurement m;
   m.spec = spec;
   m.device = device_info().name;
+  m.tma_loads = detail::loads_by_tma(spec.algo);
   Stream stream;
   detail::AttentionBuffers buf(spec);
   buf.fill_inputs(kSeed, stream.get());

@@ -1,5 +1,5 @@
-// launch(), prepare_backward(), compiled_tiles(), compiled_variants(), kernel_shape() and
-// unsupported(): from a KernelSpec to the kernels that run it (cuda/kernels/registry.h for the flash
+// launch(), prepare_backward(), compiled_tiles(), compiled_variants(), kernel_shape(), unsupported()
+// and unsupported_in_build(): from a KernelSpec to the kernels that run it (cuda/kernels/registry.h for the flash
 // schedules, cuda/kernels/naive.h for naive).
 #include <cuda_runtime.h>
 
@@ -13,6 +13,7 @@
 
 #include "cuda/backend.h"
 #include "cuda/kernels/decode_plan.h"
+#include "cuda/kernels/flash3/entries.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/kernels/naive.h"
 #include "cuda/kernels/registry.h"
@@ -60,12 +61,15 @@ std::string shapes_text(const KernelSpec& s) {
   return out.empty() ? "none" : out;
 }
 
-/// What cannot run whatever the GPU: shape, type, head dim, tile.
+}  // namespace
+
 std::string unsupported_in_build(const KernelSpec& s) {
-  if (s.algo != Algo::naive && s.algo != Algo::flash1 && s.algo != Algo::flash2 && !detail::is_decode(s.algo)) {
+  if (s.algo != Algo::naive && s.algo != Algo::flash1 && s.algo != Algo::flash2 && !detail::is_decode(s.algo) &&
+      s.algo != Algo::flash3) {
     return "unknown schedule";
   }
   if (const std::string why = detail::unsupported_decode(s); !why.empty()) return why;
+  if (const std::string why = detail::flash3_unsupported_in_build(s); !why.empty()) return why;
   if (s.pass != Direction::fwd && s.pass != Direction::bwd) return "unknown pass";
   if (s.batch < 1 || s.heads < 1) {
     return "batch and heads must be at least 1 (got " + std::to_string(s.batch) + ", " + std::to_string(s.heads) + ")";
@@ -115,8 +119,6 @@ std::string unsupported_in_build(const KernelSpec& s) {
   return "";
 }
 
-}  // namespace
-
 std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d, DType dtype) {
   std::vector<std::pair<int, int>> tiles;
   for (const KernelVariant& v : compiled_variants(algo, pass, d, dtype)) {
@@ -127,7 +129,7 @@ std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d
 
 std::vector<KernelVariant> compiled_variants(Algo algo, Direction pass, int d, DType dtype) {
   std::vector<KernelVariant> out;
-  for (const detail::KernelEntry& e : detail::kernel_registry()) {
+  for (const detail::KernelEntry& e : algo == Algo::flash3 ? detail::flash3_registry() : detail::kernel_registry()) {
     if (e.algo == algo && e.pass == pass && e.d == d && e.dtype == dtype) out.push_back({e.br, e.bc, e.warps, e.stages});
   }
   return out;
@@ -151,6 +153,7 @@ std::string unsupported(const KernelSpec& spec) {
     return "needs compute capability 8.0 or newer; " + dev.name + " is " + std::to_string(dev.cc_major) + "." +
            std::to_string(dev.cc_minor);
   }
+  if (spec.algo == Algo::flash3 && !(why = detail::flash3_unsupported_on(dev)).empty()) return why;
   if (spec.algo != Algo::naive) {
     const detail::KernelEntry* e = detail::find_kernel(spec);
     if (e->smem_bytes > dev.smem_per_block_optin) {

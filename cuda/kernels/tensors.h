@@ -36,7 +36,8 @@ namespace iosim::gpu::detail {
   switch (spec.algo) {
     case Algo::naive: t.insert(t.end(), {Tensor::S, Tensor::P}); break;
     case Algo::flash1: t.insert(t.end(), {Tensor::l, Tensor::m}); break;
-    case Algo::flash2: t.push_back(Tensor::L); break;
+    case Algo::flash2:
+    case Algo::flash3: t.push_back(Tensor::L); break;
     case Algo::flashdecode:
     case Algo::flashdecode_heads: break;  // above
   }
@@ -54,7 +55,8 @@ namespace iosim::gpu::detail {
     switch (spec.algo) {
       case Algo::naive: return {Tensor::S, Tensor::P, Tensor::O};
       case Algo::flash1: return {Tensor::O, Tensor::l, Tensor::m};
-      case Algo::flash2: return {Tensor::O, Tensor::L};
+      case Algo::flash2:
+      case Algo::flash3: return {Tensor::O, Tensor::L};
       case Algo::flashdecode:
       case Algo::flashdecode_heads: return written_decode_tensors(spec, false);
     }
@@ -64,7 +66,8 @@ namespace iosim::gpu::detail {
     case Algo::flash1: return {Tensor::dQ, Tensor::dK, Tensor::dV};
     case Algo::flash2: return {Tensor::D, Tensor::dQacc, Tensor::dQ, Tensor::dK, Tensor::dV};
     case Algo::flashdecode:
-    case Algo::flashdecode_heads: break;  // no backward
+    case Algo::flashdecode_heads:
+    case Algo::flash3: break;  // no backward
   }
   return {};
 }

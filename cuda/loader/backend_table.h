@@ -16,7 +16,7 @@
 namespace iosim::gpu {
 
 /// Bumped when the table's order or signatures change.
-inline constexpr std::uint32_t kBackendAbi = 2;
+inline constexpr std::uint32_t kBackendAbi = 3;
 
 struct BackendTable {
   std::uint32_t abi = 0;
@@ -28,6 +28,7 @@ struct BackendTable {
   std::vector<KernelVariant> (*compiled_variants)(Algo, Direction, int, DType) = nullptr;
   KernelShape (*kernel_shape)(const KernelSpec&) = nullptr;
   std::string (*unsupported)(const KernelSpec&) = nullptr;
+  std::string (*unsupported_in_build)(const KernelSpec&) = nullptr;
   std::vector<Accuracy> (*check_accuracy)(const KernelSpec&, std::uint64_t) = nullptr;
   Measurement (*measure)(const KernelSpec&, const MeasureOptions&) = nullptr;
   Ceilings (*measure_ceilings)() = nullptr;

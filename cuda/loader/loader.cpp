@@ -106,6 +106,11 @@ std::string unsupported(const KernelSpec& spec) {
   return l.table == nullptr ? l.error : l.table->unsupported(spec);
 }
 
+std::string unsupported_in_build(const KernelSpec& spec) {
+  const Loaded& l = loaded();
+  return l.table == nullptr ? l.error : l.table->unsupported_in_build(spec);
+}
+
 std::vector<Accuracy> check_accuracy(const KernelSpec& spec, std::uint64_t seed) {
   return table().check_accuracy(spec, seed);
 }

@@ -13,6 +13,7 @@ extern "C" __attribute__((visibility("default"))) const iosim::gpu::BackendTable
       .compiled_variants = &compiled_variants,
       .kernel_shape = &kernel_shape,
       .unsupported = &unsupported,
+      .unsupported_in_build = &unsupported_in_build,
       .check_accuracy = &check_accuracy,
       .measure = &measure,
       .measure_ceilings = &measure_ceilings,

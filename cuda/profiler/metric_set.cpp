@@ -61,10 +61,12 @@ std::size_t count_passes(const std::string& chip, const std::vector<std::string>
   return cupti::passes_of(image);
 }
 
-MetricSet iosim_metric_set(const std::string& chip, DType dtype, std::span<const std::uint8_t> counter_availability) {
-  static const std::vector<std::string> kMemoryMetrics = {
+MetricSet iosim_metric_set(const std::string& chip, DType dtype, std::span<const std::uint8_t> counter_availability,
+                           bool tma_loads) {
+  std::vector<std::string> memory_metrics = {
       metric::dram_read,       metric::dram_write,     metric::l2_read_sectors,    metric::l2_write_sectors,
       metric::l2_atom_sectors, metric::l2_red_sectors, metric::smem_ld_wavefronts, metric::smem_st_wavefronts};
+  if (tma_loads) memory_metrics.insert(memory_metrics.begin() + 2, metric::tma_read_bytes);
 
   MetricSet set;
   set.chip = chip;
@@ -77,7 +79,7 @@ MetricSet iosim_metric_set(const std::string& chip, DType dtype, std::span<const
     return count_passes(chip, trial, counter_availability) == 1;
   };
 
-  for (const std::string& m : kMemoryMetrics) {
+  for (const std::string& m : memory_metrics) {
     if (!probe.supports(m)) {
       set.dropped.push_back(m + ": not a metric of " + chip);
     } else if (!fits({m})) {

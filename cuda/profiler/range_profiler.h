@@ -48,6 +48,9 @@ inline constexpr const char* l2_atom_sectors = "lts__t_sectors_srcunit_tex_op_at
 inline constexpr const char* l2_red_sectors = "lts__t_sectors_srcunit_tex_op_red.sum";
 inline constexpr const char* smem_ld_wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
 inline constexpr const char* smem_st_wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+/// The bytes TMA loads from global memory, at the L1 side (exact for flash3 on an H200, where the L2-side
+/// lts__t_sectors_srcunit_tex_op_read sees 62% of them: docs/flash3.md); collected for TMA kernels only.
+inline constexpr const char* tma_read_bytes = "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum";
 }  // namespace metric
 
 /// Empty when the in-process profiler may run; otherwise why not (IOSIM_NO_PROFILER is set).
@@ -88,9 +91,11 @@ struct MetricSet {
 /// `sm__ops_path_tensor_src_fp16.sum` needs two passes on its own with CUDA 13.0's CUPTI, so iosim
 /// counts fp16 as mma.sync with fp32 accumulators plus all of wgmma
 /// (`sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum + sm__ops_path_tensor_op_hgmma_src_fp16.sum`),
-/// which fits one pass. Host only; throws ProfilerError if CUPTI's host library fails.
+/// which fits one pass. With `tma_loads` (a kernel that loads by TMA) the TMA read bytes come right after
+/// DRAM, before the L2 sectors. Host only; throws ProfilerError if CUPTI's host library fails.
 [[nodiscard]] MetricSet iosim_metric_set(const std::string& chip, DType dtype,
-                                         std::span<const std::uint8_t> counter_availability = {});
+                                         std::span<const std::uint8_t> counter_availability = {},
+                                         bool tma_loads = false);
 
 /// Metric values of one range, summed over the whole GPU.
 struct RangeResult {

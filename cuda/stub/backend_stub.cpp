@@ -23,6 +23,9 @@ std::vector<KernelVariant> compiled_variants(Algo, Direction, int, DType) { retu
 
 std::string unsupported(const KernelSpec&) { return kNoBackend; }
 
+// Nothing to refuse of a build that has no backend: available() says so (`measure needs a CUDA GPU: …`).
+std::string unsupported_in_build(const KernelSpec&) { return ""; }
+
 KernelShape kernel_shape(const KernelSpec&) { return {}; }
 
 std::vector<Accuracy> check_accuracy(const KernelSpec&, std::uint64_t) { throw std::runtime_error(kNoBackend); }

@@ -68,8 +68,9 @@ const std::array kEntries = {
     ScheduleEntry{"flash3",
                   "FlashAttention-3 on Hopper (sm_90): warp-specialised, TMA-loaded K/V stages, wgmma, ping-pong "
                   "consumer warpgroups; flash2's traffic",
-                  false, &detail::make_flash3_fwd, &detail::make_flash3_bwd, nullptr, std::nullopt, kFlash3Kernels,
-                  Caps{.tile_search = true, .stages = true, .warpgroups = true, .hopper_only = true}, {}, {}},
+                  false, &detail::make_flash3_fwd, &detail::make_flash3_bwd, nullptr, CudaAlgo::flash3, kFlash3Kernels,
+                  Caps{.tile_search = true, .stages = true, .warpgroups = true, .hopper_only = true}, {},
+                  ValidateRole{.ragged_and_bf16 = true}},
 };
 
 }  // namespace

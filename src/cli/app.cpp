@@ -116,7 +116,8 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   validate->add_flag("--quick", validate_flags.quick, "a small subset (one tile per kernel, n = 1024)");
   validate->add_flag("--masks", validate_flags.masks, "only the grid's causal, grouped-query and ragged-n kernels");
   validate->add_option("--schedule,-s", validate_flags.schedules,
-                       "only these schedules, in this order (naive, flash1, flash2, flashdecode, flashdecode-heads)");
+                       "only these schedules, in this order (naive, flash1, flash2, flashdecode, flashdecode-heads; "
+                       "flash3 on a Hopper GPU)");
   validate->add_option("--pass", validate_flags.passes, "only these passes (fwd, bwd)");
   validate->add_option("--d", validate_flags.ds, "only these head dims of the grid (64, 128)");
   validate->add_option("--n", validate_flags.ns, "only these sequence lengths of the grid (1024, 4096, 3000)");

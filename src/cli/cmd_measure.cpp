@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "cuda/loader/loader.h"
 #include "sim/core/error.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
@@ -38,19 +39,23 @@ int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::st
   const Resolved r = resolve(f, /*need_n=*/true);
   if (r.problems.size() != 1 || r.tiles.size() != 1) throw InputError("measure: give one n, one d and one tile");
   if (f.schedules.size() != 1) {
-    throw InputError("measure: give one --schedule (naive, flash1, flash2, flashdecode or flashdecode-heads)");
+    throw InputError("measure: give one --schedule (" + schedule_names(has_cuda_kernels, ", ", " or ") + ")");
   }
   if (r.passes.size() != 1) throw InputError("measure: --pass must be fwd or bwd");
   if (r.kernel.source != KernelSource::iosim) {
     throw InputError("measure runs iosim's kernels: --kernels " + std::string(name(r.kernel.source)) +
                      " is for predictions (iosim --predict)");
   }
-  require_gpu("measure");
   const std::string& schedule = r.schedules.front();
   const Pass pass = r.passes.front();
   const gpu::KernelShape pinned{static_cast<int>(r.kernel.warps), static_cast<int>(r.kernel.stages),
                                 static_cast<int>(std::min<std::uint64_t>(r.splits, 1u << 20))};
-  const GpuCase c = gpu_case(schedule, pass, r.problems.front(), r.hardware, r.tiles.front(), pinned);
+  // What the build cannot run is said before a missing GPU (flash3's backward, a type not compiled); a
+  // module that does not load is the missing GPU's message.
+  if (!gpu::load_module().empty()) require_gpu("measure");
+  const GpuCase c = gpu_case(schedule, pass, r.problems.front(), r.hardware, r.tiles.front(), pinned, false);
+  require_gpu("measure");
+  if (const std::string why = gpu::unsupported(c.spec); !why.empty()) throw InputError(why);
   const report::Comparison cmp =
       mf.no_predict ? measure_only_case(c, schedule, pass, mf) : measure_case(c, schedule, pass, mf);
   report::JsonWriter w;

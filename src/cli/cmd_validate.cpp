@@ -1,8 +1,9 @@
 // `iosim validate --config h200.yaml`: a grid of kernels measured on the GPU beside the model, written
 // to results/validation-<gpu>-<date>.{json,md}.
 //
-// The grid: naive, flash1, flash2 × fwd, bwd × d ∈ {64, 128} × n ∈ {1024, 4096} (flash2 also a
-// ragged n = 3000) × every compiled tile, fp16 (and bf16 for flash2 at n = 4096). batch × heads fills
+// The grid: naive, flash1, flash2 (and flash3 on a Hopper GPU, forward: its compiled kernels) × fwd, bwd ×
+// d ∈ {64, 128} × n ∈ {1024, 4096} (flash2 and flash3 also a ragged n = 3000) × every compiled tile, fp16
+// (and bf16 for flash2 and flash3 at n = 4096). batch × heads fills
 // the GPU: flash1 runs one block per head, so it gets a full wave of heads; the others enough blocks
 // for several waves. --quick keeps one tile per kernel and n = 1024 (scripts/gpu-check).
 // The grid also holds, for every schedule and pass (fp16), causal masks (n = 2048 at d = 64 and 128;
@@ -100,11 +101,16 @@ std::vector<std::pair<TileRequest, gpu::KernelShape>> kernels_of(const std::stri
   return out;
 }
 
-/// Every schedule the CUDA backend runs, in the registry's order.
-std::vector<std::string> cuda_schedules() {
+/// Whether `dev` runs the schedule's kernels: flash3's (hopper_only) need compute capability 9.0 (sm_90a).
+bool runs_on(const ScheduleEntry& e, const gpu::DeviceInfo& dev) {
+  return !e.caps.hopper_only || (dev.cc_major == 9 && dev.cc_minor == 0);
+}
+
+/// Every schedule the CUDA backend runs on `dev`, in the registry's order.
+std::vector<std::string> cuda_schedules(const gpu::DeviceInfo& dev) {
   std::vector<std::string> out;
   for (const ScheduleEntry& e : schedule_catalog()) {
-    if (has_cuda_kernels(e)) out.emplace_back(e.name);
+    if (has_cuda_kernels(e) && runs_on(e, dev)) out.emplace_back(e.name);
   }
   return out;
 }
@@ -235,7 +241,7 @@ std::vector<Point> grid(bool quick, bool variants, const gpu::DeviceInfo& dev, c
             p.d = static_cast<std::uint64_t>(d);
             p.dtype = t;
             auto kernels = kernels_of(schedule, pass, p, variants && !quick);
-            if (quick) kernels.resize(1);
+            if (quick && kernels.size() > 1) kernels.resize(1);
             for (const auto& [tr, shape] : kernels) out.push_back({schedule, pass, p, tr, shape});
           }
         }
@@ -363,12 +369,22 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   const std::string config_file = config::find_file(v.config, config::config_dir(), "config");
   const HardwareSpec hw = config::load_hardware(config_file);
   const gpu::DeviceInfo dev = gpu::device_info();
-  const std::vector<std::string> schedules =
-      v.schedules.empty() ? cuda_schedules() : v.schedules;
+  for (const std::string& s : v.schedules) {
+    if (!runs_on(schedule_entry(s), dev)) {
+      throw InputError(fmt::format("validate: {} runs on Hopper GPUs only (sm_90a, compute capability 9.0); {} is {}.{}",
+                                   s, dev.name, dev.cc_major, dev.cc_minor));
+    }
+  }
+  const std::vector<std::string> schedules = v.schedules.empty() ? cuda_schedules(dev) : v.schedules;
   const bool variants = !v.warps.empty() || !v.stages.empty();
   std::vector<Point> points = !shapes.empty() ? sweep(shapes, schedules)
                               : v.masks       ? mask_grid(variants, dev, schedules)
                                               : grid(v.quick, variants, dev, schedules);
+  for (const std::string& s : v.schedules) {
+    if (std::none_of(points.begin(), points.end(), [&](const Point& p) { return p.schedule == s; })) {
+      throw InputError("validate: this build has no kernel of " + s + " for the grid's problems");
+    }
+  }
   // A slice of the grid: only the passes, head dims and sequence lengths asked for.
   const auto keep = [](const auto& wanted, auto value) {
     return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();

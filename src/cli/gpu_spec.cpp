@@ -44,7 +44,7 @@ void require_gpu(const char* command) {
 }
 
 GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
-                 const TileRequest& tiles, gpu::KernelShape pinned) {
+                 const TileRequest& tiles, gpu::KernelShape pinned, bool on_device) {
   GpuCase c;
   gpu::KernelSpec& s = c.spec;
   s.algo = algo_of(schedule);
@@ -68,7 +68,10 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
     s.warps = pinned.warps;
     s.stages = pinned.stages;
   }
-  if (const std::string why = gpu::unsupported(s); !why.empty()) throw InputError(why);
+  if (const std::string why = gpu::unsupported_in_build(s); !why.empty()) throw InputError(why);
+  if (on_device) {
+    if (const std::string why = gpu::unsupported(s); !why.empty()) throw InputError(why);
+  }
   c.model = ScheduleContext{p, hw, {}, 0, {}};
   if (s.algo != gpu::Algo::naive) {
     const gpu::KernelShape shape = gpu::kernel_shape(s);

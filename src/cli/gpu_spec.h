@@ -19,10 +19,11 @@ struct GpuCase {
 };
 
 /// `schedule` and `pass` of problem `p` with tile `tiles` (the kernel's default where unset) and the
-/// warps and stages of `pinned` (the tile's default where 0). Throws
-/// InputError when the backend has no such kernel (the message says why).
+/// warps and stages of `pinned` (the tile's default where 0). Throws InputError when the build has no
+/// such kernel or, with `on_device`, this GPU cannot run it (the message says why). Without `on_device`
+/// no GPU is needed: what the build refuses is said before a missing GPU.
 [[nodiscard]] GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
-                               const TileRequest& tiles, gpu::KernelShape pinned = {});
+                               const TileRequest& tiles, gpu::KernelShape pinned = {}, bool on_device = true);
 
 /// Whether the CUDA backend has kernels of the schedule (its registry entry names them).
 [[nodiscard]] bool has_cuda_kernels(const ScheduleEntry& e);

@@ -26,6 +26,17 @@ namespace {
 constexpr double kWavefrontBytes = 128;  ///< one shared-memory wavefront serves 32 banks × 4 bytes
 constexpr double kCounterSectorBytes = 32;  ///< the lts__t_sectors_* counters count 32-byte sectors
 
+/// The L2 reads from the SMs: lts__t_sectors_srcunit_tex_op_read, or for a kernel that loads by TMA the
+/// bytes TMA loads (that L2-side counter sees only part of TMA's reads: docs/validation.md).
+CounterRow l2_read_row(const gpu::Measurement& m, double predicted, double sector_bytes) {
+  if (m.tma_loads) {
+    return {"L2 reads from the SMs", "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld (TMA)", "B", predicted,
+            m.counters.tma_read_bytes, m.has_counters && m.has_tma_counter, false};
+  }
+  return {"L2 reads from the SMs", "lts__t_sectors_srcunit_tex_op_read × 32", "B", predicted,
+          m.counters.l2_read_sectors * sector_bytes, m.has_counters, false};
+}
+
 }  // namespace
 
 Comparison compare(const ScheduleRun& model, const gpu::Measurement& m) {
@@ -40,8 +51,7 @@ Comparison compare(const ScheduleRun& model, const gpu::Measurement& m) {
   const gpu::Counters& k = m.counters;
   const bool on = m.has_counters;
   c.rows = {
-      {"L2 reads from the SMs", "lts__t_sectors_srcunit_tex_op_read × 32", "B",
-       static_cast<double>(p.cold.l2_read_sectors()) * sb, k.l2_read_sectors * sb, on, false},
+      l2_read_row(m, static_cast<double>(p.cold.l2_read_sectors()) * sb, sb),
       {"L2 writes from the SMs", "lts__t_sectors_srcunit_tex_op_write × 32", "B",
        static_cast<double>(p.cold.l2_write_sectors()) * sb, k.l2_write_sectors * sb, on, false},
       {"L2 reductions (atomics)", "lts__t_sectors_srcunit_tex_op_red × 32", "B",
@@ -81,7 +91,7 @@ Comparison measured_only(const std::string& schedule, Pass pass, const gpu::Meas
   const bool on = m.has_counters;
   const double sb = kCounterSectorBytes;
   c.rows = {
-      {"L2 reads from the SMs", "lts__t_sectors_srcunit_tex_op_read × 32", "B", none, k.l2_read_sectors * sb, on, false},
+      l2_read_row(m, none, sb),
       {"L2 writes from the SMs", "lts__t_sectors_srcunit_tex_op_write × 32", "B", none, k.l2_write_sectors * sb, on,
        false},
       {"L2 reductions (atomics)", "lts__t_sectors_srcunit_tex_op_red × 32", "B", none, k.l2_red_sectors * sb, on, false},
@@ -126,6 +136,13 @@ std::string render_comparison_table(const Comparison& c, const std::string& gpu_
   out += "\n  error = (measured − predicted) / measured; DRAM writes include the write-back of dirty lines drained\n"
          "  after the run; times: median of " + std::to_string(c.measured.time.runs) + " runs each\n";
   if (!c.measured.has_counters) out += "  counters unavailable: " + c.measured.counters_error + "\n";
+  if (c.measured.tma_loads && c.measured.has_counters && c.measured.has_tma_counter) {
+    const double lts = c.measured.counters.l2_read_sectors * kCounterSectorBytes;
+    const double tma = c.measured.counters.tma_read_bytes;
+    out += fmt::format("  L2 reads: the kernel loads by TMA, counted at the L1 side; lts__t_sectors_srcunit_tex_op_read "
+                       "× 32 saw {}{}\n",
+                       si_bytes(lts), tma > 0 ? fmt::format(" ({:.0f}% of it)", 100 * lts / tma) : std::string());
+  }
   for (const std::string& d : c.measured.dropped_metrics) out += "  metric not collected: " + d + "\n";
   return out;
 }
@@ -143,6 +160,8 @@ void comparison_json(JsonWriter& w, const Comparison& c) {
   if (s.splits != 0) w.field("splits", std::uint64_t(s.splits));  // flashdecode: the K/V splits it ran
   w.end_object();
   w.field("has_counters", c.measured.has_counters).field("counters_error", c.measured.counters_error);
+  w.field("tma_loads", c.measured.tma_loads);
+  if (c.measured.tma_loads) w.field("lts_read_sectors", c.measured.counters.l2_read_sectors);  // the L2 side's view
   w.key("rows").begin_array();
   for (const CounterRow& r : c.rows) {
     w.begin_object().field("quantity", r.quantity).field("counter", r.counter).field("unit", r.unit);

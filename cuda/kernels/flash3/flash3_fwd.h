@@ -58,4 +58,7 @@ struct FwdKernel {
 /// plain). Causal or not is an argument.
 [[nodiscard]] const std::vector<FwdKernel>& fwd_kernels();
 
+/// The kernel of fwd_kernels() with this type, head dimension, tile, stages and order, or nullptr.
+[[nodiscard]] const FwdKernel* find_fwd(DType dtype, int d, int br, int bc, int stages, bool overlap);
+
 }  // namespace iosim::gpu::flash3

@@ -1,0 +1,116 @@
+// flash3_registry(), the launcher that maps a KernelSpec's buffers to flash3's FwdArgs, and flash3's
+// refusals (entries.h). The kernels are cuda/kernels/flash3/'s; IOSIM_FLASH3 is defined where
+// flash3.cmake built them (sm_90a and CUTLASS's headers found).
+#include "cuda/kernels/flash3/entries.h"
+
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "cuda/kernels/flash3/flash3_fwd.h"
+#include "cuda/kernels/launch.h"
+#include "cuda/runtime/check.h"
+
+namespace iosim::gpu::detail {
+
+namespace {
+
+[[nodiscard]] std::string spec_text(const KernelSpec& s) {
+  return std::string(name(s.algo)) + (s.pass == Direction::fwd ? " fwd" : " bwd") + " d=" + std::to_string(s.d) + " " +
+         std::string(name(s.dtype));
+}
+
+#ifdef IOSIM_FLASH3
+/// "fp16 d=128, bf16 d=64" of the registry, "none" when empty.
+[[nodiscard]] std::string compiled_text() {
+  std::string out;
+  for (const KernelEntry& e : flash3_registry()) {
+    out += (out.empty() ? "" : ", ") + std::string(name(e.dtype)) + " d=" + std::to_string(e.d);
+  }
+  return out.empty() ? "none" : out;
+}
+
+[[nodiscard]] flash3::DType flash3_type(DType t) { return t == DType::bf16 ? flash3::DType::bf16 : flash3::DType::fp16; }
+
+/// Enqueues the flash3 forward of `spec` on `stream`: Q, K, V, O and L as flash2's forward has them
+/// ([batch · heads, rows, d], K/V by batch · kv_heads), so FwdArgs' heads are batch × heads.
+void launch_flash3_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  const KernelEntry* e = find_kernel(spec);  // its stages where the spec leaves them at 0
+  const flash3::FwdKernel* k =
+      e == nullptr ? nullptr : flash3::find_fwd(flash3_type(spec.dtype), spec.d, spec.br, spec.bc, e->stages, true);
+  if (k == nullptr) throw std::invalid_argument("launch: " + spec_text(spec) + ": no such flash3 kernel in this build");
+  flash3::FwdArgs a;
+  a.q = buf.device(Tensor::Q);
+  a.k = buf.device(Tensor::K);
+  a.v = buf.device(Tensor::V);
+  a.o = buf.device(Tensor::O);
+  a.lse = static_cast<float*>(buf.device(Tensor::L));
+  a.heads = spec.batch * spec.heads;
+  a.kv_heads = spec.batch * kv_head_count(spec);
+  a.n = spec.n;
+  a.n_kv = spec.n_kv;
+  a.causal = spec.causal;
+  IOSIM_CUDA_CHECK(k->launch(a, stream));
+}
+#endif
+
+}  // namespace
+
+const std::vector<KernelEntry>& flash3_registry() {
+  static const std::vector<KernelEntry> entries = [] {
+    std::vector<KernelEntry> out;
+#ifdef IOSIM_FLASH3
+    for (const flash3::FwdKernel& k : flash3::fwd_kernels()) {
+      if (!k.overlap) continue;
+      out.push_back(KernelEntry{Algo::flash3, Direction::fwd, k.d,
+                                k.dtype == flash3::DType::bf16 ? DType::bf16 : DType::fp16, k.br, k.bc,
+                                static_cast<std::size_t>(k.smem_bytes), &launch_flash3_fwd, k.threads / 32, k.stages});
+    }
+#endif
+    return out;
+  }();
+  return entries;
+}
+
+std::string flash3_unsupported_in_build(const KernelSpec& s) {
+  if (s.algo != Algo::flash3) return "";
+  if (s.pass == Direction::bwd) {
+    return "flash3 bwd: the flash3 backward kernel does not exist (cuda/kernels/flash3/ has the forward only)";
+  }
+#ifndef IOSIM_FLASH3
+  return "flash3: this build has no flash3 kernels (they need nvcc 12.0 or newer and CUTLASS's headers; cmake's "
+         "configure says which was missing)";
+#else
+  const KernelEntry* first = nullptr;
+  for (const KernelEntry& e : flash3_registry()) {
+    if (e.d == s.d && e.dtype == s.dtype) {
+      first = &e;
+      break;
+    }
+  }
+  if (first == nullptr) {
+    return spec_text(s) + ": no flash3 kernel of this type and head dimension in this build (compiled: " +
+           compiled_text() + "; -DIOSIM_CUDA_FULL_TILES=ON adds fp16/bf16 x d = 64/128)";
+  }
+  if (s.br == 0 && s.bc == 0) return "";
+  if (s.br != first->br || s.bc != first->bc || (s.warps != 0 && s.warps != first->warps) ||
+      (s.stages != 0 && s.stages != first->stages)) {
+    return spec_text(s) + ": the flash3 kernel has one tile, " + std::to_string(first->br) + "x" +
+           std::to_string(first->bc) + " with " + std::to_string(first->warps) + " warps (a producer and " +
+           std::to_string(first->warps / 4 - 1) + " consumer warpgroups) and " + std::to_string(first->stages) +
+           " K/V stages; asked for " + std::to_string(s.br) + "x" + std::to_string(s.bc) +
+           (s.warps != 0 ? " with " + std::to_string(s.warps) + " warps" : "") +
+           (s.stages != 0 ? ", " + std::to_string(s.stages) + " stages" : "");
+  }
+  return "";
+#endif
+}
+
+std::string flash3_unsupported_on(const DeviceInfo& dev) {
+  if (dev.cc_major == 9 && dev.cc_minor == 0) return "";
+  return "flash3 needs a Hopper GPU (sm_90a: TMA and wgmma, compute capability 9.0); " + dev.name + " is " +
+         std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor);
+}
+
+}  // namespace iosim::gpu::detail
