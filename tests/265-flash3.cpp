@@ -307,7 +307,7 @@ TEST_CASE("flash3's family in the SM model: wgmma per warpgroup, no ldmatrix, TM
   BlockShape shape;
   shape.warps = 8;  // the consumers: two warpgroups of 64 rows
   shape.stages = 2;
-  const StepCost c = step_cost(s, false, false, f, shape, r, 1);
+  const StepCost c = step_cost(s, false, false, f, shape, r);
   // Per warp: 1 m64 tile × 1 N-chunk × 8 k16 for S; 1 × 1 × 11 for P V.
   CHECK(c.mix.mma == 19);
   CHECK(c.mix.ldmatrix == 0);
@@ -323,7 +323,7 @@ TEST_CASE("flash3's family in the SM model: wgmma per warpgroup, no ldmatrix, TM
   // = 10 × 8 m16n8k16 equivalents (not 16 × 8 with Q's 80 rows split 40 + 40 and padded to 64).
   Segment b;
   b.matmuls = {{80, 128, 128}};
-  const StepCost cb = step_cost(b, false, false, family_of("flash3_bwd"), shape, r, 1);
+  const StepCost cb = step_cost(b, false, false, family_of("flash3_bwd"), shape, r);
   CHECK(cb.mix.mma == 8);
   CHECK(cb.warp_issue == doctest::Approx(80 * r.wgmma_interval));
 }

@@ -2,10 +2,12 @@
 // waves and tails, and the breakdown a prediction reports.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 
 #include "sim/timing/block_schedule.h"
 #include "sim/schedule/kernel_family.h"
+#include "sim/timing/mva.h"
 #include "sim/timing/sm_model.h"
 #include "sim/timing/step_profile.h"
 #include "sim/timing/time_model.h"
@@ -77,7 +79,7 @@ TEST_CASE("flash2's step as warp instructions: rows split over the warps, Q and 
   s.matmuls = {{128, 64, 64}, {128, 64, 64}};
   const BlockShape four{4, 2, 1};
   // Each warp: 32 rows = 2 m16 tiles × 8 n8 tiles × 4 k16 steps = 64 MMAs per product.
-  const StepCost c = step_cost(s, false, false, f, four, tensor_only(0), 1);
+  const StepCost c = step_cost(s, false, false, f, four, tensor_only(0));
   // The family's step overhead (integer, conversions, control) for a 128 × 64 × 64 first product over
   // 4 warps' 128 lanes, issued at one a cycle.
   const StepOverhead& o = f.overhead;
@@ -95,11 +97,11 @@ TEST_CASE("flash2's step as warp instructions: rows split over the warps, Q and 
   CHECK(std::string(c.pipe) == "issue");
   // The chain: each product waits for its 4 dependent MMAs, or its 64 issues, whichever is longer; then
   // the overhead's issues.
-  const StepCost slow = step_cost(s, false, false, f, four, tensor_only(100), 1);
+  const StepCost slow = step_cost(s, false, false, f, four, tensor_only(100));
   CHECK(slow.chain == doctest::Approx(2 * 4 * 100 + other));
   // With 1-cycle MMAs the warp's own serial time binds instead: every instruction issued plus the
   // family's measured waits on its results (fixed-latency per instruction, MIO per ldmatrix and shuffle).
-  const StepCost fast = step_cost(s, false, false, f, four, tensor_only(1), 1);
+  const StepCost fast = step_cost(s, false, false, f, four, tensor_only(1));
   const double instructions = 128 + 32 + 8 + 2 + other;
   const double serial = instructions * (1 + f.waits.per_instruction) + (32 + 8) * f.waits.per_mio;
   CHECK(serial > 2 * 64 + other);
@@ -115,13 +117,13 @@ TEST_CASE("a warp's own waits on its results bound a step: a family with none is
   s.matmuls = {{64, 64, 64}, {64, 64, 64}, {64, 64, 64}, {64, 64, 64}, {64, 64, 64}};
   const BlockShape four{4, 1, 1};
   const SmRates r = tensor_only(1);
-  const StepCost with = step_cost(s, false, false, f, four, r, 1);
-  const StepCost without = step_cost(s, false, false, none, four, r, 1);
+  const StepCost with = step_cost(s, false, false, f, four, r);
+  const StepCost without = step_cost(s, false, false, none, four, r);
   CHECK(with.mix.total() == doctest::Approx(without.mix.total()));  // the same instructions
   CHECK(with.chain > 2 * without.chain);
   // One block of four warps: one warp per sub-partition, nothing else to issue in its waits.
-  CHECK(step_time(with, four, 1).latency_bound);
-  CHECK(step_time(with, four, 1).cycles == doctest::Approx(with.chain));
+  CHECK(step_time(with, four, 1, Overlap::staggered).latency_bound);
+  CHECK(step_time(with, four, 1, Overlap::staggered).cycles == doctest::Approx(with.chain));
 }
 
 TEST_CASE("a step takes its chain or its blocks' share of the pipes, whichever is longer") {
@@ -130,11 +132,43 @@ TEST_CASE("a step takes its chain or its blocks' share of the pipes, whichever i
   c.warp_issue = 30;
   const BlockShape four{4, 1, 1};
   // One block of 4 warps: one warp per sub-partition; the chain binds.
-  CHECK(step_time(c, four, 1).cycles == doctest::Approx(100));
-  CHECK(step_time(c, four, 1).latency_bound);
+  CHECK(step_time(c, four, 1, Overlap::staggered).cycles == doctest::Approx(100));
+  CHECK(step_time(c, four, 1, Overlap::staggered).latency_bound);
   // Four blocks: 4 warps per sub-partition × 30 cycles: the pipes bind.
-  CHECK(step_time(c, four, 4).cycles == doctest::Approx(120));
-  CHECK_FALSE(step_time(c, four, 4).latency_bound);
+  CHECK(step_time(c, four, 4, Overlap::staggered).cycles == doctest::Approx(120));
+  CHECK_FALSE(step_time(c, four, 4, Overlap::staggered).latency_bound);
+}
+
+TEST_CASE("queued warps: one alone takes its chain; more wait for each other on the pipes they share") {
+  StepCost c;
+  c.chain = 100;
+  c.pipe_tensor = 30;
+  c.pipe_fp32 = 20;
+  c.warp_issue = 30;
+  const BlockShape four{4, 1, 1};
+  // One warp per sub-partition: its chain, as without queueing.
+  CHECK(step_time(c, four, 1, Overlap::queued).cycles == doctest::Approx(100));
+  // Two: mean-value analysis with stations of 30 and 20 and a delay of 50 (mva.h), above both bounds
+  // (the chain, 2 × 30) and below their sum.
+  const double two = mva_cycle_time(std::array{30.0, 20.0, 0.0, 0.0, 0.0, 0.0, 0.0}, 50, 2);
+  CHECK(step_time(c, four, 2, Overlap::queued).cycles == doctest::Approx(two));
+  CHECK(two > std::max(100.0, 2 * 30.0));
+  CHECK(two < 100.0 + 2 * 30.0);
+  CHECK(step_time(c, four, 2, Overlap::staggered).cycles == doctest::Approx(100));
+  // Many: the busiest pipe's work times the warps.
+  CHECK(step_time(c, four, 64, Overlap::queued).cycles == doctest::Approx(64 * 30.0).epsilon(0.05));
+}
+
+TEST_CASE("mean-value analysis: exact values of small closed networks") {
+  // One station of 1 cycle, a delay of 1: n = 1 cycles in 2; n = 2 finds half a customer queued,
+  // resides 1.5 and cycles in 2.5 (Lazowska et al. 1984, §6.3, by hand).
+  CHECK(mva_cycle_time(std::array{1.0}, 1, 1) == doctest::Approx(2));
+  CHECK(mva_cycle_time(std::array{1.0}, 1, 2) == doctest::Approx(2.5));
+  // Two stations of 2 and 1, no delay, two customers: 10/3 + 4/3.
+  CHECK(mva_cycle_time(std::array{2.0, 1.0}, 0, 2) == doctest::Approx(14.0 / 3));
+  CHECK(mva_cycle_time(std::array{2.0, 1.0}, 0, 0) == 0);
+  // Throughput never passes the bottleneck's: cycle time ≥ customers × the largest demand.
+  for (std::uint32_t n = 1; n <= 32; ++n) CHECK(mva_cycle_time(std::array{3.0, 1.0}, 10, n) >= 3.0 * n - 1e-9);
 }
 
 TEST_CASE("loads issued stages − 1 steps ahead hide their latency behind the steps between") {
@@ -142,11 +176,11 @@ TEST_CASE("loads issued stages − 1 steps ahead hide their latency behind the s
   c.chain = 100;
   c.memory = 250;
   c.pipelined = true;
-  CHECK(step_time(c, BlockShape{4, 2, 1}, 1).cycles == doctest::Approx(100 + 150));  // one step covers 100
-  CHECK(step_time(c, BlockShape{4, 3, 1}, 1).cycles == doctest::Approx(100 + 50));   // two steps cover 200
-  CHECK(step_time(c, BlockShape{4, 4, 1}, 1).cycles == doctest::Approx(100));        // fully hidden
+  CHECK(step_time(c, BlockShape{4, 2, 1}, 1, Overlap::staggered).cycles == doctest::Approx(100 + 150));  // one step covers 100
+  CHECK(step_time(c, BlockShape{4, 3, 1}, 1, Overlap::staggered).cycles == doctest::Approx(100 + 50));   // two steps cover 200
+  CHECK(step_time(c, BlockShape{4, 4, 1}, 1, Overlap::staggered).cycles == doctest::Approx(100));        // fully hidden
   c.pipelined = false;
-  CHECK(step_time(c, BlockShape{4, 4, 1}, 1).cycles == doctest::Approx(350));  // waited for at once
+  CHECK(step_time(c, BlockShape{4, 4, 1}, 1, Overlap::staggered).cycles == doctest::Approx(350));  // waited for at once
 }
 
 TEST_CASE("the block schedule: full waves, a partial last wave, and latency that more blocks hide") {
@@ -272,11 +306,13 @@ TEST_CASE("a step's atomic adds are bounded by the SM's share of the L2's reduct
   s.reduce_bytes = 64.0 * 64 * 4;  // a 64 × 64 fp32 dQ tile
   SmRates r = tensor_only(0);
   const BlockShape four{4, 1, 1};
-  CHECK(step_cost(s, false, false, f, four, r, 1).block_reduce == 0);  // rate not measured: no bound
+  CHECK(step_cost(s, false, false, f, four, r).block_reduce == 0);  // rate not measured: no bound
   r.red_bytes_per_cycle = 16;
-  const StepCost c = step_cost(s, false, false, f, four, r, 1);
+  const StepCost c = step_cost(s, false, false, f, four, r);
   CHECK(c.block_reduce == doctest::Approx(64.0 * 64 * 4 / 16));
   CHECK(c.mix.reduce == doctest::Approx(64.0 * 64 / 128));  // one RED per lane and float
   // Two resident blocks share the SM's rate: the step takes twice as long.
-  CHECK(step_time(c, four, 2).cycles == doctest::Approx(2 * 1024.0));
+  CHECK(step_time(c, four, 2, Overlap::staggered).cycles == doctest::Approx(2 * 1024.0));
+  // Queued, the two blocks' warps also wait for each other at the reduction: longer still.
+  CHECK(step_time(c, four, 2, Overlap::queued).cycles > 2 * 1024.0);
 }

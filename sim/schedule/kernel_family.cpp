@@ -33,7 +33,7 @@ std::vector<KernelFamily> make_families() {
   // step + 0.63 a row-block element + 2.95 a column-block element per lane; model total within 5.6%
   // median, 21.4% largest (27.6% short without).
   f.push_back({"fa2-fwd", "cuda/kernels/flash2_fwd.cuh", FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared},
-               2, 2, true, 44.2, 1.261, Overlap::in_phase, {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});
+               2, 2, true, 44.2, 1.261, Overlap::queued, {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});
   // FlashAttention-2's backward (cuda/kernels/flash2_bwd.cuh, flash_bwd_common.cuh): five products a
   // step, each tiled by the warps as a grid, every operand from shared memory (P and dS are staged
   // there for the transposed products); no row reductions (P from the saved L); Q_i, dO_i, L_i, D_i
@@ -44,7 +44,7 @@ std::vector<KernelFamily> make_families() {
   // column-block element per lane; model total within 0.8% median, 2.7% largest (77% short without).
   // Dependency waits (20 kernels): 2.01 a warp instruction (1.87–2.11), 15.6 a MIO instruction (8.7–22.8).
   f.push_back({"fa2-bwd", "cuda/kernels/flash2_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 99.4,
-               1.040, Overlap::in_phase, {103, 7.57, 25.0, 1.14}, {2.01, 15.6}, {}});
+               1.040, Overlap::queued, {103, 7.57, 25.0, 1.14}, {2.01, 15.6}, {}});
   // FlashAttention's Algorithm 1 (cuda/kernels/flash1_fwd.cuh): one block per head; each warp owns 16
   // rows of every Q tile, loads its Q_i, O_i, l_i, m_i and waits for them (no overlap), no block
   // barrier in the inner loop; Q_i from shared memory, P from registers; row max and row sum every
@@ -55,7 +55,7 @@ std::vector<KernelFamily> make_families() {
   // median, 1.7% largest (57% short without).
   // Dependency waits (17 kernels): 1.62 a warp instruction (1.50–1.84), 10.4 a MIO instruction (4.4–19.5).
   f.push_back({"fa1-fwd", "cuda/kernels/flash1_fwd.cuh", FamilyModel::sm_steps,
-               {kRowsSharedShared, kRowsRegShared}, 4, 0, false, 36.4, 1.613, Overlap::in_phase,
+               {kRowsSharedShared, kRowsRegShared}, 4, 0, false, 36.4, 1.613, Overlap::queued,
                {198, 2.72, 8.30, 0.0353}, {1.62, 10.4}, {}});
   // FlashAttention's Algorithm 4 (cuda/kernels/flash1_bwd.cuh): the backward step of
   // flash_bwd_common.cuh, as fa2-bwd, with Q_i, O_i, dO_i, dQ_i, l_i, m_i loaded each step.
@@ -65,7 +65,7 @@ std::vector<KernelFamily> make_families() {
   // total within 3.9% median, 9.9% largest (68% short without).
   // Dependency waits (14 kernels): 1.97 a warp instruction (1.80–2.19), 26.4 a MIO instruction (17.2–45.8).
   f.push_back({"fa1-bwd", "cuda/kernels/flash1_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 75.2,
-               1.282, Overlap::in_phase, {3.07, 16.0, 25.2, 0}, {1.97, 26.4}, {}});
+               1.282, Overlap::queued, {3.07, 16.0, 25.2, 0}, {1.97, 26.4}, {}});
   // PyTorch's FlashAttention-2 forward (SDPA's flash backend, torch 2.11: flash-attention's
   // csrc/flash_attn/src/flash_fwd_kernel.h, compute_attn_1rowblock), at the tiles its launch template
   // picks on the H200 (ncu's kernel names: 128 × 128 at d = 64, 128 × 64 at d = 128, 4 warps): warps own
@@ -81,7 +81,7 @@ std::vector<KernelFamily> make_families() {
   // the schedule's 584). Dependency waits (the same two kernels): 1.25 a warp instruction (1.15–1.34),
   // 2.0 a MIO instruction (1.3–2.7).
   f.push_back({"torch-fa2-fwd", "PyTorch SDPA flash backend: flash-attention csrc/flash_attn/src/flash_fwd_kernel.h",
-               FamilyModel::sm_steps, {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 255, 0, Overlap::in_phase,
+               FamilyModel::sm_steps, {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 255, 0, Overlap::queued,
                {210, 3.37, 0, 0}, {1.25, 2.0}, {}, 2});
   // PyTorch's FlashAttention-2 backward (flash_bwd_kernel.h, compute_dq_dk_dv_1colblock under
   // flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel: one block per K/V tile, dQ accumulated by atomics):
@@ -91,17 +91,17 @@ std::vector<KernelFamily> make_families() {
   // the forward's): 7.75 a score element + 0.974 a column-block element per lane. Dependency waits: 1.97
   // a warp instruction (1.74–2.20), 8.9 a MIO instruction (8.8–8.9).
   f.push_back({"torch-fa2-bwd", "PyTorch SDPA flash backend: flash-attention csrc/flash_attn/src/flash_bwd_kernel.h",
-               FamilyModel::sm_steps, {kGridShared}, 0, 3, true, 255, 0, Overlap::in_phase, {0, 7.75, 0, 0.974},
+               FamilyModel::sm_steps, {kGridShared}, 0, 3, true, 255, 0, Overlap::queued, {0, 7.75, 0, 0.974},
                {1.97, 8.9}, {}, 2});
   // Split-KV decoding and the d-tiled schedule have no kernel in cuda/: described as FlashAttention-2
   // forwards (the split kernel is one, over a slice of K/V; dtiled reads Q and K by slices of d from
   // shared memory).
   // Their registers and overhead are fa2-fwd's.
   f.push_back({"fa2-fwd-split", "flash-attention's flash_fwd_splitkv_kernel (no iosim kernel)",
-               FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::in_phase,
+               FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::queued,
                {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});
   f.push_back({"dtiled", "model only: d-sliced FlashAttention-2 forward (no iosim kernel)", FamilyModel::sm_steps,
-               {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::in_phase,
+               {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::queued,
                {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});
   // FlashAttention-3's forward (Shah et al. 2024, arXiv 2407.08608, §3.1-3.2; Dao-AILab/flash-attention
   // hopper/flash_fwd_kernel_sm90.h, mainloop_fwd_sm90_tma_gmma_ws.hpp), iosim's schedule flash3: one
@@ -147,12 +147,12 @@ std::vector<KernelFamily> make_families() {
   // split-KV combine): no products, loads waited for at once. Registers: a base of 40 (not measured);
   // dependency waits not measured (none: memory-bound kernels, whose loads the model waits for).
   f.push_back({"elementwise", "cuda/kernels/flash_aux.cu", FamilyModel::sm_steps, {}, 0, 0, false, 40, 1,
-               Overlap::in_phase, {}, {}, {}});
+               Overlap::queued, {}, {}, {}});
   // Standard attention runs cuBLAS GEMMs and a softmax kernel whose inner structure iosim does not
   // describe: the roofline (each resource at its measured rate). Registers: 40 + accumulators (an
   // estimate; cuBLAS chooses its own).
   f.push_back({"library", "cuBLAS (cuda/kernels/naive.cu)", FamilyModel::roofline, {}, 0, 0, false, 40, 1,
-               Overlap::in_phase, {}, {}, {}});
+               Overlap::queued, {}, {}, {}});
   return f;
 }
 

@@ -56,14 +56,15 @@ enum class FamilyModel : std::uint8_t {
              ///< at its rate, the largest one binding
 };
 
-/// Whether the warps that share an SM sub-partition run their steps' phases at the same time.
+/// How the warps that share an SM sub-partition meet on its pipes.
 enum class Overlap : std::uint8_t {
-  in_phase,  ///< every resident warp does the same step in the same order (FlashAttention-2: the products,
-             ///< then the softmax, then the products), so one warp's phase on a pipe queues behind the
-             ///< others' on that pipe, and another pipe idles meanwhile
-  staggered, ///< warpgroups are scheduled out of phase (FlashAttention-3's ping-pong): one's softmax runs
-             ///< while another's products do; a step takes the larger of one chain and the pipes' work.
-             ///< Only one warpgroup's warps (one per sub-partition) run a phase together
+  queued,    ///< every resident warp runs the same step on its own (FlashAttention-2: the products, then the
+             ///< softmax, then the products, on one pipe after another); warps of different blocks are
+             ///< not held together, so each queues for a pipe behind whichever others are on it
+             ///< (sm_model.h: mean-value analysis over the pipes)
+  staggered, ///< warpgroups are scheduled out of phase on purpose (FlashAttention-3's ping-pong, by named
+             ///< barriers): one's softmax runs while another's products do, and a warp's products overlap
+             ///< its own softmax; a step takes the larger of one chain and the pipes' work
 };
 
 /// Warp instructions a step issues beyond what the SM model derives from the schedule (integer and
@@ -132,7 +133,7 @@ struct KernelFamily {
   /// kernels (scripts/fit-registers.py, results/ptxas-registers-sm90-cuda13.0.json).
   double base_registers = 0;
   double per_fragment = 1;
-  Overlap overlap = Overlap::in_phase;
+  Overlap overlap = Overlap::queued;
   StepOverhead overhead;
   DependencyWaits waits;
   /// What a Hopper-native kernel does beyond an Ampere-style one ({} for the others).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/timing/mva.h"
 #include "sim/timing/time_model.h"
 
 namespace iosim {
@@ -132,12 +133,10 @@ SmRates sm_rates(const HardwareSpec& hw, DType t) {
 }
 
 StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& f, const BlockShape& shape,
-                   const SmRates& r, std::uint32_t in_phase) {
+                   const SmRates& r) {
   StepCost c;
   const std::uint64_t warps = std::max<std::uint32_t>(1, shape.warps);
   const auto w = static_cast<double>(warps);
-  // The warps that share one sub-partition and run this phase with it take turns on its pipes.
-  const auto own = static_cast<double>(std::max<std::uint32_t>(1, in_phase));
   double tensor = 0, sfu = 0, fp32 = 0, shfl = 0, instructions = 0, smem_bytes = 0;
   std::uint64_t rows_per_warp = 0;
   constexpr MatmulRole kDefault{WarpSplit::grid, Operand::shared, Operand::shared};
@@ -153,7 +152,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
       instructions += g.instructions;
       c.mix.mma += g.instructions;
       smem_bytes += g.smem_bytes;
-      const double busy = own * g.mma_equivalents * r.wgmma_interval;
+      const double busy = g.mma_equivalents * r.wgmma_interval;
       product_chain += std::max(busy, r.lat.mma_latency);
       c.chain_busy += busy;
       continue;
@@ -168,7 +167,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.mix.mma += mma;
     c.mix.ldmatrix += ldsm;
     smem_bytes += w * ldsm * kLdmatrixBytes;
-    const double busy = own * mma * r.mma_interval;
+    const double busy = mma * r.mma_interval;
     const double phase = std::max(busy, static_cast<double>(t.kt) * r.lat.mma_latency);
     product_chain += phase + (ldsm > 0 ? r.lat.ldmatrix_latency : 0);
     c.chain_busy += busy;
@@ -181,8 +180,8 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     pipe += n * interval;
     instructions += n;
     count += n;
-    c.chain += own * n * interval + latency;
-    c.chain_busy += own * n * interval;
+    c.chain += n * interval + latency;
+    c.chain_busy += n * interval;
   };
   elementwise(s.vector_flops, r.fp32_interval, r.lat.fma_latency, fp32, c.mix.fp32);
   elementwise(s.special_ops, r.ex2_interval, r.lat.ex2_latency, sfu, c.mix.ex2);
@@ -203,8 +202,8 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
                                 o.per_row * static_cast<double>(mm.m * mm.k) +
                                 o.per_column * static_cast<double>(mm.n * mm.k)) / lanes;
     instructions += c.mix.other;
-    c.chain += own * c.mix.other;
-    c.chain_busy += own * c.mix.other;
+    c.chain += c.mix.other;
+    c.chain_busy += c.mix.other;
   }
   if (!last) {
     instructions += f.barriers_per_step;
@@ -245,20 +244,39 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
       {tensor, "tensor"}, {sfu, "exp"}, {fp32, "fp32"}, {shfl, "shuffle"}, {instructions, "issue"}};
   const auto* busiest = std::max_element(std::begin(pipes), std::end(pipes),
                                          [](const auto& a, const auto& b) { return a.first < b.first; });
+  c.pipe_tensor = tensor;
+  c.pipe_sfu = sfu;
+  c.pipe_fp32 = fp32;
+  c.pipe_shfl = shfl;
+  c.pipe_issue = std::max(0.0, instructions - c.mix.mma - c.mix.fp32 - c.mix.ex2 - c.mix.shuffle);
   c.warp_issue = busiest->first;
   c.pipe = busiest->second;
   c.block_smem = r.smem_bytes_per_cycle > 0 ? smem_bytes / r.smem_bytes_per_cycle : 0;
   return c;
 }
 
-StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blocks) {
+StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blocks, Overlap overlap) {
   const std::uint64_t warps = std::max<std::uint32_t>(1, shape.warps);
-  const auto per_smsp = static_cast<double>(ceil_div_u(std::uint64_t{blocks} * warps, kSchedulersPerSm));
+  const std::uint64_t resident = ceil_div_u(std::uint64_t{blocks} * warps, kSchedulersPerSm);  // per sub-partition
+  const auto per_smsp = static_cast<double>(resident);
   const double issue =
       std::max({per_smsp * c.warp_issue, static_cast<double>(blocks) * c.block_smem,
                 static_cast<double>(blocks) * c.block_reduce});
   const double covered = c.pipelined ? static_cast<double>(shape.stages - 1) * std::max(c.chain, issue) : 0;
   const double latency = c.chain + std::max(0.0, c.memory - covered);
+  if (overlap == Overlap::queued) {
+    // One sub-partition's warps: the SM-wide shared memory and reductions as stations of a quarter of
+    // their rate each (the four sub-partitions' warps share them), the rest of the chain as the delay.
+    const double sm_share = static_cast<double>(blocks) / per_smsp;  // blocks' worth of an SM's work per warp
+    const double demands[] = {c.pipe_tensor, c.pipe_sfu,  c.pipe_fp32, c.pipe_shfl, c.pipe_issue,
+                              sm_share * c.block_smem, sm_share * c.block_reduce};
+    double work = 0;
+    for (double d : demands) work += d;
+    const double cycles =
+        std::max(issue, mva_cycle_time(demands, std::max(0.0, latency - work), static_cast<std::uint32_t>(resident)));
+    const double busy = std::min(cycles, issue);
+    return {cycles, cycles - busy > busy, busy};
+  }
   if (latency < issue) return {issue, false, issue};
   return {latency, true, std::min(c.chain_busy, latency)};
 }
@@ -266,11 +284,6 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
 BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockShape& shape, const SmRates& r,
                      std::uint32_t blocks) {
   BlockTime out;
-  // In phase: every resident warp of the sub-partition (all `blocks` blocks); staggered: one
-  // warpgroup's, a warp on each sub-partition (the other warpgroups are out of phase with it).
-  const std::uint64_t sharing =
-      f.overlap == Overlap::in_phase ? std::uint64_t{blocks} * shape.warps : std::uint64_t{kSchedulersPerSm};
-  const auto in_phase = static_cast<std::uint32_t>(ceil_div_u(sharing, kSchedulersPerSm));
   std::uint64_t segments = 0;
   for (const SegmentRun& run : p.runs) segments += run.count;
   const bool has_epilogue = segments > p.steps;
@@ -280,16 +293,16 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
     const bool last = has_epilogue && i + 1 == p.runs.size();
     std::uint64_t rest = run.count;
     if (i == 0) {
-      const StepCost c = step_cost(run.segment, true, last && run.count == 1, f, shape, r, in_phase);
-      const StepTime t = step_time(c, shape, blocks);
+      const StepCost c = step_cost(run.segment, true, last && run.count == 1, f, shape, r);
+      const StepTime t = step_time(c, shape, blocks, f.overlap);
       out.cycles += t.cycles;
       out.latency_cycles += t.cycles - t.busy;
       out.instructions.add(c.mix, static_cast<double>(shape.warps));
       --rest;
     }
     if (rest == 0) continue;
-    const StepCost c = step_cost(run.segment, false, last, f, shape, r, in_phase);
-    const StepTime t = step_time(c, shape, blocks);
+    const StepCost c = step_cost(run.segment, false, last, f, shape, r);
+    const StepTime t = step_time(c, shape, blocks, f.overlap);
     const double cycles = t.cycles * static_cast<double>(rest);
     out.cycles += cycles;
     out.latency_cycles += (t.cycles - t.busy) * static_cast<double>(rest);

@@ -8,23 +8,29 @@
 // function unit, FP32 instructions for the rest of the softmax, the shuffles of the row reductions,
 // block barriers, and the family's step overhead (the integer, conversion and control instructions the
 // schedule does not name, kernel_family.h's StepOverhead, fitted to ncu's counts of the compiled
-// kernels). The mix by kind is kept (instruction_mix.h) to set beside ncu's. Two times bound the step:
+// kernels). The mix by kind is kept (instruction_mix.h) to set beside ncu's. Per step and warp:
 //
-//   latency   one warp's dependent chain through the step, its block's other warps sharing its SM
-//             sub-partition: each product max(its tensor-pipe time, k/16 chained mma latencies) plus
-//             the first ldmatrix's latency; the softmax's FP32 and ex2 work at the pipes' rates plus
-//             one latency each; the shuffle rounds; the barriers; and the loads' round trip (the L2
-//             hit latency, DRAM's for the share that misses) unless earlier steps cover it (stages).
-//             At least the warp's serial time: every instruction it issues, plus the waits on its own
-//             results the family's compiled code has (kernel_family.h's DependencyWaits, measured
-//             with ncu's warp-state counters), plus its barriers.
-//   issue     the work of every resident warp on the busiest sub-partition's busiest pipe (tensor,
-//             special function, FP32, shuffle, or the one-instruction-per-cycle issue slot), the SM's
-//             shared-memory bandwidth, or the SM's share of the L2's fp32 reduction rate (the
-//             backward's dQ atomics; `measured: l2_red_gb_per_s`, no bound where not measured).
+//   chain     one warp alone through the step: each product max(its tensor-pipe time, k/16 chained
+//             mma latencies) plus the first ldmatrix's latency; the softmax's FP32 and ex2 work at the
+//             pipes' rates plus one latency each; the shuffle rounds; the barriers. At least the warp's
+//             serial time: every instruction it issues, plus the waits on its own results the family's
+//             compiled code has (kernel_family.h's DependencyWaits, measured with ncu's warp-state
+//             counters), plus its barriers. The loads' round trip (the L2 hit latency, DRAM's for the
+//             share that misses) is added unless earlier steps cover it (stages).
+//   pipes     the warp's work on each pipe of its sub-partition (tensor, special function, FP32,
+//             shuffle, and the issue slot for the rest), its share of the SM's shared-memory bandwidth
+//             and of the L2's fp32 reduction rate (the backward's dQ atomics; `measured:
+//             l2_red_gb_per_s`, none where not measured).
 //
-// With b blocks on an SM, a block's step takes the larger of the two: its own chain, or its share of
-// work that b blocks put on the pipes (the bound of interval and MWP/CWP models, Hong & Kim ISCA 2009).
+// With w warps resident on a sub-partition (b blocks on the SM):
+//   queued    (FlashAttention-2's families) the warps are the customers of a closed queueing network
+//             solved exactly by mean-value analysis (mva.h): each pipe a station with the warp's work
+//             as its demand, the rest of the chain a delay. One warp takes its chain; many tend to the
+//             busiest pipe's work times w; in between each also waits behind the others on the pipe it
+//             needs, which neither bound sees.
+//   staggered (FlashAttention-3's ping-pong) the larger of the chain and w times the busiest pipe's
+//             work (the bound of interval and MWP/CWP models, Hong & Kim ISCA 2009): the schedule keeps
+//             the warpgroups out of each other's way.
 // Every figure comes from the config's pipeline and measured sections (iosim calibrate).
 #pragma once
 
@@ -72,20 +78,22 @@ struct BlockShape {
 
 /// One segment's cost for a block of `shape`, in cycles.
 struct StepCost {
-  double chain = 0;        ///< one warp's dependent chain, memory waits left out
-  double chain_busy = 0;   ///< the part of it its sub-partition's pipes are busy (the rest is waiting)
+  double chain = 0;        ///< one warp's dependent chain alone, memory waits left out
+  double chain_busy = 0;   ///< the part of it the warp keeps a pipe busy (the rest is waiting)
   double memory = 0;       ///< the round trip of the step's loads
   bool pipelined = false;  ///< its loads were issued `stages - 1` steps ahead
   double warp_issue = 0;   ///< one warp's work on its sub-partition's busiest pipe
+  /// One warp's work on each pipe (tensor, ex2, FP32, shuffle, and the issue slot for instructions on
+  /// none of those): the queueing stations of a `queued` family.
+  double pipe_tensor = 0, pipe_sfu = 0, pipe_fp32 = 0, pipe_shfl = 0, pipe_issue = 0;
   double block_smem = 0;   ///< the block's shared-memory cycles
   double block_reduce = 0; ///< the block's atomic adds at its SM's share of the L2's reduction rate
   InstructionMix mix;      ///< one warp's instructions
   const char* pipe = "";   ///< that busiest pipe
 };
 
-/// `in_phase` warps share the sub-partition and run this step's phases at the same time (kernel_family.h).
 [[nodiscard]] StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& f,
-                                 const BlockShape& shape, const SmRates& r, std::uint32_t in_phase);
+                                 const BlockShape& shape, const SmRates& r);
 
 /// The time of one step with `blocks` blocks resident on the SM, and which bound set it.
 struct StepTime {
@@ -93,7 +101,7 @@ struct StepTime {
   bool latency_bound = false;
   double busy = 0;  ///< cycles of it the pipes were busy: issue-bound work; the rest is latency
 };
-[[nodiscard]] StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blocks);
+[[nodiscard]] StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blocks, Overlap overlap);
 
 /// A whole block at `blocks` blocks per SM: cycles, and the part of them spent waiting on latency
 /// (a dependent chain, a barrier, a load's round trip) rather than keeping a pipe busy.
