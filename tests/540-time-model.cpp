@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <stdexcept>
 
 #include "sim/timing/block_schedule.h"
 #include "sim/schedule/kernel_family.h"
@@ -157,6 +158,16 @@ TEST_CASE("queued warps: one alone takes its chain; more wait for each other on 
   CHECK(step_time(c, four, 2, Overlap::staggered).cycles == doctest::Approx(100));
   // Many: the busiest pipe's work times the warps.
   CHECK(step_time(c, four, 64, Overlap::queued).cycles == doctest::Approx(64 * 30.0).epsilon(0.05));
+  // A warp whose pipes' work exceeds its chain (its own pipes overlap) visits them one after another:
+  // alone it takes their sum, no delay.
+  c.pipe_fp32 = 90;
+  CHECK(step_time(c, four, 1, Overlap::queued).cycles == doctest::Approx(30 + 90));
+  CHECK(step_time(c, four, 1, Overlap::staggered).cycles == doctest::Approx(100));
+}
+
+TEST_CASE("mean-value analysis refuses more stations than it holds") {
+  const std::array<double, kMvaMaxStations + 1> many{};
+  CHECK_THROWS_AS((void)mva_cycle_time(many, 0, 2), std::invalid_argument);
 }
 
 TEST_CASE("mean-value analysis: exact values of small closed networks") {

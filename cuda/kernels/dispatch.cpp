@@ -22,15 +22,17 @@
 
 namespace iosim::gpu {
 
-namespace {
-
-constexpr int kMinCcMajor = 8;            // mma.sync bf16, ldmatrix, cp.async
-constexpr std::int64_t kMaxGridY = 65535;  // flash2 grids put batch · heads in y
-
-std::string spec_text(const KernelSpec& s) {
+std::string detail::spec_text(const KernelSpec& s) {
   return std::string(name(s.algo)) + (s.pass == Direction::fwd ? " fwd" : " bwd") + " d=" + std::to_string(s.d) + " " +
          std::string(name(s.dtype));
 }
+
+namespace {
+
+using detail::spec_text;
+
+constexpr int kMinCcMajor = 8;            // mma.sync bf16, ldmatrix, cp.async
+constexpr std::int64_t kMaxGridY = 65535;  // flash2 grids put batch · heads in y
 
 std::string tiles_text(const std::vector<std::pair<int, int>>& tiles) {
   std::string out;

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "cuda/backend.h"
@@ -54,5 +55,8 @@ void launch(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream);
 
 /// Runs the forward pass of spec's schedule, so that buf holds what the backward reads.
 void prepare_backward(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream);
+
+/// "flash2 fwd d=64 fp16": how refusals and errors name a kernel request (dispatch.cpp).
+[[nodiscard]] std::string spec_text(const KernelSpec& s);
 
 }  // namespace iosim::gpu::detail

@@ -262,12 +262,14 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
   const double issue =
       std::max({per_smsp * c.warp_issue, static_cast<double>(blocks) * c.block_smem,
                 static_cast<double>(blocks) * c.block_reduce});
+  // The steps between a load and its use cover its round trip; each at least the larger bound (for a
+  // queued family its queued time is longer, so this covers a little less than it could).
   const double covered = c.pipelined ? static_cast<double>(shape.stages - 1) * std::max(c.chain, issue) : 0;
   const double latency = c.chain + std::max(0.0, c.memory - covered);
   if (overlap == Overlap::queued) {
     // One sub-partition's warps: the SM-wide shared memory and reductions as stations of a quarter of
     // their rate each (the four sub-partitions' warps share them), the rest of the chain as the delay.
-    const double sm_share = static_cast<double>(blocks) / per_smsp;  // blocks' worth of an SM's work per warp
+    const double sm_share = per_smsp > 0 ? static_cast<double>(blocks) / per_smsp : 0;  // = 4 / warps
     const double demands[] = {c.pipe_tensor, c.pipe_sfu,  c.pipe_fp32, c.pipe_shfl, c.pipe_issue,
                               sm_share * c.block_smem, sm_share * c.block_reduce};
     double work = 0;

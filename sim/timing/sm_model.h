@@ -25,7 +25,8 @@
 // With w warps resident on a sub-partition (b blocks on the SM):
 //   queued    (FlashAttention-2's families) the warps are the customers of a closed queueing network
 //             solved exactly by mean-value analysis (mva.h): each pipe a station with the warp's work
-//             as its demand, the rest of the chain a delay. One warp takes its chain; many tend to the
+//             as its demand, the rest of the chain a delay. One warp takes its chain (or its stations'
+//             work, where that is longer: the stations are visited one after another); many tend to the
 //             busiest pipe's work times w; in between each also waits behind the others on the pipe it
 //             needs, which neither bound sees.
 //   staggered (FlashAttention-3's ping-pong) the larger of the chain and w times the busiest pipe's
@@ -84,7 +85,9 @@ struct StepCost {
   bool pipelined = false;  ///< its loads were issued `stages - 1` steps ahead
   double warp_issue = 0;   ///< one warp's work on its sub-partition's busiest pipe
   /// One warp's work on each pipe (tensor, ex2, FP32, shuffle, and the issue slot for instructions on
-  /// none of those): the queueing stations of a `queued` family.
+  /// none of those): the queueing stations of a `queued` family. The issue cycles of the instructions
+  /// on the other pipes are not in pipe_issue (a warp issues them while those pipes work); the issue
+  /// slot's whole load still bounds the step (`warp_issue` when it is the busiest).
   double pipe_tensor = 0, pipe_sfu = 0, pipe_fp32 = 0, pipe_shfl = 0, pipe_issue = 0;
   double block_smem = 0;   ///< the block's shared-memory cycles
   double block_reduce = 0; ///< the block's atomic adds at its SM's share of the L2's reduction rate

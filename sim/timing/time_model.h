@@ -2,8 +2,9 @@
 //
 // Kernels whose family iosim describes (kernel_family.h: its own FlashAttention kernels, PyTorch's
 // FlashAttention-2) go through the SM model: each block's steps (step_profile.h) priced on an SM shared
-// with the other resident blocks (sm_model.h: the larger of one warp's dependent chain and the
-// resident warps' work on the busiest pipe), the blocks scheduled over the SMs in launch order
+// with the other resident blocks (sm_model.h: one warp's dependent chain and the resident warps
+// queueing for the pipes, or for a staggered family the larger of the chain and their work on the
+// busiest pipe), the blocks scheduled over the SMs in launch order
 // (block_schedule.h: waves, the last wave's tail, unequal blocks). The kernel takes
 //
 //   launch + max(SM time, DRAM bytes ÷ DRAM bandwidth, L2 bytes ÷ L2 bandwidth)

@@ -16,11 +16,6 @@ namespace iosim::gpu::detail {
 
 namespace {
 
-[[nodiscard]] std::string spec_text(const KernelSpec& s) {
-  return std::string(name(s.algo)) + (s.pass == Direction::fwd ? " fwd" : " bwd") + " d=" + std::to_string(s.d) + " " +
-         std::string(name(s.dtype));
-}
-
 #ifdef IOSIM_FLASH3
 /// "fp16 d=128, bf16 d=64" of the registry, "none" when empty.
 [[nodiscard]] std::string compiled_text() {
