@@ -22,8 +22,9 @@
 //   * inside a warpgroup (FA3's intra-warpgroup overlap): step j issues S_j = Q K_jᵀ and O += P_{j−1}
 //     V_{j−1} together, waits for S_j only, and runs the softmax of S_j while P_{j−1} V_{j−1} is still on
 //     the tensor cores.
-// Epilogue: O / l from the accumulators straight to global memory (each thread its pairs of columns),
-// L from the lanes that hold column 0.
+// Epilogue: O / l from the accumulators into the warpgroup's own rows of the Q tile in shared memory,
+// then to global memory in 16-byte chunks of whole rows (one store instruction per 32-byte sector, as
+// FlashAttention-3 stages O); L from the lanes that hold column 0.
 // HBM traffic per head as flash2's: Q, O once, K and V once per Q tile (⌈n / B_r⌉ times; causal: the
 // tiles up to the diagonal), L once.
 #pragma once
@@ -144,6 +145,8 @@ struct FwdTraits {
 // Named barriers of the ping-pong (ids after CUTLASS's reserved ones): consumer warpgroup w waits on
 // barrier w before issuing its GEMMs, and then arrives on the other's.
 inline constexpr std::uint32_t kPingPongBarrier0 = 0;
+/// The epilogue's: warpgroup w's 128 threads on barrier 2 + w, between O into shared memory and out.
+inline constexpr std::uint32_t kEpilogueBarrier0 = 2;
 
 /// Rows of S and O each consumer thread holds: r and r + 8 of its warp's 16. (Namespace scope: cicc
 /// of CUDA 13.0 crashes on a lambda whose parameter type names a constexpr local of the kernel.)
@@ -454,19 +457,32 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
       }
     }
 
-    // Epilogue: O rows of this thread (inside the head), L from the lanes holding column 0.
+    // Epilogue: O through shared memory, out in 16-byte chunks of whole rows, so that each 32-byte
+    // sector of O is written by one instruction (stored as the accumulator's column pairs, every
+    // sector would take two: twice the L2 write requests). This warpgroup's 64 rows of the Q tile are
+    // free: its last Q Kᵀ wgmma has completed, and the other warpgroup reads only its own rows.
     Element* const o = p.o + static_cast<std::int64_t>(bh) * p.n * Tr::kD;
     CUTLASS_PRAGMA_UNROLL
     for (int i = 0; i < size(tOrO); i += 2) {
-      const int r = q0 + get<0>(tOcO(i));
-      if (r < p.n) {
-        const int c = get<1>(tOcO(i));  // even; column c + 1 is element i + 1
-        cutlass::Array<Element, 2> pair;
-        pair[0] = static_cast<Element>(tOrO(i));
-        pair[1] = static_cast<Element>(tOrO(i + 1));
-        *reinterpret_cast<cutlass::Array<Element, 2>*>(o + static_cast<std::int64_t>(r) * Tr::kD + c) = pair;
+      cutlass::Array<Element, 2> pair;  // columns c, c + 1 of one row (c even; flash3_layout_test)
+      pair[0] = static_cast<Element>(tOrO(i));
+      pair[1] = static_cast<Element>(tOrO(i + 1));
+      *reinterpret_cast<cutlass::Array<Element, 2>*>(&sQ(get<0>(tOcO(i)), get<1>(tOcO(i)))) = pair;
+    }
+    cutlass::arch::NamedBarrier::sync(cutlass::NumThreadsPerWarpGroup, kEpilogueBarrier0 + static_cast<std::uint32_t>(cwg));
+    constexpr int kChunkElems = 16 / sizeof(Element);
+    constexpr int kChunksPerRow = Tr::kD / kChunkElems;
+    constexpr int kWgRows = kBr / Tr::kConsumerWGs;
+    CUTLASS_PRAGMA_UNROLL
+    for (int k = tidx % cutlass::NumThreadsPerWarpGroup; k < kWgRows * kChunksPerRow; k += cutlass::NumThreadsPerWarpGroup) {
+      const int row = cwg * kWgRows + k / kChunksPerRow;  // in the Q tile
+      const int c0 = (k % kChunksPerRow) * kChunkElems;   // a chunk is contiguous in sQ (flash3_layout_test)
+      if (q0 + row < p.n) {
+        *reinterpret_cast<uint4*>(o + static_cast<std::int64_t>(q0 + row) * Tr::kD + c0) =
+            *reinterpret_cast<const uint4*>(&sQ(row, c0));
       }
     }
+    // L from the lanes holding column 0.
     CUTLASS_PRAGMA_UNROLL
     for (int mi = 0; mi < kRows; ++mi) {
       const int r = q0 + get<0>(tScS_rc(mi, 0));

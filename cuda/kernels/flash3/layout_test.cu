@@ -5,6 +5,8 @@
 //     them) and lane 0 of the quad holds column 0 (it writes L); each warpgroup holds its own 64 rows;
 //     the threads together cover each tile exactly once; O's elements i, i + 1 (i even) are columns
 //     c, c + 1 of one row (the epilogue stores them as a pair);
+//   * the Q tile in shared memory, where the epilogue stages O: 16-byte chunks of a row contiguous and
+//     aligned, every element at its own offset;
 //   * P: the S accumulator registers viewed by as_a_operand are, element by element, the coordinates
 //     the P·V wgmma's A operand (register-sourced) takes from this thread.
 // Exit 0 when all hold; else the first failures on stderr and exit 1.
@@ -75,6 +77,25 @@ void check() {
       }
     }
   }
+  // The epilogue's staging of O in the Q tile: each 16-byte chunk of a row (8 elements from a column
+  // multiple of 8) is contiguous and 16-byte aligned in shared memory, and the tile's elements have
+  // distinct offsets (so a warpgroup writing its own rows touches none of the other's).
+  // Offsets through a shared-memory pointer, as the kernel's sQ has them: the layout's swizzle acts on
+  // byte addresses (16-byte units), which evaluating the layout alone on element offsets would not show.
+  alignas(1024) static typename Tr::Element base[cosize_v<typename Tr::SmemLayoutQ>];
+  Tensor sq_t = make_tensor(make_smem_ptr(base), typename Tr::SmemLayoutQ{});
+  const auto sq = [&](int r, int c) { return static_cast<long>(&sq_t(r, c) - base); };
+  constexpr int kChunk = 16 / sizeof(typename Tr::Element);
+  std::set<int> offsets;
+  for (int r = 0; r < kBr; ++r) {
+    for (int c = 0; c < kD; ++c) {
+      const int off = static_cast<int>(sq(r, c));
+      if (!offsets.insert(off).second) fail("Q tile offset taken twice", kD, r, c);
+      const int base = static_cast<int>(sq(r, c - c % kChunk));
+      if (off != base + c % kChunk) fail("16-byte chunk of an O row not contiguous in the Q tile", kD, r, c);
+      if (c % kChunk == 0 && off % kChunk != 0) fail("16-byte chunk of the Q tile not aligned", kD, r, c);
+    }
+  }
   if (static_cast<int>(seen_s.size()) != kBr * kBc) fail("S tile not covered", kD, -1, static_cast<int>(seen_s.size()));
   if (static_cast<int>(seen_o.size()) != kBr * kD) fail("O tile not covered", kD, -1, static_cast<int>(seen_o.size()));
 }
@@ -86,6 +107,6 @@ int main() {
   check<FwdTraits<cutlass::half_t, 64>>();
   check<FwdTraits<cutlass::half_t, 128>>();
   check<FwdTraits<cutlass::bfloat16_t, 128>>();
-  if (failures == 0) std::printf("flash3_layout_test: S, O and P layouts as the kernel assumes (d = 64, 128)\n");
+  if (failures == 0) std::printf("flash3_layout_test: S, O, P and the Q tile layouts as the kernel assumes (d = 64, 128)\n");
   return failures == 0 ? 0 : 1;
 }
