@@ -29,11 +29,13 @@ std::vector<KernelFamily> make_families() {
   // after it).
   // Registers (ptxas 13.0, sm_90, 84 kernels): 44.2 + 1.261 per fragment register; median error 4.0%,
   // largest 16.5%.
-  // Overhead (ncu on the H200, 42 kernels, 2026-12-01, results/h200-2026-12-01b/instruction-mix): 25.9 a
-  // step + 0.63 a row-block element + 2.95 a column-block element per lane; model total within 5.6%
-  // median, 21.4% largest (27.6% short without).
+  // Overhead (ncu on the H200, 42 kernels, 2026-12-01, results/h200-2026-12-01b/instruction-mix): 0.42
+  // a row-block element + 2.85 a column-block element per lane, and 60.4 a step where the loop keeps
+  // tiles in flight (2 or 3 stages); model total within 1.5% median, 9.0% largest (27.6% short without;
+  // 5.6% and 21.4% with the same terms but the stages', whose absence left every multi-stage kernel
+  // 8-20% short of its instructions while the one-stage kernels matched).
   f.push_back({"fa2-fwd", "cuda/kernels/flash2_fwd.cuh", FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared},
-               2, 2, true, 44.2, 1.261, Overlap::queued, {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});
+               2, 2, true, 44.2, 1.261, Overlap::queued, {0, 0, 0.42, 2.85, 60.4}, kFa2FwdWaits, {}});
   // FlashAttention-2's backward (cuda/kernels/flash2_bwd.cuh, flash_bwd_common.cuh): five products a
   // step, each tiled by the warps as a grid, every operand from shared memory (P and dS are staged
   // there for the transposed products); no row reductions (P from the saved L); Q_i, dO_i, L_i, D_i

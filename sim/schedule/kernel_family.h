@@ -70,6 +70,7 @@ enum class Overlap : std::uint8_t {
 /// Warp instructions a step issues beyond what the SM model derives from the schedule (integer and
 /// address arithmetic, conversions, shared-memory staging, control): per warp and step,
 ///   per_step + per_score · m·n / lanes + per_row · m·k / lanes + per_column · n·k / lanes
+///            + per_pipelined_step (a block of two or more K/V stages)
 /// for the step's first product m × n × k (S = Q Kᵀ: B_r × B_c × d) and lanes = 32 × warps. Fitted
 /// (non-negative least squares) to the instructions ncu counted in the family's compiled kernels
 /// (scripts/fit-instructions.py over scripts/instruction-mix.py's files), not to their times. The
@@ -80,6 +81,9 @@ struct StepOverhead {
   double per_score = 0;
   double per_row = 0;
   double per_column = 0;
+  /// A loop that keeps tiles in flight (stages ≥ 2) issues the copies of tile j + stages − 1, waits
+  /// by group count and computes each stage's addresses: what a one-stage loop does not.
+  double per_pipelined_step = 0;
 };
 
 /// What a warp of the family waits on its own instructions' results, per instruction, measured by

@@ -198,7 +198,8 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     const MatmulShape& mm = s.matmuls.front();
     const double lanes = w * kWarpLanes;
     const StepOverhead& o = f.overhead;
-    c.mix.other = o.per_step + (o.per_score * static_cast<double>(mm.m * mm.n) +
+    c.mix.other = o.per_step + (shape.stages >= 2 ? o.per_pipelined_step : 0) +
+                  (o.per_score * static_cast<double>(mm.m * mm.n) +
                                 o.per_row * static_cast<double>(mm.m * mm.k) +
                                 o.per_column * static_cast<double>(mm.n * mm.k)) / lanes;
     instructions += c.mix.other;
