@@ -19,6 +19,7 @@ import sys
 
 COUNTERS = {
     "L2 reads from the SMs": ("l2_read_bytes", None),
+    "L2 writes from the SMs": ("l2_write_bytes", None),
     "DRAM reads": ("dram__bytes_read", None),
     "DRAM writes (with the drain)": ("dram__bytes_write", None),
     "time, cold L2": ("time_ms", None),
