@@ -8,7 +8,8 @@ prediction (`iosim validate --no-predict`, the time sweeps) have no committed er
 the L2 or time model can be checked against the H200's numbers on any machine.
 
   scripts/repredict-validation.py results/validation-nvidia-h200-2026-11-29.json \
-      --config configs/h200.yaml [--iosim build/iosim] [--l2-policy random] [--jobs 2]
+      --config configs/h200.yaml [--iosim build/iosim] [--l2-policy random] [--jobs 2] \
+      [--pass bwd] [--grouped]    # only the backward kernels, only those with grouped K/V heads
 """
 import argparse
 import concurrent.futures
@@ -19,6 +20,7 @@ import sys
 
 COUNTERS = {
     "L2 reads from the SMs": ("l2_read_bytes", None),
+    "L2 writes from the SMs": ("l2_write_bytes", None),
     "DRAM reads": ("dram__bytes_read", None),
     "DRAM writes (with the drain)": ("dram__bytes_write", None),
     "time, cold L2": ("time_ms", None),
@@ -56,8 +58,14 @@ def main():
     ap.add_argument("--l2-policy", default="")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json-out", help="write the per-kernel errors here")
+    ap.add_argument("--pass", dest="pass_", choices=["fwd", "bwd"], help="only the kernels of this pass")
+    ap.add_argument("--grouped", action="store_true", help="only the kernels with grouped K/V heads (kv_heads < heads)")
     a = ap.parse_args()
     runs = [r for f in a.validation for r in json.load(open(f))["runs"]]
+    if a.pass_:
+        runs = [r for r in runs if r["pass"] == a.pass_]
+    if a.grouped:
+        runs = [r for r in runs if r["problem"].get("kv_heads", r["problem"]["heads"]) < r["problem"]["heads"]]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         new = list(ex.map(lambda r: predict(a.iosim, a.config, r, a.l2_policy), runs))
     table = {q: ([], []) for q in COUNTERS}

@@ -17,6 +17,8 @@ TEST_CASE("tensor table: sizes of a grouped-query problem, per tensor") {
   CHECK(tensor_elements(p, Tensor::dQacc) == q * 64);
   CHECK(tensor_elements(p, Tensor::K) == kv * 64);
   CHECK(tensor_elements(p, Tensor::dV) == kv * 64);
+  CHECK(tensor_elements(p, Tensor::dVexp) == 2 * 8 * 160 * 64);  // per query head: the group's before the sum
+  CHECK(tensor_elements(problem(96, 64, 2, 8), Tensor::dVexp) == 0);  // no groups, no scratch
   CHECK(tensor_elements(p, Tensor::L) == q);
   CHECK(tensor_elements(p, Tensor::S) == 0);      // the schedule decides
   CHECK(tensor_elements(p, Tensor::Opart) == 0);
@@ -38,9 +40,15 @@ TEST_CASE("tensor table: the address map lays each tensor out as its row says") 
   // K's second key/value head starts 128 · 64 · 2 bytes after its first.
   const TileRef k_row0{Tensor::K, 0, 1, 0, 64};
   CHECK(map.bytes(k_row0, 1, HeadMap::kv).start - map.bytes(k_row0, 0, HeadMap::kv).start == 128 * 64 * 2);
-  // dK is stored per query head (expanded): four heads, the fourth at 3 · 128 · 64 · 2 bytes.
+  // dK is stored per key/value head, as K; its per-query-head scratch dKexp per query head: four
+  // heads, the fourth at 3 · 128 · 64 · 2 bytes.
   const TileRef dk_row0{Tensor::dK, 0, 1, 0, 64};
-  CHECK(map.bytes(dk_row0, 3, HeadMap::query).start - map.base(Tensor::dK) == 3 * 128 * 64 * 2);
+  CHECK(map.bytes(dk_row0, 1, HeadMap::kv).start - map.base(Tensor::dK) == 128 * 64 * 2);
+  CHECK(map.base(Tensor::dV) - map.base(Tensor::dK) == AddressMap::kAlignment);
+  const TileRef dkexp_row0{Tensor::dKexp, 0, 1, 0, 64};
+  CHECK(map.bytes(dkexp_row0, 3, HeadMap::query).start - map.base(Tensor::dKexp) == 3 * 128 * 64 * 2);
+  // A K/V head reads its group's two query heads as packed rows: K/V head 1 starts at query head 2.
+  CHECK(map.bytes(dkexp_row0, 1, HeadMap::packed_query).start - map.base(Tensor::dKexp) == 2 * 128 * 64 * 2);
   // L: one fp32 per row.
   const TileRef l_rows{Tensor::L, 0, 128, 0, 1};
   CHECK(map.bytes(l_rows, 0, HeadMap::query).width == 128 * 4);

@@ -53,8 +53,6 @@ void check_shape(const KernelSpec& s) {
 struct AttentionBuffers::Impl {
   std::array<void*, kTensorCount> ptr{};
   std::array<std::uint64_t, kTensorCount> count{};
-  void* dk_expanded = nullptr;  ///< per-query-head dK and dV (expanded_grad_elements), when group > 1
-  void* dv_expanded = nullptr;
 
   Impl() = default;
   Impl(const Impl&) = delete;
@@ -62,9 +60,6 @@ struct AttentionBuffers::Impl {
   ~Impl() {
     for (void* p : ptr) {
       if (p != nullptr) static_cast<void>(cudaFree(p));  // a destructor cannot throw; nothing to recover
-    }
-    for (void* p : {dk_expanded, dv_expanded}) {
-      if (p != nullptr) static_cast<void>(cudaFree(p));
     }
   }
 };
@@ -76,10 +71,6 @@ AttentionBuffers::AttentionBuffers(const KernelSpec& spec) : spec_(spec), impl_(
     const std::size_t i = index(t);
     impl->count[i] = tensor_elements(spec, t);
     IOSIM_CUDA_CHECK(cudaMalloc(&impl->ptr[i], tensor_bytes(spec, t)));
-  }
-  if (const std::uint64_t e = expanded_grad_elements(spec); e > 0) {
-    IOSIM_CUDA_CHECK(cudaMalloc(&impl->dk_expanded, e * size_bytes(spec.dtype)));
-    IOSIM_CUDA_CHECK(cudaMalloc(&impl->dv_expanded, e * size_bytes(spec.dtype)));
   }
   if (spec.algo == Algo::naive) naive_prepare();
   impl_ = impl.release();
@@ -102,8 +93,8 @@ void AttentionBuffers::poison_outputs(cudaStream_t stream) {
 void* AttentionBuffers::device(Tensor t) const { return impl_->ptr[index(t)]; }
 
 void* AttentionBuffers::grad_per_query_head(Tensor t) const {
-  void* expanded = t == Tensor::dK ? impl_->dk_expanded : t == Tensor::dV ? impl_->dv_expanded : nullptr;
-  return expanded != nullptr ? expanded : device(t);
+  const Tensor scratch = t == Tensor::dK ? Tensor::dKexp : t == Tensor::dV ? Tensor::dVexp : t;
+  return elements(scratch) > 0 ? device(scratch) : device(t);
 }
 
 std::uint64_t AttentionBuffers::elements(Tensor t) const { return impl_->count[index(t)]; }

@@ -166,7 +166,6 @@ std::string unsupported(const KernelSpec& spec) {
   }
   std::uint64_t bytes = 0;
   for (const Tensor t : detail::held_tensors(spec)) bytes += detail::tensor_bytes(spec, t);
-  bytes += 2 * detail::expanded_grad_elements(spec) * size_bytes(spec.dtype);  // per-query-head dK, dV
   if (bytes > dev.global_bytes) {
     return "its buffers need " + std::to_string(bytes >> 20) + " MiB; " + dev.name + " has " +
            std::to_string(dev.global_bytes >> 20) + " MiB";

@@ -5,9 +5,10 @@
 //   flash2 backward, kernel A:   reads O, dO; writes D = rowsum(dO ∘ O) (fp32) and dQacc = 0 (fp32).
 //   flash2 backward, kernel C:   reads dQacc (fp32); writes dQ (element type).
 //   both backwards with grouped K/V heads (group g > 1), last: reads the per-query-head dK and dV
-//                                the main kernel wrote; writes dK, dV, each the sum over its group of
-//                                g query heads (in fp32, rounded once), as FlashAttention-2 sums its
-//                                dk_expanded.
+//                                the main kernel wrote (dKexp, dVexp); writes dK, dV, each the sum over
+//                                its group of g query heads (in fp32, rounded once), as FlashAttention-2
+//                                sums its dk_expanded. The model's <schedule>_bwd_group_sum
+//                                (sim/schedule/group_sum.h).
 // Run: enqueued by the launchers of flash1_fwd.cuh, flash1_bwd.cuh and flash2_bwd.cuh.
 #include "cuda/kernels/flash_aux.h"
 

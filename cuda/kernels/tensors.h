@@ -28,6 +28,12 @@ namespace iosim::gpu::detail {
   return t;
 }
 
+/// Whether the backward of `spec` writes dK, dV per query head first, into dKexp and dVexp, and sums
+/// each group's after (flash_aux.cu): the flash backwards with grouped K/V heads (group > 1).
+[[nodiscard]] inline bool grouped_grads(const KernelSpec& spec) {
+  return spec.pass == Direction::bwd && spec.algo != Algo::naive && group_size(spec) > 1;
+}
+
 /// Every tensor the buffers of `spec` hold: the pass's inputs and outputs, and for a backward spec
 /// also what its forward writes (prepare_backward runs it into the same buffers).
 [[nodiscard]] inline std::vector<Tensor> held_tensors(const KernelSpec& spec) {
@@ -45,6 +51,7 @@ namespace iosim::gpu::detail {
     t.insert(t.end(), {Tensor::dO, Tensor::dQ, Tensor::dK, Tensor::dV});
     if (spec.algo == Algo::naive) t.insert(t.end(), {Tensor::dS, Tensor::dP});
     if (spec.algo == Algo::flash2) t.insert(t.end(), {Tensor::D, Tensor::dQacc});
+    if (grouped_grads(spec)) t.insert(t.end(), {Tensor::dKexp, Tensor::dVexp});
   }
   return t;
 }
@@ -61,15 +68,17 @@ namespace iosim::gpu::detail {
       case Algo::flashdecode_heads: return written_decode_tensors(spec, false);
     }
   }
+  std::vector<Tensor> t;
   switch (spec.algo) {
     case Algo::naive: return {Tensor::dV, Tensor::dP, Tensor::dS, Tensor::dQ, Tensor::dK};
-    case Algo::flash1: return {Tensor::dQ, Tensor::dK, Tensor::dV};
-    case Algo::flash2: return {Tensor::D, Tensor::dQacc, Tensor::dQ, Tensor::dK, Tensor::dV};
+    case Algo::flash1: t = {Tensor::dQ, Tensor::dK, Tensor::dV}; break;
+    case Algo::flash2: t = {Tensor::D, Tensor::dQacc, Tensor::dQ, Tensor::dK, Tensor::dV}; break;
     case Algo::flashdecode:
     case Algo::flashdecode_heads:
-    case Algo::flash3: break;  // no backward
+    case Algo::flash3: return {};  // no backward
   }
-  return {};
+  if (grouped_grads(spec)) t.insert(t.end(), {Tensor::dKexp, Tensor::dVexp});
+  return t;
 }
 
 /// The results check_accuracy compares with the reference.
@@ -79,13 +88,15 @@ namespace iosim::gpu::detail {
   return {Tensor::dQ, Tensor::dK, Tensor::dV};
 }
 
-/// Elements of tensor `t` over all batch · heads (K, V, dK, dV: batch · kv_heads).
+/// Elements of tensor `t` over all batch · heads (K, V, dK, dV: batch · kv_heads; dKexp, dVexp: none
+/// unless group > 1).
 [[nodiscard]] inline std::uint64_t tensor_elements(const KernelSpec& spec, Tensor t) {
   const auto bh = static_cast<std::uint64_t>(spec.batch) * static_cast<std::uint64_t>(spec.heads);
   const auto bkv = static_cast<std::uint64_t>(spec.batch) * static_cast<std::uint64_t>(kv_head_count(spec));
   const auto n = static_cast<std::uint64_t>(spec.n), nkv = static_cast<std::uint64_t>(spec.n_kv);
   const auto d = static_cast<std::uint64_t>(spec.d);
   const TensorShape& s = shape_of(t);  // the table of sim/core/tensor.h
+  if (s.grouped_scratch && group_size(spec) == 1) return 0;
   std::uint64_t copies = 1;
   if (s.layout.split) {  // the split-KV partials: one copy per split of a decode spec that splits
     copies = is_decode(spec.algo) ? static_cast<std::uint64_t>(decode_plan(spec).splits) : 0;
@@ -103,11 +114,10 @@ namespace iosim::gpu::detail {
 namespace iosim::gpu::detail {
 
 /// Elements of the per-query-head dK (or dV) a flash backward writes when K/V heads are shared
-/// (group > 1; FlashAttention-2's dk_expanded), summed over the group into dK afterwards; 0 otherwise.
+/// (group > 1; dKexp, FlashAttention-2's dk_expanded), summed over the group into dK afterwards; 0
+/// otherwise.
 [[nodiscard]] inline std::uint64_t expanded_grad_elements(const KernelSpec& spec) {
-  if (spec.pass != Direction::bwd || spec.algo == Algo::naive || group_size(spec) == 1) return 0;
-  return static_cast<std::uint64_t>(spec.batch) * static_cast<std::uint64_t>(spec.heads) *
-         static_cast<std::uint64_t>(spec.n_kv) * static_cast<std::uint64_t>(spec.d);
+  return grouped_grads(spec) ? tensor_elements(spec, Tensor::dKexp) : 0;
 }
 
 }  // namespace iosim::gpu::detail

@@ -41,7 +41,7 @@ std::uint64_t extent(const Problem& p, Extent e) { return extent(e, p.n, p.n_kv,
 
 std::uint64_t tensor_elements(const Problem& p, Tensor t) {
   const TensorShape& s = shape_of(t);
-  if (s.schedule_sized) return 0;
+  if (s.schedule_sized || (s.grouped_scratch && p.group() == 1)) return 0;
   return stored_heads(p, s.heads) * extent(p, s.rows) * extent(p, s.cols);
 }
 

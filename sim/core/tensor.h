@@ -19,21 +19,22 @@ enum class Tensor : std::uint8_t {
   D,             // rowsum(dO ∘ O), precomputed by flash2's backward
   dQacc,         // fp32 accumulator of dQ (flash2 backward, atomics)
   Opart, Lpart,  // split-KV partial outputs and their logsumexp (flash-decoding)
+  dKexp, dVexp,  // dK, dV per query head, before a group's are summed (grouped-query backward)
 };
 
-inline constexpr std::size_t kTensorCount = static_cast<std::size_t>(Tensor::Lpart) + 1;
+inline constexpr std::size_t kTensorCount = static_cast<std::size_t>(Tensor::dVexp) + 1;
 
 inline constexpr std::array<Tensor, kTensorCount> kAllTensors = {
     Tensor::Q,  Tensor::K,  Tensor::V,  Tensor::O,  Tensor::S,  Tensor::P,     Tensor::l,
     Tensor::m,  Tensor::L,  Tensor::dO, Tensor::dQ, Tensor::dK, Tensor::dV,    Tensor::dS,
-    Tensor::dP, Tensor::D,  Tensor::dQacc, Tensor::Opart, Tensor::Lpart};
+    Tensor::dP, Tensor::D,  Tensor::dQacc, Tensor::Opart, Tensor::Lpart, Tensor::dKexp, Tensor::dVexp};
 
 [[nodiscard]] constexpr std::size_t index(Tensor t) { return static_cast<std::size_t>(t); }
 
 [[nodiscard]] constexpr std::string_view name(Tensor t) {
   constexpr std::array<std::string_view, kTensorCount> names = {
       "Q", "K", "V", "O", "S", "P", "l", "m", "L", "dO", "dQ", "dK", "dV", "dS", "dP", "D", "dQacc",
-      "Opart", "Lpart"};
+      "Opart", "Lpart", "dKexp", "dVexp"};
   return names[index(t)];
 }
 
@@ -49,7 +50,7 @@ enum class Heads : std::uint8_t { query, kv };
 /// A paged layout (a block table over fixed-size pages) would be another kind here.
 struct TensorLayout {
   enum class Kind : std::uint8_t { contiguous } kind = Kind::contiguous;
-  Heads stored_heads = Heads::query;  ///< dK, dV: per query head (expanded, as FlashAttention-2 writes them)
+  Heads stored_heads = Heads::query;  ///< the heads of its copies in memory: K, V, dK, dV per key/value head
   bool split = false;
 };
 
@@ -66,6 +67,9 @@ struct TensorShape {
   /// split-KV partials): tensor_elements() reports 0.
   bool schedule_sized = false;
   TensorLayout layout;
+  /// A per-query-head scratch of a key/value head's tensor (dKexp of dK): it exists only when K/V heads
+  /// are shared (group > 1); tensor_elements() reports 0 otherwise.
+  bool grouped_scratch = false;
 };
 
 namespace detail {
@@ -76,27 +80,29 @@ inline constexpr TensorLayout kKvHeads{TensorLayout::Kind::contiguous, Heads::kv
 inline constexpr TensorLayout kSplit{TensorLayout::Kind::contiguous, Heads::query, true};
 }  // namespace detail
 
-/// The table, in the order of Tensor: rows, cols, heads, fp32, schedule-sized, layout.
+/// The table, in the order of Tensor: rows, cols, heads, fp32, schedule-sized, layout, grouped scratch.
 inline constexpr std::array<TensorShape, kTensorCount> kTensorShapes = {{
-    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads},     // Q
-    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kKvHeads},        // K
-    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kKvHeads},        // V
-    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads},     // O
-    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads},   // S
-    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads},   // P
-    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads},    // l
-    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads},    // m
-    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads},    // L
-    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads},     // dO
-    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads},     // dQ
-    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kQueryHeads},     // dK: stored expanded
-    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kQueryHeads},     // dV: stored expanded
-    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads},   // dS
-    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads},   // dP
-    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads},    // D
-    {detail::E::n, detail::E::d, detail::H::query, true, false, detail::kQueryHeads},      // dQacc
-    {detail::E::n, detail::E::d, detail::H::query, true, true, detail::kSplit},            // Opart
-    {detail::E::n, detail::E::one, detail::H::query, true, true, detail::kSplit},          // Lpart
+    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads, false},     // Q
+    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kKvHeads, false},        // K
+    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kKvHeads, false},        // V
+    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads, false},     // O
+    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads, false},   // S
+    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads, false},   // P
+    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads, false},    // l
+    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads, false},    // m
+    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads, false},    // L
+    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads, false},     // dO
+    {detail::E::n, detail::E::d, detail::H::query, false, false, detail::kQueryHeads, false},     // dQ
+    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kKvHeads, false},        // dK
+    {detail::E::n_kv, detail::E::d, detail::H::kv, false, false, detail::kKvHeads, false},        // dV
+    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads, false},   // dS
+    {detail::E::n, detail::E::n_kv, detail::H::query, false, true, detail::kQueryHeads, false},   // dP
+    {detail::E::n, detail::E::one, detail::H::query, true, false, detail::kQueryHeads, false},    // D
+    {detail::E::n, detail::E::d, detail::H::query, true, false, detail::kQueryHeads, false},      // dQacc
+    {detail::E::n, detail::E::d, detail::H::query, true, true, detail::kSplit, false},            // Opart
+    {detail::E::n, detail::E::one, detail::H::query, true, true, detail::kSplit, false},          // Lpart
+    {detail::E::n_kv, detail::E::d, detail::H::query, false, false, detail::kQueryHeads, true},   // dKexp
+    {detail::E::n_kv, detail::E::d, detail::H::query, false, false, detail::kQueryHeads, true},   // dVexp
 }};
 
 [[nodiscard]] constexpr const TensorShape& shape_of(Tensor t) { return kTensorShapes[index(t)]; }

@@ -12,6 +12,9 @@
 // HBM traffic per head: reads 2·N_kv·d + T_c·(4·N·d + 2·N), writes N·d + 2·N_kv·d (initialisation)
 // + T_c·N·d + 2·N_kv·d. Five matrix products per tile instead of the forward's two: recomputing S
 // costs 2·N·N_kv·d FLOPs more than standard attention's backward.
+// Grouped K/V heads (group g > 1), as cuda/kernels/flash1_bwd.cuh runs them: the initialisation and
+// the main kernel write dK, dV per query head, into dKexp and dVexp, and flash1_bwd_group_sum
+// (group_sum.h) sums each group's into dK and dV.
 // Run: iosim --config a100.yaml --n 1024 --d 64 --pass bwd --schedule flash1
 #include <algorithm>
 
@@ -19,6 +22,7 @@
 #include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
+#include "sim/schedule/group_sum.h"
 #include "sim/schedule/tile_choice.h"
 #include "sim/schedule/tiles.h"
 
@@ -29,7 +33,10 @@ namespace {
 class Flash1Backward final : public Schedule {
  public:
   explicit Flash1Backward(const ScheduleContext& ctx)
-      : p_(ctx.problem), warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
+      : p_(ctx.problem),
+        warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u),
+        dk_(per_query_head_grad(p_, Tensor::dK)),
+        dv_(per_query_head_grad(p_, Tensor::dV)) {
     tiles_ = choose_tiles("flash1", ctx, {paper_tiles(p_, ctx.hardware), tile_source::kPaper}, Shrink::rows_first,
                           [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const std::uint64_t bh = p_.batch_heads();
@@ -41,12 +48,13 @@ class Flash1Backward final : public Schedule {
                                                     }));
     kernels_.push_back(std::make_unique<GridKernel>("flash1_bwd_init_dkv", Tiling{p_.n_kv, tiles_.bc}, bh, true,
                                                     fill, [this](const Span& j, const Emitter& e) {
-                                                      e.store(rows_of(Tensor::dK, j, p_.d));
-                                                      e.store(rows_of(Tensor::dV, j, p_.d));
+                                                      e.store(rows_of(dk_, j, p_.d));
+                                                      e.store(rows_of(dv_, j, p_.d));
                                                       e.step();
                                                     }));
     kernels_.push_back(std::make_unique<GridKernel>("flash1_bwd", Tiling{1, 1}, bh, true, launch(),
                                                     [this](const Span&, const Emitter& e) { main(e); }));
+    if (auto sum = group_sum_kernel("flash1_bwd", p_)) kernels_.push_back(std::move(sum));
   }
 
   std::string_view name() const override { return "flash1"; }
@@ -57,7 +65,9 @@ class Flash1Backward final : public Schedule {
   std::vector<std::string> notes() const override { return notes_; }
   KernelRequest kernel_config() const override { return {warps_, 1}; }
   std::vector<const Kernel*> kernels() const override {
-    return {kernels_[0].get(), kernels_[1].get(), kernels_[2].get()};
+    std::vector<const Kernel*> out;
+    for (const auto& k : kernels_) out.push_back(k.get());
+    return out;
   }
 
  private:
@@ -75,8 +85,8 @@ class Flash1Backward final : public Schedule {
       }
       ej.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
       ej.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
-      ej.store(rows_of(Tensor::dK, j, d));
-      ej.store(rows_of(Tensor::dV, j, d));
+      ej.store(rows_of(dk_, j, d));
+      ej.store(rows_of(dv_, j, d));
     });
   }
 
@@ -130,6 +140,7 @@ class Flash1Backward final : public Schedule {
 
   Problem p_;
   std::uint32_t warps_;
+  Tensor dk_, dv_;  ///< where dK_j, dV_j go: dK, dV, or with grouped K/V heads dKexp, dVexp
   TileShape tiles_;
   std::vector<std::string> notes_;
   std::vector<std::unique_ptr<GridKernel>> kernels_;

@@ -13,6 +13,9 @@
 // HBM traffic per head: reads 2·N·d + 2·N_kv·d + T_c·(2·N·d + 2·N) + N·d (fp32), writes N + N·d (fp32)
 // + 2·N_kv·d + N·d, and T_c·N·d fp32 elements reduced (read and written) into dQacc.
 // Kernels: preprocess and convert one block per Q tile; main one block per K/V tile and head, 8 warps.
+// Grouped K/V heads (group g > 1): main stores dK_j, dV_j per query head, into dKexp and dVexp, and a
+// fourth kernel, flash2_bwd_group_sum, sums each group's into dK and dV (group_sum.h), as
+// cuda/kernels/flash2_bwd.cuh runs it.
 // Default tiles: the kernel menu's default kernel where one is compiled for d (kernel_menu.h); else, and
 // always with --kernels pytorch, FlashAttention-2's run_mha_bwd_hdim* (kBlockM × kBlockN, defaults.h).
 // Run: iosim --config a100.yaml --n 4096 --d 64 --pass bwd --schedule flash2

@@ -5,6 +5,8 @@
 //   <name>, per K/V tile j:          load K_j, V_j; `step` for each Q tile that sees it (masked where
 //                                    the diagonal crosses it); store dK_j ← τ·dK_j, dV_j
 //   <name>_convert, per Q tile:      load dQacc_i; store dQ_i = τ·dQacc_i
+// With grouped K/V heads (group g > 1) <name> stores dK_j, dV_j per query head, into dKexp and dVexp,
+// and a fourth kernel, <name>_group_sum (group_sum.h), sums each group's into dK and dV.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include "sim/core/mask.h"
 #include "sim/core/problem.h"
 #include "sim/schedule/flops.h"
+#include "sim/schedule/group_sum.h"
 #include "sim/schedule/kernel.h"
 #include "sim/schedule/schedule.h"
 #include "sim/schedule/tiles.h"
@@ -26,8 +29,8 @@ namespace iosim {
 /// The main kernel's work for Q tile i against K/V tile j, ending with the emitter's step().
 using BackwardStep = std::function<void(const Span& i, const Span& j, bool masked, const Emitter& e)>;
 
-/// The three kernels at tile t, in launch order; `main` is the main kernel's launch. The kernels
-/// copy what they read (the problem, the tile, `step`): they outlive this call.
+/// The three kernels at tile t (four with grouped K/V heads), in launch order; `main` is the main
+/// kernel's launch. The kernels copy what they read (the problem, the tile, `step`): they outlive this call.
 [[nodiscard]] inline std::vector<std::unique_ptr<GridKernel>> flash2_backward_kernels(
     const std::string& name, const Problem& p, TileShape t, const LaunchShape& main, BackwardStep step) {
   const std::uint64_t d = p.d;
@@ -35,6 +38,7 @@ using BackwardStep = std::function<void(const Span& i, const Span& j, bool maske
   const Tiling cols{p.n_kv, t.bc};
   const std::uint64_t bh = p.batch_heads();
   const LaunchShape small{128, accumulator_registers(t.br * d, 128), Bytes(0)};
+  const Tensor dk = per_query_head_grad(p, Tensor::dK), dv = per_query_head_grad(p, Tensor::dV);
   const auto preprocess = [d](const Span& i, const Emitter& e) {
     e.load(rows_of(Tensor::O, i, d));
     e.load(rows_of(Tensor::dO, i, d));
@@ -44,7 +48,7 @@ using BackwardStep = std::function<void(const Span& i, const Span& j, bool maske
     e.step();
   };
   // One thread block: K/V tile j against every Q tile that sees it.
-  const auto kv_block = [p, d, rows, step](const Span& j, const Emitter& e) {
+  const auto kv_block = [p, d, rows, step, dk, dv](const Span& j, const Emitter& e) {
     const QRange q = CausalMask(p).q_for_cols(j.begin, j.begin + j.size, rows);
     if (q.start < rows.count()) {
       e.load(rows_of(Tensor::K, j, d));
@@ -53,8 +57,8 @@ using BackwardStep = std::function<void(const Span& i, const Span& j, bool maske
     e.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
     e.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
     e.vector(flops::kScalePerElement * j.size * d);
-    e.store(rows_of(Tensor::dK, j, d));
-    e.store(rows_of(Tensor::dV, j, d));
+    e.store(rows_of(dk, j, d));
+    e.store(rows_of(dv, j, d));
   };
   const auto convert = [d](const Span& i, const Emitter& e) {
     e.load(rows_of(Tensor::dQacc, i, d));
@@ -66,6 +70,7 @@ using BackwardStep = std::function<void(const Span& i, const Span& j, bool maske
   out.push_back(std::make_unique<GridKernel>(name + "_preprocess", rows, bh, true, small, preprocess));
   out.push_back(std::make_unique<GridKernel>(name, cols, bh, !p.causal, main, kv_block));
   out.push_back(std::make_unique<GridKernel>(name + "_convert", rows, bh, true, small, convert));
+  if (auto sum = group_sum_kernel(name, p)) out.push_back(std::move(sum));
   return out;
 }
 

@@ -13,8 +13,9 @@
 //   3. convert, per Q tile:      load dQacc_i; store dQ_i = τ·dQacc_i
 // HBM traffic per head: flash2's backward (the same dataflow): reads 2·N·d + 2·N_kv·d + T_c·(2·N·d +
 // 2·N) + N·d (fp32), writes N + N·d (fp32) + 2·N_kv·d + N·d, and T_c·N·d fp32 elements reduced into dQacc.
-// Causal: a K/V tile's loop starts at the first Q tile that sees it. Grouped-query: dK, dV per query
-// head as flash2's backward (FlashAttention-3 then sums a group's in fp32: not counted here).
+// Causal: a K/V tile's loop starts at the first Q tile that sees it. Grouped-query: as flash2's
+// backward, dK, dV per query head into dKexp, dVexp, then flash3_bwd_group_sum sums each group's
+// (group_sum.h); how FlashAttention-3's own code reduces a group is not modelled.
 // Default tiles, stages of Q and dO, consumer warpgroups: run_mha_bwd_hdim* for sm90 (flash3.h). At
 // d = 256 its 64 × 80 needs 228.5 KiB in this plan (more than 227): the default is reduced, with a note.
 // Run: iosim --config h200.yaml --n 8192 --d 128 --heads 16 --pass bwd --schedule flash3

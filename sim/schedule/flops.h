@@ -48,6 +48,8 @@ inline constexpr std::uint64_t kFlash2RecomputePerScore = 2;
 inline constexpr std::uint64_t kDsPerScore = 2;
 /// D = rowsum(dO ∘ O): multiply, add per element of a row of O.
 inline constexpr std::uint64_t kRowDotPerElement = 2;
+/// Grouped-query backward: a group's per-query-head dK (dV) summed into dK, one add per element read.
+inline constexpr std::uint64_t kGroupSumPerInput = 1;
 
 // Split-KV decoding, the combine pass: per split and row, the weight e^(L_s − L) (1 sub; 1 exp) and
 // its accumulation into the sum (1); per split and output element, a multiply-add (2).

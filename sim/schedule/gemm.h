@@ -74,10 +74,12 @@ struct GemmOperand {
 
 /// C (m × n) = A (m × k) · B (k × n), one thread block per B_r × B_c tile of C in row-major order,
 /// each loading k-slices of kGemmSliceK columns of its A panel and B panel: the thread blocks of a
-/// cuBLAS-class GEMM, whose panel re-reads the L2 absorbs.
+/// cuBLAS-class GEMM, whose panel re-reads the L2 absorbs. `map`: how the grid's heads index the
+/// tensors (the kernel's default when empty).
 [[nodiscard]] inline std::unique_ptr<GridKernel> gemm_kernel(std::string name, std::uint64_t m, std::uint64_t n,
                                                              std::uint64_t k, GemmOperand a, GemmOperand b,
-                                                             Tensor c, TileShape tile, std::uint64_t heads, DType e) {
+                                                             Tensor c, TileShape tile, std::uint64_t heads, DType e,
+                                                             GridKernel::Map map = nullptr) {
   const Tiling tm{m, tile.br}, tn{n, tile.bc}, tk{k, kGemmSliceK};
   constexpr std::uint32_t kThreads = 256;
   const LaunchShape shape{kThreads, accumulator_registers(tile.br * tile.bc, kThreads),
@@ -99,7 +101,8 @@ struct GemmOperand {
           ek.step();
         });
         em.store(TileRef{c, tm.begin(i), rows, tn.begin(j), cols});
-      });
+      },
+      std::move(map));
 }
 
 /// A row-wise kernel over `rows` × `cols` matrices (a softmax, or its backward): one thread block per

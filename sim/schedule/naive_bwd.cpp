@@ -9,6 +9,10 @@
 // τ = 1/√d. The dS kernel reads a row of P and of dP together: once when both rows fit in SRAM,
 // twice otherwise (the row sums first).
 // HBM traffic per head (one pass): reads 5·N·N_kv + 3·N·d + 2·N_kv·d, writes 2·N·N_kv + N·d + 2·N_kv·d.
+// Grouped K/V heads (group g > 1): cuda/kernels/naive.cu runs each product once per K/V head over the
+// group's g·N query rows, so dV = Pᵀ dO and dK = τ·dSᵀ Q sum the group inside the product (k = g·N) and
+// are written once per K/V head: counted so here (g·N rows of P, dO, dS, Q packed per K/V head). dP and
+// dQ are counted per query head, as the forward's products are: V and K read once per query head.
 // Run: iosim --config a100.yaml --n 1024 --d 64 --pass bwd --schedule naive
 #include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
@@ -31,18 +35,24 @@ class NaiveBackward final : public Schedule {
     }
     tiles_ = choose_tiles("naive", ctx, {{kGemmDefault, kGemmDefault}, tile_source::kGemm}, Shrink::rows_first,
                           [this](TileShape t) { return plan(t); }, notes_, tile_source_);
-    const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d, bh = p_.batch_heads();
+    const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d, bh = p_.batch_heads(), gn = p_.group() * n;
+    const std::uint64_t bkv = p_.batch * p_.kv_head_count();
     const DType e = p_.dtype;
-    kernels_.push_back(gemm_kernel("naive_dv", nkv, d, n, {Tensor::P, RowsAlong::k}, {Tensor::dO, RowsAlong::k},
-                                   Tensor::dV, tiles_, bh, e));
+    // dV and dK: one product per K/V head, the group's query rows packed (adjacent in memory).
+    const GridKernel::Map per_kv_head =
+        p_.group() == 1 ? GridKernel::Map() : GridKernel::Map([](Tensor t) {
+          return (t == Tensor::dV || t == Tensor::dK) ? HeadMap::kv : HeadMap::packed_query;
+        });
+    kernels_.push_back(gemm_kernel("naive_dv", nkv, d, gn, {Tensor::P, RowsAlong::k}, {Tensor::dO, RowsAlong::k},
+                                   Tensor::dV, tiles_, bkv, e, per_kv_head));
     kernels_.push_back(gemm_kernel("naive_dp", n, nkv, d, {Tensor::dO, RowsAlong::m}, {Tensor::V, RowsAlong::n},
                                    Tensor::dP, tiles_, bh, e));
     kernels_.push_back(row_kernel("naive_ds", n, nkv, {Tensor::P, Tensor::dP}, Tensor::dS, rows_.passes,
                                   flops::kNaiveSoftmaxBwdPerScore, 0, bh, bytes_of(Elements(2 * rows_.resident), e)));
     kernels_.push_back(gemm_kernel("naive_dq", n, d, nkv, {Tensor::dS, RowsAlong::m}, {Tensor::K, RowsAlong::k},
                                    Tensor::dQ, tiles_, bh, e));
-    kernels_.push_back(gemm_kernel("naive_dk", nkv, d, n, {Tensor::dS, RowsAlong::k}, {Tensor::Q, RowsAlong::k},
-                                   Tensor::dK, tiles_, bh, e));
+    kernels_.push_back(gemm_kernel("naive_dk", nkv, d, gn, {Tensor::dS, RowsAlong::k}, {Tensor::Q, RowsAlong::k},
+                                   Tensor::dK, tiles_, bkv, e, per_kv_head));
   }
 
   std::string_view name() const override { return "naive"; }
@@ -60,9 +70,10 @@ class NaiveBackward final : public Schedule {
 
   void emit(const Emitter& root) const override {
     const Emitter e = root.repeated(p_.batch_heads());
-    const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d;
+    const Emitter kv = root.repeated(p_.batch * p_.kv_head_count());  // dV, dK: per K/V head
+    const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d, gn = p_.group() * n;
     // dV = Pᵀ dO
-    emit_whole_gemm(e, whole(Tensor::P, n, nkv), whole(Tensor::dO, n, d), nkv, d, n, whole(Tensor::dV, nkv, d));
+    emit_whole_gemm(kv, whole(Tensor::P, gn, nkv), whole(Tensor::dO, gn, d), nkv, d, gn, whole(Tensor::dV, nkv, d));
     // dP = dO Vᵀ
     emit_whole_gemm(e, whole(Tensor::dO, n, d), whole(Tensor::V, nkv, d), n, nkv, d, whole(Tensor::dP, n, nkv));
     // dS = P ∘ (dP − rowsum(P ∘ dP))
@@ -76,7 +87,7 @@ class NaiveBackward final : public Schedule {
     // dQ = τ·dS K
     emit_whole_gemm(e, whole(Tensor::dS, n, nkv), whole(Tensor::K, nkv, d), n, d, nkv, whole(Tensor::dQ, n, d), n * d);
     // dK = τ·dSᵀ Q
-    emit_whole_gemm(e, whole(Tensor::dS, n, nkv), whole(Tensor::Q, n, d), nkv, d, n, whole(Tensor::dK, nkv, d),
+    emit_whole_gemm(kv, whole(Tensor::dS, gn, nkv), whole(Tensor::Q, gn, d), nkv, d, gn, whole(Tensor::dK, nkv, d),
                     nkv * d);
   }
 

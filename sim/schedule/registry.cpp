@@ -19,22 +19,25 @@ constexpr std::array<KernelFamilyOf, 0> kNaiveKernels{};  // cuBLAS GEMMs and so
 constexpr std::array kFlash1Kernels = {
     KernelFamilyOf{"flash1_fwd", "fa1-fwd"},          KernelFamilyOf{"flash1_init", "elementwise"},
     KernelFamilyOf{"flash1_bwd", "fa1-bwd"},          KernelFamilyOf{"flash1_bwd_init_dq", "elementwise"},
-    KernelFamilyOf{"flash1_bwd_init_dkv", "elementwise"}};
+    KernelFamilyOf{"flash1_bwd_init_dkv", "elementwise"}, KernelFamilyOf{"flash1_bwd_group_sum", "elementwise"}};
 constexpr std::array kFlash2Kernels = {
     KernelFamilyOf{"flash2_fwd", "fa2-fwd"}, KernelFamilyOf{"flash2_bwd", "fa2-bwd"},
-    KernelFamilyOf{"flash2_bwd_preprocess", "elementwise"}, KernelFamilyOf{"flash2_bwd_convert", "elementwise"}};
+    KernelFamilyOf{"flash2_bwd_preprocess", "elementwise"}, KernelFamilyOf{"flash2_bwd_convert", "elementwise"},
+    KernelFamilyOf{"flash2_bwd_group_sum", "elementwise"}};
 // PyTorch's FlashAttention-2 (flash_fwd_kernel; flash_bwd_dot_do_o_kernel, flash_bwd_dq_dk_dv_loop_seqk_
-// parallel_kernel, flash_bwd_convert_dq_kernel): the same schedule, other compiled kernels.
+// parallel_kernel, flash_bwd_convert_dq_kernel): the same schedule, other compiled kernels. Its group
+// sum (grouped K/V heads) is at::sum_out over dk_expanded, an ATen reduction: the library family.
 constexpr std::array kFlash2TorchKernels = {
     KernelFamilyOf{"flash2_fwd", "torch-fa2-fwd"}, KernelFamilyOf{"flash2_bwd", "torch-fa2-bwd"},
-    KernelFamilyOf{"flash2_bwd_preprocess", "elementwise"}, KernelFamilyOf{"flash2_bwd_convert", "elementwise"}};
+    KernelFamilyOf{"flash2_bwd_preprocess", "elementwise"}, KernelFamilyOf{"flash2_bwd_convert", "elementwise"},
+    KernelFamilyOf{"flash2_bwd_group_sum", "library"}};
 constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
                                             KernelFamilyOf{"flashdecode_combine", "elementwise"}};
 constexpr std::array kDtiledKernels = {KernelFamilyOf{"dtiled_fwd", "dtiled"}};
 constexpr std::array kFlash3Kernels = {
     KernelFamilyOf{"flash3_fwd", "fa3-fwd"}, KernelFamilyOf{"flash3_fwd_ss", "fa3-fwd-ss"},
     KernelFamilyOf{"flash3_bwd", "fa3-bwd"}, KernelFamilyOf{"flash3_bwd_preprocess", "elementwise"},
-    KernelFamilyOf{"flash3_bwd_convert", "elementwise"}};
+    KernelFamilyOf{"flash3_bwd_convert", "elementwise"}, KernelFamilyOf{"flash3_bwd_group_sum", "elementwise"}};
 
 const std::array kEntries = {
     ScheduleEntry{"naive", "standard attention: S and P written to HBM and read back (Algorithms 0 and 3)", true,

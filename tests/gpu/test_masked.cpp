@@ -7,13 +7,16 @@
 // Tolerances as tests/gpu/test_kernels.cpp: 2e-3 (fp16), 1e-2 (bf16), relative, over each output.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "cuda/backend.h"
+#include "cuda/kernels/tensors.h"
 #include "cuda/reference/reference.h"
+#include "sim/core/problem.h"
 
 namespace {
 
@@ -158,4 +161,32 @@ TEST_CASE("kv_heads must divide heads") {
   CHECK(iosim::gpu::unsupported(s).find("kv_heads") != std::string::npos);
   s.kv_heads = -1;
   CHECK(iosim::gpu::unsupported(s).find("kv_heads") != std::string::npos);
+}
+
+TEST_CASE("a grouped-query flash backward's buffers hold the model's dKexp, dVexp; nothing else does") {
+  // The tensor table's rows (sim/core/tensor.h): the per-query-head dK, dV the main kernel writes and
+  // the group sum reads, sized as the model sizes them (sim/schedule/group_sum.h).
+  for (const Algo algo : {Algo::naive, Algo::flash1, Algo::flash2}) {
+    for (const int kv : {0, 2}) {
+      KernelSpec s{algo, Direction::bwd, 2, 8, 96, 150, 64, DType::fp16, 64, 64};
+      s.kv_heads = kv;
+      iosim::Problem p;
+      p.batch = 2;
+      p.heads = 8;
+      p.kv_heads = static_cast<std::uint64_t>(kv);
+      p.n = 96;
+      p.n_kv = 150;
+      p.d = 64;
+      const bool scratch = algo != Algo::naive && kv != 0;
+      CAPTURE(describe(s));
+      const std::vector<iosim::Tensor> held = iosim::gpu::detail::held_tensors(s);
+      const bool holds = std::find(held.begin(), held.end(), iosim::Tensor::dKexp) != held.end();
+      CHECK(holds == scratch);
+      CHECK(iosim::gpu::detail::expanded_grad_elements(s) == (scratch ? 2u * 8 * 150 * 64 : 0u));
+      if (scratch) {
+        CHECK(iosim::gpu::detail::tensor_elements(s, iosim::Tensor::dVexp) == iosim::tensor_elements(p, iosim::Tensor::dVexp));
+      }
+      CHECK(iosim::gpu::detail::tensor_elements(s, iosim::Tensor::dK) == iosim::tensor_elements(p, iosim::Tensor::dK));
+    }
+  }
 }
