@@ -192,6 +192,9 @@ struct Ceilings {
   double exp2_g_per_s = 0;           ///< ex2.approx.ftz.f32 results
   double gemm_fp16_tflops = 0;       ///< cuBLAS 8192³ fp16 GEMM, for reference (not a model rate)
   PipelineSpec pipeline;             ///< latencies and issue figures, the `pipeline:` keys (measure_pipeline)
+  /// Why pipeline.wgmma_latency and wgmma_interval are 0 ("no wgmma on this device: ..." or "... build:
+  /// ..."); empty where they were measured.
+  std::string wgmma_not_measured;
 };
 
 /// Runs the ceiling kernels and measure_pipeline() (a few seconds). Throws std::runtime_error on a CUDA
@@ -200,7 +203,8 @@ struct Ceilings {
 
 /// The latency microbenchmarks alone (cuda/ceilings/latency_*.cu): every figure of PipelineSpec, each the
 /// median of several runs after a warm-up. Throws std::runtime_error on a CUDA error or when a figure
-/// comes out non-positive or not finite (a broken microbenchmark).
+/// comes out non-positive or not finite (a broken microbenchmark). The wgmma figures stay 0 where
+/// wgmma_unavailable() says why.
 [[nodiscard]] PipelineSpec measure_pipeline();
 
 }  // namespace iosim::gpu

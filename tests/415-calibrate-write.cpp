@@ -48,6 +48,17 @@ gpu::Ceilings fake_ceilings() {
   c.pipeline.l2_hit_latency = 273;
   c.pipeline.dram_latency = 812.3;
   c.pipeline.launch_us = 2.25;
+  c.pipeline.wgmma_latency = 118.5;
+  c.pipeline.wgmma_interval = 66.75;
+  return c;
+}
+
+/// The same on a device (or a build) without wgmma: its two figures 0, and why.
+gpu::Ceilings fake_ceilings_without_wgmma() {
+  gpu::Ceilings c = fake_ceilings();
+  c.pipeline.wgmma_latency = 0;
+  c.pipeline.wgmma_interval = 0;
+  c.wgmma_not_measured = "no wgmma on this device (compute capability 8.0; ...)";
   return c;
 }
 
@@ -101,6 +112,11 @@ TEST_CASE("the measured: section of a measurement: every figure measured, its so
   CHECK(s.find("  mma_latency: 35.2 ") != std::string::npos);
   CHECK(s.find("  dram_latency: 812.3 ") != std::string::npos);
   CHECK(s.find("  launch_us: 2.25 ") != std::string::npos);
+  CHECK(s.find("  wgmma_latency: 118.5 ") != std::string::npos);
+  CHECK(s.find("  wgmma_interval: 66.75 ") != std::string::npos);
+  const std::string none = cli::measured_section(fake_ceilings_without_wgmma(), "2026-12-01");
+  CHECK(none.find("wgmma") == std::string::npos);  // not measured: left out, the config's default stays
+  CHECK(none.find("  launch_us: 2.25 ") != std::string::npos);
   CHECK(s.find("# [H] iosim calibrate, Fake GPU, 2026-12-01\n") != std::string::npos);
   CHECK(s.size() >= 14);
   CHECK(s.substr(s.size() - 19) == "  date: 2026-12-01\n");
@@ -121,6 +137,8 @@ TEST_CASE("--write: the toy config and h200.yaml take the measured section and l
     CHECK(pipeline_figure(hw, &PipelineSpec::mma_latency) == doctest::Approx(35.2));
     CHECK(pipeline_figure(hw, &PipelineSpec::dram_latency) == doctest::Approx(812.3));
     CHECK(unmeasured_pipeline_figures(hw).empty());
+    CHECK(hw.measured.pipeline.wgmma_latency == doctest::Approx(118.5));
+    CHECK(pipeline_figure(hw, &PipelineSpec::wgmma_interval) == doctest::Approx(66.75));
     // Again: the section written the first time is replaced, not repeated.
     write_measured_section(path, section);
     CHECK(read(path) == iosim::test::kToyConfig + section);
@@ -138,6 +156,15 @@ TEST_CASE("--write: the toy config and h200.yaml take the measured section and l
     CHECK(hw.measured.l2_gb_per_s == doctest::Approx(400));
     CHECK(hw.measured.pipeline.l2_hit_latency == doctest::Approx(273));
     CHECK(hw.pipeline.l2_hit_latency == doctest::Approx(281));  // the default is still there
+    CHECK(hw.measured.pipeline.wgmma_interval == doctest::Approx(66.75));
+  }
+  SUBCASE("a measurement without wgmma: the file loads, its wgmma figures not known") {
+    const std::string path = dir.write("toy.yaml", iosim::test::kToyConfig);
+    write_measured_section(path, cli::measured_section(fake_ceilings_without_wgmma(), "2026-12-01"));
+    const HardwareSpec hw = load_hardware(path);
+    CHECK(hw.measured.pipeline.mma_latency == doctest::Approx(35.2));
+    CHECK(pipeline_figure(hw, &PipelineSpec::wgmma_latency) == 0);
+    CHECK(pipeline_figure(hw, &PipelineSpec::wgmma_interval) == 0);
   }
   SUBCASE("a section that would not load leaves the file as it was") {
     const std::string path = dir.write("toy.yaml", iosim::test::kToyConfig);
@@ -163,6 +190,16 @@ TEST_CASE("calibrate's tables: measured beside the config's figure and their rat
   CHECK(p.find("2.25 us") != std::string::npos);
   const std::string no_config = cli::pipeline_table(fake_ceilings(), nullptr);
   CHECK(no_config.find("1.10") == std::string::npos);
+  // wgmma_interval beside the datasheet's dense fp16 rate, the toy having no pipeline: default: its
+  // 1 TFLOP/s on 2 SMs at 1000 MHz are 500 FLOPs a cycle of one SM, 2·64·128·16 / 500 = 524.288 cycles
+  // per m64n128k16; 66.75 measured is 0.13 of that.
+  CHECK(p.find("524.3 cycles (datasheet)") != std::string::npos);
+  CHECK(p.find("0.13") != std::string::npos);
+  CHECK(p.find("118.5 cycles") != std::string::npos);
+  CHECK(p.find("not measured") == std::string::npos);
+  const std::string without = cli::pipeline_table(fake_ceilings_without_wgmma(), &toy);
+  CHECK(without.find("not measured") != std::string::npos);
+  CHECK(without.find("wgmma figures not measured: no wgmma on this device (compute capability 8.0") != std::string::npos);
   const std::string r = cli::rate_table(fake_ceilings(), &toy);
   CHECK(r.find("82%") != std::string::npos);  // HBM 81.5 of the toy's 100 GB/s
 }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cuda/backend.h"
+#include "cuda/ceilings/latency.h"
 #include "cuda/kernels/fill.h"
 #include "cuda/runtime/check.h"
 
@@ -295,6 +296,7 @@ Ceilings measure_ceilings() {
   c.max_sm_mhz = clock_khz / 1000.0;
   c.sm_count = info.sm_count;
   c.pipeline = measure_pipeline();
+  c.wgmma_not_measured = latency::wgmma_unavailable(info.cc_major, info.cc_minor);
   return c;
 }
 

@@ -64,12 +64,25 @@ struct PipelineSpec {
   double l2_hit_latency = 0;     ///< ld.global.cg pointer chase within a buffer far below the L2's size
   double dram_latency = 0;       ///< the same pointer chase over a buffer 4× the L2
   double launch_us = 0;          ///< microseconds per kernel of back-to-back empty launches in one stream
+  /// wgmma.mma_async m64n128k16 f32.f16.f16, both operands in shared memory (SS), the accumulator
+  /// chained: issue to the dependent wgmma's issue, each one committed and waited for
+  /// (wgmma.commit_group + wait_group 0). Hopper only; 0 = not known: the wgmma families' chain takes
+  /// mma_latency in its place.
+  double wgmma_latency = 0;
+  /// Cycles of one SM (its four sub-partitions together) per m64n128k16 f32.f16.f16 SS wgmma, issued
+  /// back to back into one accumulator per warpgroup (one warpgroup per SM, and two: the faster).
+  /// Hopper only; 0 = not known: the model derives wgmma's rate from the cuBLAS GEMM
+  /// (`measured: gemm_fp16_tflops`, sm_model.h's SmRates::wgmma_interval).
+  double wgmma_interval = 0;
 };
 
 /// One figure of PipelineSpec: its YAML key (in `pipeline:` and `measured:`) and its member.
 struct PipelineField {
   const char* key;
   double PipelineSpec::*field;
+  /// A figure of an instruction only some chips have (wgmma: Hopper): optional in `pipeline:`, where
+  /// it may also be 0; absent or 0 means not known, and the model falls back (PipelineSpec says how).
+  bool optional = false;
 };
 
 /// Every figure of PipelineSpec, in the order of the struct (and of the configs).
@@ -87,6 +100,8 @@ inline constexpr PipelineField kPipelineFields[] = {
     {"l2_hit_latency", &PipelineSpec::l2_hit_latency},
     {"dram_latency", &PipelineSpec::dram_latency},
     {"launch_us", &PipelineSpec::launch_us},
+    {"wgmma_latency", &PipelineSpec::wgmma_latency, true},
+    {"wgmma_interval", &PipelineSpec::wgmma_interval, true},
 };
 
 /// Ceilings measured on a real GPU of this kind (`iosim calibrate`); 0 where not measured. The time

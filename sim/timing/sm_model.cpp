@@ -95,17 +95,14 @@ WarpTiles warp_tiles(const MatmulShape& mm, const MatmulRole& role, std::uint64_
 
 }  // namespace
 
+double wgmma_interval_per_smsp(double cycles_per_m64n128k16_per_sm) {
+  return cycles_per_m64n128k16_per_sm * kSchedulersPerSm / kMmaPerM64n128k16;
+}
+
 SmRates sm_rates(const HardwareSpec& hw, DType t) {
   SmRates r;
   r.lat = hw.pipeline;
-  for (double PipelineSpec::*f : {&PipelineSpec::clock_mhz, &PipelineSpec::mma_latency, &PipelineSpec::ldmatrix_latency,
-                                  &PipelineSpec::lds_latency, &PipelineSpec::cp_async_latency,
-                                  &PipelineSpec::ex2_latency, &PipelineSpec::fma_latency, &PipelineSpec::shfl_latency,
-                                  &PipelineSpec::shfl_interval, &PipelineSpec::bar_latency,
-                                  &PipelineSpec::l2_hit_latency, &PipelineSpec::dram_latency,
-                                  &PipelineSpec::launch_us}) {
-    r.lat.*f = pipeline_figure(hw, f);
-  }
+  for (const PipelineField& f : kPipelineFields) r.lat.*(f.field) = pipeline_figure(hw, f.field);
   r.clock_hz = either(r.lat.clock_mhz, hw.clock.sm_mhz) * 1e6;
   const double smsps = static_cast<double>(hw.sm.count) * kSchedulersPerSm;
   const double per_smsp_cycle = smsps * r.clock_hz;
@@ -117,6 +114,11 @@ SmRates sm_rates(const HardwareSpec& hw, DType t) {
                                 : 1.0;
   const double wgmma = tensor_peak(hw, t) * gemm_share;
   r.wgmma_interval = wgmma > 0 ? kMmaFlops / (wgmma / per_smsp_cycle) : 0;
+  const double type_peak = tensor_peak(hw, t);
+  if (r.lat.wgmma_interval > 0 && t != DType::fp32 && fp16_peak > 0 && type_peak > 0) {
+    // Measured in fp16; the other types at the datasheet's ratio of their peaks (the same tensor cores).
+    r.wgmma_interval = wgmma_interval_per_smsp(r.lat.wgmma_interval) * (fp16_peak * 1e12 / type_peak);
+  }
   const double sfu = either(hw.measured.exp2_g_per_s * 1e9, hw.sm.sfu_ops_per_clock * hw.clock.sm_mhz * 1e6 * hw.sm.count);
   r.ex2_interval = sfu > 0 ? kWarpLanes / (sfu / per_smsp_cycle) : 0;
   // The FP32 peak counts an FMA as two FLOPs; the softmax's operations are one instruction each.
@@ -144,8 +146,8 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   for (std::size_t i = 0; i < s.matmuls.size(); ++i) {
     const MatmulRole role = f.matmuls.empty() ? kDefault : f.matmuls[std::min(i, f.matmuls.size() - 1)];
     if (f.hopper.mma == MmaInstruction::wgmma) {
-      // Issued back to back and waited for once (wgmma.wait_group): one latency a product. wgmma's
-      // own latency is not measured (iosim calibrate times mma.sync); mma.sync's stands in for it.
+      // Issued back to back and waited for once (wgmma.wait_group): one latency a product, wgmma's
+      // where iosim calibrate measured it (or the config gives it), else mma.sync's in its place.
       const WgmmaShare g = wgmma_share(s.matmuls[i], role, warps);
       if (i == 0) rows_per_warp = g.rows_per_warp;
       tensor += g.mma_equivalents * r.wgmma_interval;
@@ -153,7 +155,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
       c.mix.mma += g.instructions;
       smem_bytes += g.smem_bytes;
       const double busy = g.mma_equivalents * r.wgmma_interval;
-      product_chain += std::max(busy, r.lat.mma_latency);
+      product_chain += std::max(busy, r.lat.wgmma_latency > 0 ? r.lat.wgmma_latency : r.lat.mma_latency);
       c.chain_busy += busy;
       continue;
     }

@@ -58,6 +58,9 @@ struct SmRates {
   /// of the datasheet's fp16 peak, applied to the type's peak (an assumption for bf16 and fp8: the
   /// same tensor cores); at the datasheet's peak where it is not measured. Not `measured:`
   /// tensor_*_tflops: those are mma.sync's, which cannot reach the peak on Hopper (FlashAttention-3 §1).
+  /// Where the config has `wgmma_interval` (measured by iosim calibrate, or a pipeline: default):
+  /// that figure, converted by wgmma_interval_per_smsp (fp16; bf16 and fp8 at the ratio of their
+  /// datasheet peaks to fp16's), in place of the GEMM's rate.
   double wgmma_interval = 0;
   double ex2_interval = 0;     ///< cycles per warp ex2 of one sub-partition
   double fp32_interval = 0;    ///< cycles per warp FP32 instruction of one sub-partition
@@ -69,6 +72,15 @@ struct SmRates {
 };
 
 [[nodiscard]] SmRates sm_rates(const HardwareSpec& hw, DType t);
+
+/// m16n8k16s (2·16·8·16 FLOPs each) in one m64n128k16 (2·64·128·16): 4 · 16 · 1 = 64.
+inline constexpr double kMmaPerM64n128k16 = (64.0 * 128 * 16) / (16.0 * 8 * 16);
+
+/// PipelineSpec::wgmma_interval (cycles of one SM per m64n128k16) in SmRates's unit (cycles of one
+/// sub-partition per m16n8k16's worth): a warpgroup's four warps sit on the SM's four sub-partitions
+/// and each computes 16 of the 64 rows, so an m64n128k16 puts 64 / 4 = 16 m16n8k16s on every
+/// sub-partition, all four working through the SM's cycles together: cycles × 4 / 64.
+[[nodiscard]] double wgmma_interval_per_smsp(double cycles_per_m64n128k16_per_sm);
 
 /// What one block of a kernel needs of an SM.
 struct BlockShape {

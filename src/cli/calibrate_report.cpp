@@ -48,10 +48,13 @@ std::vector<RateRow> rate_rows(const gpu::Ceilings& c, const HardwareSpec* hw) {
   };
 }
 
-/// Unit and microbenchmark of each pipeline figure, in the order of kPipelineFields.
+/// Unit and microbenchmark of each pipeline figure, in the order of kPipelineFields, and what its
+/// measurement is set beside: the config's `pipeline:` default, or for `datasheet` rows where the config
+/// has none, the datasheet's figure (datasheet_figure).
 struct PipelineRow {
   const char* unit;
   const char* how;
+  bool datasheet = false;
 };
 constexpr PipelineRow kPipelineRows[] = {
     {"MHz", "clock64() cycles / event time, mma.sync on every SM"},
@@ -67,8 +70,18 @@ constexpr PipelineRow kPipelineRows[] = {
     {"cycles", "ld.global.cg chase over L2/16"},
     {"cycles", "ld.global.cg chase over 4 x L2, L2 swept"},
     {"us", "back-to-back empty kernels, one stream"},
+    {"cycles", "dependent wgmma m64n128k16 SS chain + wait_group 0, one warpgroup"},
+    {"cycles", "wgmma m64n128k16 SS back to back, per SM: the faster of 1 and 2 warpgroups on every SM", true},
 };
 static_assert(std::size(kPipelineRows) == std::size(kPipelineFields));
+
+/// The datasheet's figure for a `datasheet` row: wgmma_interval at the dense fp16 peak, the cycles of
+/// one SM per m64n128k16 (2·64·128·16 FLOPs) at the config's clock (clocks.sm_mhz).
+double datasheet_figure(const PipelineField& f, const HardwareSpec& hw) {
+  const double per_sm_cycle = hw.peak.tensor_fp16_tflops * 1e12 / (hw.sm.count * hw.clock.sm_mhz * 1e6);
+  if (f.field == &PipelineSpec::wgmma_interval && per_sm_cycle > 0) return 2.0 * 64 * 128 * 16 / per_sm_cycle;
+  return 0;
+}
 
 std::string ratio(double measured, double reference) {
   return reference > 0 && measured > 0 ? fmt::format("{:.2f}", measured / reference) : std::string("-");
@@ -92,14 +105,28 @@ std::string rate_table(const gpu::Ceilings& c, const HardwareSpec* hw) {
 std::string pipeline_table(const gpu::Ceilings& c, const HardwareSpec* hw) {
   report::TextTable t({"figure", "measured", "config default", "measured / default", "microbenchmark"},
                       {A::left, A::right, A::right, A::right, A::left});
+  bool datasheet_used = false;
   for (std::size_t i = 0; i < std::size(kPipelineFields); ++i) {
     const PipelineField& f = kPipelineFields[i];
+    const PipelineRow& row = kPipelineRows[i];
     const double measured = c.pipeline.*(f.field);
-    const double fallback = hw != nullptr ? hw->pipeline.*(f.field) : 0.0;
-    t.add({f.key, value(measured, kPipelineRows[i].unit), value(fallback, kPipelineRows[i].unit),
-           ratio(measured, fallback), kPipelineRows[i].how});
+    double fallback = hw != nullptr ? hw->pipeline.*(f.field) : 0.0;
+    std::string shown = value(fallback, row.unit);
+    if (hw != nullptr && row.datasheet && !(fallback > 0)) {
+      fallback = datasheet_figure(f, *hw);
+      shown = fallback > 0 ? value(fallback, row.unit) + " (datasheet)" : shown;
+      datasheet_used = datasheet_used || fallback > 0;
+    }
+    const bool not_measured = f.optional && !(measured > 0) && !c.wgmma_not_measured.empty();
+    t.add({f.key, not_measured ? std::string("not measured") : value(measured, row.unit), shown,
+           ratio(measured, fallback), row.how});
   }
-  return t.render("  ");
+  std::string out = t.render("  ");
+  if (datasheet_used) {
+    out += "  (datasheet): the dense fp16 tensor peak (peak.tensor_fp16_tflops) at clocks.sm_mhz, in cycles of one SM\n";
+  }
+  if (!c.wgmma_not_measured.empty()) out += "  wgmma figures not measured: " + c.wgmma_not_measured + "\n";
+  return out;
 }
 
 std::string measured_section(const gpu::Ceilings& c, const std::string& date) {

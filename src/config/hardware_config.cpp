@@ -66,10 +66,17 @@ std::vector<std::string> pipeline_keys() {
   return keys;
 }
 
-/// `pipeline:`: every figure required, each a positive number.
+/// `pipeline:`: every figure required, each a positive number, but the optional ones (wgmma's: only
+/// Hopper has it), which may be absent or 0 (not known).
 PipelineSpec read_pipeline(YamlMap m) {
   PipelineSpec p;
-  for (const PipelineField& f : kPipelineFields) p.*(f.field) = m.positive_number(f.key);
+  for (const PipelineField& f : kPipelineFields) {
+    if (!f.optional) {
+      p.*(f.field) = m.positive_number(f.key);
+    } else if (m.has(f.key)) {
+      p.*(f.field) = m.non_negative_number(f.key);
+    }
+  }
   return p;
 }
 
