@@ -6,6 +6,10 @@
 #include <functional>
 #include <numeric>
 #include <queue>
+#include <stdexcept>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
 #include "sim/core/error.h"
 #include "sim/gpu/fast_kernel.h"
@@ -162,24 +166,56 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
 }
 
 Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
+  if (spent_) throw std::logic_error("FastReplay: pass() after warm()");
   Prediction p;
   p.l2 = L2Mode::fast;
   p.sample_stride = sample_.stride();
   p.sector_bytes = ctx_.hardware.l2.sector_bytes;
   error_ = 0;
-  for (const Kernel* k : kernels) {
+  traces_.assign(kernels.size(), {});
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
     l2_->reset_counters();
     dram_.reset_counters();
-    p.kernels.push_back(run_fast_kernel(*k, ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_));
+    TraceUse use{&traces_[i], nullptr};
+    p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_, use));
     error_ = std::max(error_, dram_.relative_error(sample_.stride()));
   }
   p.dirty_at_end = Bytes(l2_->dirty_bytes().value * sample_.stride());
+  dirty_at_end_ = p.dirty_at_end;
   std::vector<double> dirty(sets_per_partition(ctx_.hardware.l2) / sample_.stride());
   for (std::size_t set = 0; set < dirty.size(); ++set) {
     dirty[set] = static_cast<double>(partitioned_ != nullptr ? partitioned_->dirty_sectors(set)
                                                                : static_cast<const L2Cache&>(*l2_).dirty_sectors(set));
   }
   error_ = std::max(error_, sample_error(dirty, sample_.stride()));
+  return p;
+}
+
+Prediction FastReplay::warm(const std::vector<const Kernel*>& kernels) {
+  if (spent_) throw std::logic_error("FastReplay: warm() twice");
+  l2_->flush();
+  Prediction p;
+  p.l2 = L2Mode::fast;
+  p.sample_stride = sample_.stride();
+  p.sector_bytes = ctx_.hardware.l2.sector_bytes;
+  p.warm = true;
+  const bool follow = opt_.follow_cold && traces_.size() == kernels.size();
+  bool converged = false;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (converged) {
+      // This kernel starts from the state the followed run's did: its result.
+      p.kernels.push_back(traces_[i].out);
+      ++stats_.followed;
+      continue;
+    }
+    l2_->reset_counters();
+    dram_.reset_counters();
+    TraceUse use{nullptr, follow && traces_[i].complete ? &traces_[i] : nullptr};
+    p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_, use));
+    converged = use.converged;
+  }
+  p.dirty_at_end = converged ? dirty_at_end_ : Bytes(l2_->dirty_bytes().value * sample_.stride());
+  spent_ = true;
   return p;
 }
 

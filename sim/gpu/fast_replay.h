@@ -95,10 +95,16 @@ class FastReplay {
   static std::unique_ptr<FastReplay> fit(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt,
                                          Prediction& cold);
 
-  /// Every kernel once, counting (extrapolated).
+  /// Every kernel once, counting (extrapolated); each kernel's run is kept as a trace (KernelTrace)
+  /// for warm().
   Prediction pass(const std::vector<const Kernel*>& kernels);
-  /// Writes the L2's dirty lines back, keeping them (between a warm run's two passes).
-  void flush() { l2_->flush(); }
+  /// The warm run after the last pass(): the L2's dirty lines written back (kept), then every kernel
+  /// again. Where a kernel's run reaches a checkpoint of the last pass's run in the same state
+  /// (KernelTrace), it takes that run's counts for the rest of the kernel and its results for the
+  /// kernels after: the same counts as a full replay, without replaying them (unless
+  /// opt.follow_cold is false). Afterwards the L2 holds what it held at that checkpoint, not what
+  /// the run leaves: the replay is spent, and pass() and warm() throw std::logic_error.
+  Prediction warm(const std::vector<const Kernel*>& kernels);
 
   [[nodiscard]] std::uint32_t stride() const { return sample_.stride(); }
   /// The largest relative standard error of any kernel's DRAM counts in the last pass.
@@ -116,6 +122,9 @@ class FastReplay {
   AddressMap amap_;
   double error_ = 0;
   FastKernelStats stats_;
+  std::vector<KernelTrace> traces_;  ///< the last pass's kernels
+  Bytes dirty_at_end_;               ///< the last pass's
+  bool spent_ = false;
 };
 
 }  // namespace iosim

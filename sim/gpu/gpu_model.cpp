@@ -244,9 +244,7 @@ Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModel
     const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, opt, cold);
     cold.order = opt.order;
     if (!opt.warm) return cold;
-    r->flush();
-    Prediction warm = r->pass(kernels);
-    warm.warm = true;
+    Prediction warm = r->warm(kernels);
     warm.order = opt.order;
     return warm;
   }
@@ -272,9 +270,7 @@ ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const 
   if (opt.l2 == L2Mode::fast) {
     ColdWarm out;
     const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, opt, out.cold);
-    r->flush();
-    out.warm = r->pass(kernels);
-    out.warm.warm = true;
+    out.warm = r->warm(kernels);
     out.cold.order = out.warm.order = opt.order;
     return out;
   }

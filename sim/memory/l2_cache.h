@@ -41,6 +41,10 @@ class L2Cache final : public MemoryLevel {
   [[nodiscard]] std::uint64_t dirty_sectors(std::uint64_t set) const;
   const LevelCounters& counters() const override { return counters_; }
   void reset_counters() override { counters_ = {}; }
+  /// Set by set: under a policy that reads only the ages' order (Replacement::order_only()), the
+  /// set's lines (tag and sector masks) oldest first; else every way's tag, age and masks and the
+  /// set's clock, as they lie.
+  bool digest_contents(Digest& d) const override;
 
   /// Empties the cache (a cold start), writing nothing below: the caller flushes first if it must.
   void invalidate();
