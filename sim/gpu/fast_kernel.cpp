@@ -46,6 +46,7 @@ class FastKernel {
     line_bytes_ = ctx.hardware.l2.line_bytes;
     sets_ = sample.sets();
     keeps_new_lines_ = opt.replacement == "lru" || opt.replacement == "fifo";
+    cache_lines_ = ctx.hardware.l2.capacity.value / ctx.hardware.l2.line_bytes / sample.stride();
   }
 
   KernelPrediction run() {
@@ -172,6 +173,17 @@ class FastKernel {
   bool checkpoint() {
     checked_ = launched_;
     if ((trace_.record == nullptr && trace_.follow == nullptr) || !digestible_) return false;
+    // A digest reads every sampled set: a run records a checkpoint only once it has sent the L2 as
+    // many lines as it holds since the last (so digests cost about what the replay does at most),
+    // and a following run digests only where the run it follows recorded one.
+    const auto* theirs = trace_.follow != nullptr ? &trace_.follow->checkpoints : nullptr;
+    if (theirs != nullptr) {
+      while (followed_ < theirs->size() && (*theirs)[followed_].launched < launched_) ++followed_;
+      if (followed_ == theirs->size() || (*theirs)[followed_].launched != launched_) return false;
+    } else if (stats_.lines - stats_.digested_at < cache_lines_) {
+      return false;
+    }
+    stats_.digested_at = stats_.lines;
     drain();
     Digest d;
     if (!l2_.digest_contents(d)) {
@@ -196,13 +208,8 @@ class FastKernel {
       if (s.busy) here.running.emplace_back(s.block, counts_[s.block]);
     }
     if (trace_.record != nullptr) trace_.record->checkpoints.push_back(here);
-    if (trace_.follow == nullptr) return false;
-    const auto& theirs = trace_.follow->checkpoints;
-    while (followed_ < theirs.size() && theirs[followed_].launched < launched_) ++followed_;
-    if (followed_ == theirs.size() || theirs[followed_].launched != launched_ || theirs[followed_].state != here.state) {
-      return false;
-    }
-    take_rest(theirs[followed_]);
+    if (theirs == nullptr || (*theirs)[followed_].state != here.state) return false;
+    take_rest((*theirs)[followed_]);
     return true;
   }
 
@@ -427,6 +434,7 @@ class FastKernel {
   // next of the followed trace's checkpoints, whether its rest was taken.
   std::uint64_t checked_ = ~std::uint64_t{0};
   bool digestible_ = true;
+  std::uint64_t cache_lines_ = 0;  ///< lines the sampled L2 holds
   std::size_t followed_ = 0;
   bool converged_ = false;
   std::uint64_t warm_up_ = 0, lead_ = 0, jump_from_ = ~std::uint64_t{0}, jump_to_ = 0;

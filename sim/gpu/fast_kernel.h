@@ -27,6 +27,7 @@ struct FastKernelStats {
   std::uint64_t steps_reused = 0;  ///< of which counted from an earlier step that only hit
   std::uint64_t lines = 0;         ///< line requests sent to the (sampled) L2
   std::uint64_t followed = 0;      ///< kernels whose run took the rest of an earlier run's (KernelTrace)
+  std::uint64_t digested_at = 0;   ///< `lines` when the L2 was last digested at a checkpoint
 };
 
 /// What the requests of one grid block caused (sectors, before any scaling).

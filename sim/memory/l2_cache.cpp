@@ -36,6 +36,8 @@ std::uint64_t rotation(std::uint64_t tag, std::uint64_t sets) {
 
 }  // namespace
 
+std::uint64_t L2Cache::span_rotation(std::uint64_t tag, std::uint64_t sets) { return rotation(tag, sets); }
+
 std::uint64_t L2Cache::hashed_set(std::uint64_t line, std::uint64_t sets) {
   const std::uint64_t tag = line / sets;
   const std::uint64_t set = line % sets + rotation(tag, sets);
