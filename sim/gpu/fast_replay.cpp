@@ -26,9 +26,11 @@ class LineEstimate final : public EventSink {
   void on_transfer(const Transfer& t) override {
     const std::uint64_t bytes = t.tile.elements().value * size_bytes(storage_type(t.tile.tensor, element_));
     lines += static_cast<double>(t.times) * static_cast<double>(ceil_div(bytes, line_bytes_) + 1);
+    transfers += static_cast<double>(t.times);
   }
   void on_compute(const Compute&) override {}
   double lines = 0;
+  double transfers = 0;
 
  private:
   DType element_;
@@ -53,22 +55,29 @@ FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuMod
   LineEstimate est(ctx.problem.dtype, ctx.hardware.l2.line_bytes);
   s.emit(Emitter(est, Walk::runs));
   f.lines = est.lines;
+  f.transfers = est.transfers;
   // Heads skipped: about four periods replayed when the heads are many and large (an estimate only:
   // it sets the stride, not the counts).
   const auto grid = static_cast<double>(ctx.problem.batch * ctx.problem.heads);
   f.heads_replayed = opt.skip_heads ? std::min(1.0, 4.0 * static_cast<double>(ctx.problem.group()) / grid) : 1.0;
+  f.budget = std::max(static_cast<double>(FastReplay::kLineBudget),
+                      FastReplay::kLinesPerTransfer * f.transfers * f.heads_replayed);
   if (opt.sample_stride != 0) {
-    f.stride = opt.sample_stride;
+    f.stride = f.line_stride = opt.sample_stride;
     return f;
   }
   // The least power of two that brings the replayed line requests near the budget, keeping at
   // least kMinSets sets per partition.
   const std::uint64_t sets = sets_per_partition(ctx.hardware.l2);
-  const double want = f.lines * f.heads_replayed / static_cast<double>(FastReplay::kLineBudget);
-  std::uint32_t limit = 1;
-  while (limit < want && limit < (1u << 20)) limit *= 2;
-  limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(limit, std::max<std::uint64_t>(1, sets / FastReplay::kMinSets)));
-  f.stride = SetSample::largest_stride(sets, limit);
+  const auto stride_for = [&](double budget) {
+    const double want = f.lines * f.heads_replayed / budget;
+    std::uint32_t limit = 1;
+    while (limit < want && limit < (1u << 20)) limit *= 2;
+    limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(limit, std::max<std::uint64_t>(1, sets / FastReplay::kMinSets)));
+    return SetSample::largest_stride(sets, limit);
+  };
+  f.stride = stride_for(f.budget);
+  f.line_stride = stride_for(static_cast<double>(FastReplay::kLineBudget));
   return f;
 }
 
@@ -141,7 +150,8 @@ FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, s
 
 std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt,
                                             Prediction& cold) {
-  std::uint32_t stride = first_pass(s, ctx, opt).stride;
+  const FirstPass first = first_pass(s, ctx, opt);
+  std::uint32_t stride = first.stride;
   const std::vector<const Kernel*> kernels = s.kernels();
   for (;;) {
     auto r = std::make_unique<FastReplay>(ctx, opt, stride);
@@ -159,7 +169,7 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
     // stride still within the budget (this pass's replayed lines × stride ÷ the smaller one) instead:
     // one pass fewer, at a cost the budget allows.
     std::uint32_t affordable = stride;
-    while (affordable > 1 && r->stats().lines * (stride / (affordable / 2)) <= kLineBudget) affordable /= 2;
+    while (affordable > 1 && static_cast<double>(r->stats().lines * (stride / (affordable / 2))) <= first.budget) affordable /= 2;
     const bool next_misses = e * std::sqrt(static_cast<double>(next) / stride) > kMaxStandardError;
     stride = next_misses ? std::min(next, affordable) : next;
   }

@@ -70,8 +70,16 @@ class SampledDram final : public MemoryLevel {
 /// stride is chosen from, and what sim/work_estimate.h prices.
 struct FirstPass {
   std::uint32_t stride = 1;   ///< the first stride fit() tries
+  /// The first stride from FastReplay::kLineBudget alone (`stride` where transfers are few): what
+  /// sim/work_estimate.h prices, whose cost per sector prices the lines replayed, not the transfers.
+  std::uint32_t line_stride = 1;
   double lines = 0;           ///< line requests of every kernel and head (each tile's lines, plus one)
   double heads_replayed = 1;  ///< the share of the heads expected to be replayed (skipped heads aside)
+  double transfers = 0;       ///< transfers of every kernel and head (Σ Transfer::times)
+  /// The line requests a pass may replay: FastReplay::kLineBudget, or, where the replayed heads'
+  /// transfers are many, FastReplay::kLinesPerTransfer a transfer (a pass handles each transfer of
+  /// the heads it replays whatever its stride, so lines cheaper than that barely shorten it).
+  double budget = 0;
 };
 [[nodiscard]] FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt);
 
@@ -79,6 +87,10 @@ class FastReplay {
  public:
   /// About this many line requests are replayed per pass (the first stride's target).
   static constexpr std::uint64_t kLineBudget = std::uint64_t{1} << 21;
+  /// Line requests a pass may replay per transfer of the heads it replays: a transfer (its step's
+  /// turn, its tile mapped, batched and charged) costs the fast replay about as much as two line
+  /// requests through the L2 (perf, flash2 causal n = 131072: about 85 ns a transfer, 38 ns a line).
+  static constexpr double kLinesPerTransfer = 2;
   /// The fewest sets per partition a sample keeps.
   static constexpr std::uint64_t kMinSets = 16;
   /// The sampled DRAM counts' relative standard error a pass may have; above it the replay is
