@@ -186,7 +186,7 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     l2_->reset_counters();
     dram_.reset_counters();
-    TraceUse use{&traces_[i], nullptr};
+    TraceUse use{opt_.follow_cold ? &traces_[i] : nullptr, nullptr};
     p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_, use));
     error_ = std::max(error_, dram_.relative_error(sample_.stride()));
   }

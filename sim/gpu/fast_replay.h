@@ -107,8 +107,8 @@ class FastReplay {
   static std::unique_ptr<FastReplay> fit(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt,
                                          Prediction& cold);
 
-  /// Every kernel once, counting (extrapolated); each kernel's run is kept as a trace (KernelTrace)
-  /// for warm().
+  /// Every kernel once, counting (extrapolated); with opt.follow_cold each kernel's run is kept as a
+  /// trace (KernelTrace) for warm().
   Prediction pass(const std::vector<const Kernel*>& kernels);
   /// The warm run after the last pass(): the L2's dirty lines written back (kept), then every kernel
   /// again. Where a kernel's run reaches a checkpoint of the last pass's run in the same state

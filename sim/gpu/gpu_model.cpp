@@ -241,7 +241,9 @@ Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModel
   // An observer watches the exact replay (its hooks are in KernelRun); the fast one has none.
   if (opt.l2 == L2Mode::fast && opt.observer == nullptr) {
     Prediction cold;
-    const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, opt, cold);
+    GpuModelOptions fast = opt;  // no warm run: the cold one keeps no trace to follow
+    fast.follow_cold = opt.follow_cold && opt.warm;
+    const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, fast, cold);
     cold.order = opt.order;
     if (!opt.warm) return cold;
     Prediction warm = r->warm(kernels);
