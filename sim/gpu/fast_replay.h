@@ -89,7 +89,8 @@ class FastReplay {
   static constexpr std::uint64_t kLineBudget = std::uint64_t{1} << 21;
   /// Line requests a pass may replay per transfer of the heads it replays: a transfer (its step's
   /// turn, its tile mapped, batched and charged) costs the fast replay about as much as two line
-  /// requests through the L2 (perf, flash2 causal n = 131072: about 85 ns a transfer, 38 ns a line).
+  /// requests through the L2 (the fit's passes, flash2 causal n = 131072: about 90 ns a transfer,
+  /// 36–41 ns a line request; docs/performance.md).
   static constexpr double kLinesPerTransfer = 2;
   /// The fewest sets per partition a sample keeps.
   static constexpr std::uint64_t kMinSets = 16;
