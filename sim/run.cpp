@@ -1,5 +1,7 @@
 #include "sim/run.h"
 
+#include <tuple>
+
 #include "sim/core/error.h"
 
 namespace iosim {
@@ -50,8 +52,7 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const Ru
       p.cold = std::move(both.cold);
       p.warm = std::move(both.warm);
     }
-    p.cold_time = predict_time(s, ctx, p.cold, ctx.hardware);
-    p.warm_time = predict_time(s, ctx, p.warm, ctx.hardware);
+    std::tie(p.cold_time, p.warm_time) = predict_times(s, ctx, p.cold, p.warm, ctx.hardware);
     HardwareSpec datasheet = ctx.hardware;
     datasheet.measured = {};
     p.cold_bound = predict_roofline(p.cold, datasheet, ctx.problem.dtype);

@@ -107,7 +107,7 @@ WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, 
   const double lines = static_cast<double>(l2.capacity.value) / std::max<double>(1, l2.line_bytes);
   WorkEstimate e;
   if (gpu.l2 == L2Mode::fast && gpu.observer == nullptr) {
-    const double first = first_pass(s, ctx, gpu).stride;
+    const double first = first_pass(s, ctx, gpu).line_stride;
     const double later = std::max(1.0, first / c.fast_later_stride_step);
     e.seconds = exact / first + (replays - 1) * exact / later;
     e.bytes = c.base_bytes +

@@ -26,7 +26,8 @@ struct WorkCosts {
   double ns_per_sector_streaming = 26;
   double ns_per_sector_tiled = 8;
   /// The fast replay (--l2 fast) is priced as the exact one through stride-fewer sets, pass by pass:
-  /// its first pass at the first stride (sim/gpu/fast_replay.h, first_pass()), every later one
+  /// its first pass at the line budget's stride (sim/gpu/fast_replay.h, FirstPass::line_stride: a
+  /// first pass the transfers' count makes finer costs about what their handling does), every later one
   /// (the fit's next stride, the warm run) at this many times smaller (FastReplay::kMaxStrideStep:
   /// the most a pass narrows it). Reuse and skipped heads are left out: an estimate on the high side
   /// where they work (docs/performance.md, "Work estimates", says how close it comes).

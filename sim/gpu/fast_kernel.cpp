@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include "sim/core/error.h"
 #include "sim/gpu/block_bytes.h"
@@ -13,23 +14,28 @@
 
 namespace iosim {
 
-namespace {
+HeadCounts& HeadCounts::operator+=(const HeadCounts& o) {
+  read += o.read, write += o.write, red += o.red;
+  dram_read += o.dram_read, dram_write += o.dram_write, fabric += o.fabric, dirtied += o.dirtied;
+  return *this;
+}
 
-/// What the requests of one grid head caused (sectors, before any scaling).
-struct HeadCounts {
-  std::uint64_t read = 0, write = 0, red = 0;  ///< asked by the SMs, every line
-  std::uint64_t dram_read = 0, dram_write = 0, fabric = 0;  ///< in the sampled sets
-  std::uint64_t dirtied = 0;  ///< sectors made dirty, in the sampled sets
-};
+HeadCounts& HeadCounts::operator-=(const HeadCounts& o) {
+  read -= o.read, write -= o.write, red -= o.red;
+  dram_read -= o.dram_read, dram_write -= o.dram_write, fabric -= o.fabric, dirtied -= o.dirtied;
+  return *this;
+}
+
+namespace {
 
 
 class FastKernel {
  public:
   FastKernel(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt, MemoryLevel& l2,
              PartitionedL2* partitioned, const MemoryLevel& dram, const AddressMap& amap, const SetSample& sample,
-             FastKernelStats& stats)
+             FastKernelStats& stats, TraceUse& trace)
       : k_(k), ctx_(ctx), opt_(opt), l2_(l2), partitioned_(partitioned), dram_(dram), amap_(amap), sample_(sample),
-        stats_(stats), batch_(l2, partitioned), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
+        stats_(stats), trace_(trace), batch_(l2, partitioned), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
         recorded_(xs_), seen_(xs_, false) {
     const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
     period_ = shared_kv ? ctx.problem.group() : 1;
@@ -40,6 +46,7 @@ class FastKernel {
     line_bytes_ = ctx.hardware.l2.line_bytes;
     sets_ = sample.sets();
     keeps_new_lines_ = opt.replacement == "lru" || opt.replacement == "fifo";
+    cache_lines_ = ctx.hardware.l2.capacity.value / ctx.hardware.l2.line_bytes / sample.stride();
   }
 
   KernelPrediction run() {
@@ -54,12 +61,19 @@ class FastKernel {
     out.waves = static_cast<double>(out.blocks) / static_cast<double>(out.occupancy.concurrent);
     concurrent_ = out.occupancy.concurrent;
     const std::uint64_t sms = ctx_.hardware.sm.count;
-    std::vector<Slot> slots(std::min<std::uint64_t>(out.occupancy.concurrent, out.blocks));
+    if (trace_.record != nullptr) *trace_.record = {};
+    slots_.resize(std::min<std::uint64_t>(out.occupancy.concurrent, out.blocks));
+    std::vector<Slot>& slots = slots_;
     for (std::size_t i = 0; i < slots.size(); ++i) slots[i].partition = static_cast<std::uint32_t>(i % sms % 2);
     std::size_t running = 0;
     for (Slot& s : slots) running += start(s) ? 1u : 0u;
-    while (running > 0) {
-      for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (converged_ && launched_ == 0) {
+      ++stats_.followed;
+      trace_.converged = true;
+      return trace_.follow->out;  // the same state at the kernel's start: the same run
+    }
+    while (running > 0 && !converged_) {
+      for (std::size_t i = 0; i < slots.size() && !converged_; ++i) {
         // The slots' events are far apart in memory, and each turn reads a few: fetch ahead.
         if (i + kAhead < slots.size()) {
           const Slot& a = slots[i + kAhead];
@@ -77,6 +91,11 @@ class FastKernel {
     drain();
     extrapolate(out);
     schedule_launch(profiles_, heads_, opt_.order, ctx_.hardware.sm.count, out);
+    if (trace_.record != nullptr) {
+      trace_.record->counts = std::move(counts_);
+      trace_.record->out = out;
+      trace_.record->complete = digestible_;
+    }
     return out;
   }
 
@@ -99,11 +118,14 @@ class FastKernel {
   /// (naive's P·V, 64 blocks a head in 264 slots, leaves 27% fewer dirty bytes when it is not).
   static constexpr std::uint64_t kWavesPerHead = 1;
 
-  /// The next block of the (shortened) launch into `s`; false when none is left.
+  /// The next block of the (shortened) launch into `s`; false when none is left, or when the run
+  /// has taken the rest of the trace it follows.
   bool start(Slot& s) {
+    if (converged_) return false;
     if (opt_.order == LaunchOrder::x_major && launched_ == period_ * xs_ && !planned_) plan();
     if (launched_ == jump_from_) launched_ = jump_to_;
     if (launched_ == xs_ * heads_) return false;
+    if (launched_ != checked_ && (launched_ == 0 || (planned_ && launched_ % xs_ == 0)) && checkpoint()) return false;
     const std::uint64_t b = launched_++;
     const bool x_major = opt_.order == LaunchOrder::x_major;
     const std::uint64_t x = x_major ? b % xs_ : b / heads_, head = x_major ? b / xs_ : b % heads_;
@@ -144,6 +166,71 @@ class FastKernel {
       span.first = std::min(span.first, b.start);
       span.second = std::max(span.second, b.start + (b.rows - 1) * b.stride + b.width);
     }
+  }
+
+  /// At a checkpoint (KernelTrace): digests the state, records it, or compares it with the trace
+  /// followed; true when they are equal and the rest of the trace's counts have been taken.
+  bool checkpoint() {
+    checked_ = launched_;
+    if ((trace_.record == nullptr && trace_.follow == nullptr) || !digestible_) return false;
+    // A digest reads every sampled set: a run records a checkpoint only once it has sent the L2 as
+    // many lines as it holds since the last (so digests cost about what the replay does at most),
+    // and a following run digests only where the run it follows recorded one.
+    const auto* theirs = trace_.follow != nullptr ? &trace_.follow->checkpoints : nullptr;
+    if (theirs != nullptr) {
+      while (followed_ < theirs->size() && (*theirs)[followed_].launched < launched_) ++followed_;
+      if (followed_ == theirs->size() || (*theirs)[followed_].launched != launched_) return false;
+    } else if (stats_.lines - stats_.digested_at < cache_lines_) {
+      return false;
+    }
+    stats_.digested_at = stats_.lines;
+    drain();
+    Digest d;
+    if (!l2_.digest_contents(d)) {
+      digestible_ = false;
+      return false;
+    }
+    for (std::uint32_t p = 0; p < pure_.size(); ++p) {
+      // What step() will find: whether the last pure step of p is still valid, and what it holds.
+      const Pure& last = pure_[p];
+      const bool valid = last.changes == (last.loads_only ? l2_.content_changes(p) : l2_.content_changes());
+      d.add(valid ? 1 : 0);
+      if (!valid) continue;
+      d.add(last.loads_only ? 1 : 0);
+      d.add(last.key.size());
+      for (const auto& [b, r] : last.key) {
+        for (std::uint64_t w : {b.start, b.width, b.stride, b.rows, static_cast<std::uint64_t>(r)}) d.add(w);
+      }
+      for (std::uint64_t w : last.sectors) d.add(w);
+    }
+    KernelTrace::Checkpoint here{launched_, d.value(), {}};
+    for (const Slot& s : slots_) {
+      if (s.busy) here.running.emplace_back(s.block, counts_[s.block]);
+    }
+    if (trace_.record != nullptr) trace_.record->checkpoints.push_back(here);
+    if (theirs == nullptr || (*theirs)[followed_].state != here.state) return false;
+    take_rest((*theirs)[followed_]);
+    return true;
+  }
+
+  /// The rest of the followed run from checkpoint `c`, whose state is this run's now: the blocks
+  /// not launched yet count what they counted there, the blocks in flight add what they added
+  /// there after `c`, the blocks finished keep their own counts.
+  void take_rest(const KernelTrace::Checkpoint& c) {
+    converged_ = true;
+    if (launched_ == 0) return;  // run() returns the followed result as it is
+    const std::vector<HeadCounts>& final_counts = trace_.follow->counts;
+    std::size_t busy = 0;
+    for (const Slot& s : slots_) busy += s.busy ? 1 : 0;
+    if (busy != c.running.size()) throw std::logic_error("fast replay: a followed run has other blocks in flight");
+    for (const auto& [block, then] : c.running) {
+      counts_[block] += final_counts[block];
+      counts_[block] -= then;
+    }
+    // x-major (the only order with checkpoints past the start): launch order is block order.
+    for (std::uint64_t b = launched_; b < counts_.size(); ++b) counts_[b] = final_counts[b];
+    ++stats_.followed;
+    trace_.converged = true;
   }
 
   /// Decides, once the first period has started every block, which heads to replay.
@@ -326,6 +413,7 @@ class FastKernel {
   const AddressMap& amap_;
   const SetSample& sample_;
   FastKernelStats& stats_;
+  TraceUse& trace_;
   RequestBatch batch_;
   std::uint64_t xs_, heads_, period_ = 1;
   std::uint64_t concurrent_ = 1;
@@ -341,6 +429,14 @@ class FastKernel {
   // [warm_up_, lead_) are the steady ones.
   std::uint64_t launched_ = 0, replayed_blocks_ = 0;
   bool planned_ = false;
+  std::vector<Slot> slots_;
+  // Checkpoints (KernelTrace): the last launch count checked, whether the L2 can be digested, the
+  // next of the followed trace's checkpoints, whether its rest was taken.
+  std::uint64_t checked_ = ~std::uint64_t{0};
+  bool digestible_ = true;
+  std::uint64_t cache_lines_ = 0;  ///< lines the sampled L2 holds
+  std::size_t followed_ = 0;
+  bool converged_ = false;
   std::uint64_t warm_up_ = 0, lead_ = 0, jump_from_ = ~std::uint64_t{0}, jump_to_ = 0;
   // Steps counted from an earlier one (step()): the last step of each partition that only hit,
   // valid while the L2's contents are those it found (`changes`).
@@ -360,8 +456,9 @@ class FastKernel {
 
 KernelPrediction run_fast_kernel(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt,
                                  MemoryLevel& l2, PartitionedL2* partitioned, const MemoryLevel& dram,
-                                 const AddressMap& amap, const SetSample& sample, FastKernelStats& stats) {
-  return FastKernel(k, ctx, opt, l2, partitioned, dram, amap, sample, stats).run();
+                                 const AddressMap& amap, const SetSample& sample, FastKernelStats& stats,
+                                 TraceUse& trace) {
+  return FastKernel(k, ctx, opt, l2, partitioned, dram, amap, sample, stats, trace).run();
 }
 
 }  // namespace iosim

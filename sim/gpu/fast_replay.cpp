@@ -6,6 +6,10 @@
 #include <functional>
 #include <numeric>
 #include <queue>
+#include <stdexcept>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
 #include "sim/core/error.h"
 #include "sim/gpu/fast_kernel.h"
@@ -22,9 +26,11 @@ class LineEstimate final : public EventSink {
   void on_transfer(const Transfer& t) override {
     const std::uint64_t bytes = t.tile.elements().value * size_bytes(storage_type(t.tile.tensor, element_));
     lines += static_cast<double>(t.times) * static_cast<double>(ceil_div(bytes, line_bytes_) + 1);
+    transfers += static_cast<double>(t.times);
   }
   void on_compute(const Compute&) override {}
   double lines = 0;
+  double transfers = 0;
 
  private:
   DType element_;
@@ -49,22 +55,29 @@ FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuMod
   LineEstimate est(ctx.problem.dtype, ctx.hardware.l2.line_bytes);
   s.emit(Emitter(est, Walk::runs));
   f.lines = est.lines;
+  f.transfers = est.transfers;
   // Heads skipped: about four periods replayed when the heads are many and large (an estimate only:
   // it sets the stride, not the counts).
   const auto grid = static_cast<double>(ctx.problem.batch * ctx.problem.heads);
   f.heads_replayed = opt.skip_heads ? std::min(1.0, 4.0 * static_cast<double>(ctx.problem.group()) / grid) : 1.0;
+  f.budget = std::max(static_cast<double>(FastReplay::kLineBudget),
+                      FastReplay::kLinesPerTransfer * f.transfers * f.heads_replayed);
   if (opt.sample_stride != 0) {
-    f.stride = opt.sample_stride;
+    f.stride = f.line_stride = opt.sample_stride;
     return f;
   }
   // The least power of two that brings the replayed line requests near the budget, keeping at
   // least kMinSets sets per partition.
   const std::uint64_t sets = sets_per_partition(ctx.hardware.l2);
-  const double want = f.lines * f.heads_replayed / static_cast<double>(FastReplay::kLineBudget);
-  std::uint32_t limit = 1;
-  while (limit < want && limit < (1u << 20)) limit *= 2;
-  limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(limit, std::max<std::uint64_t>(1, sets / FastReplay::kMinSets)));
-  f.stride = SetSample::largest_stride(sets, limit);
+  const auto stride_for = [&](double budget) {
+    const double want = f.lines * f.heads_replayed / budget;
+    std::uint32_t limit = 1;
+    while (limit < want && limit < (1u << 20)) limit *= 2;
+    limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(limit, std::max<std::uint64_t>(1, sets / FastReplay::kMinSets)));
+    return SetSample::largest_stride(sets, limit);
+  };
+  f.stride = stride_for(f.budget);
+  f.line_stride = stride_for(static_cast<double>(FastReplay::kLineBudget));
   return f;
 }
 
@@ -137,7 +150,8 @@ FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, s
 
 std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt,
                                             Prediction& cold) {
-  std::uint32_t stride = first_pass(s, ctx, opt).stride;
+  const FirstPass first = first_pass(s, ctx, opt);
+  std::uint32_t stride = first.stride;
   const std::vector<const Kernel*> kernels = s.kernels();
   for (;;) {
     auto r = std::make_unique<FastReplay>(ctx, opt, stride);
@@ -155,31 +169,63 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
     // stride still within the budget (this pass's replayed lines × stride ÷ the smaller one) instead:
     // one pass fewer, at a cost the budget allows.
     std::uint32_t affordable = stride;
-    while (affordable > 1 && r->stats().lines * (stride / (affordable / 2)) <= kLineBudget) affordable /= 2;
+    while (affordable > 1 && static_cast<double>(r->stats().lines * (stride / (affordable / 2))) <= first.budget) affordable /= 2;
     const bool next_misses = e * std::sqrt(static_cast<double>(next) / stride) > kMaxStandardError;
     stride = next_misses ? std::min(next, affordable) : next;
   }
 }
 
 Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
+  if (spent_) throw std::logic_error("FastReplay: pass() after warm()");
   Prediction p;
   p.l2 = L2Mode::fast;
   p.sample_stride = sample_.stride();
   p.sector_bytes = ctx_.hardware.l2.sector_bytes;
   error_ = 0;
-  for (const Kernel* k : kernels) {
+  traces_.assign(kernels.size(), {});
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
     l2_->reset_counters();
     dram_.reset_counters();
-    p.kernels.push_back(run_fast_kernel(*k, ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_));
+    TraceUse use{opt_.follow_cold ? &traces_[i] : nullptr, nullptr};
+    p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_, use));
     error_ = std::max(error_, dram_.relative_error(sample_.stride()));
   }
   p.dirty_at_end = Bytes(l2_->dirty_bytes().value * sample_.stride());
+  dirty_at_end_ = p.dirty_at_end;
   std::vector<double> dirty(sets_per_partition(ctx_.hardware.l2) / sample_.stride());
   for (std::size_t set = 0; set < dirty.size(); ++set) {
     dirty[set] = static_cast<double>(partitioned_ != nullptr ? partitioned_->dirty_sectors(set)
                                                                : static_cast<const L2Cache&>(*l2_).dirty_sectors(set));
   }
   error_ = std::max(error_, sample_error(dirty, sample_.stride()));
+  return p;
+}
+
+Prediction FastReplay::warm(const std::vector<const Kernel*>& kernels) {
+  if (spent_) throw std::logic_error("FastReplay: warm() twice");
+  l2_->flush();
+  Prediction p;
+  p.l2 = L2Mode::fast;
+  p.sample_stride = sample_.stride();
+  p.sector_bytes = ctx_.hardware.l2.sector_bytes;
+  p.warm = true;
+  const bool follow = opt_.follow_cold && traces_.size() == kernels.size();
+  bool converged = false;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (converged) {
+      // This kernel starts from the state the followed run's did: its result.
+      p.kernels.push_back(traces_[i].out);
+      ++stats_.followed;
+      continue;
+    }
+    l2_->reset_counters();
+    dram_.reset_counters();
+    TraceUse use{nullptr, follow && traces_[i].complete ? &traces_[i] : nullptr};
+    p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_, use));
+    converged = use.converged;
+  }
+  p.dirty_at_end = converged ? dirty_at_end_ : Bytes(l2_->dirty_bytes().value * sample_.stride());
+  spent_ = true;
   return p;
 }
 

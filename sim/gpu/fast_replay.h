@@ -70,8 +70,16 @@ class SampledDram final : public MemoryLevel {
 /// stride is chosen from, and what sim/work_estimate.h prices.
 struct FirstPass {
   std::uint32_t stride = 1;   ///< the first stride fit() tries
+  /// The first stride from FastReplay::kLineBudget alone (`stride` where transfers are few): what
+  /// sim/work_estimate.h prices, whose cost per sector prices the lines replayed, not the transfers.
+  std::uint32_t line_stride = 1;
   double lines = 0;           ///< line requests of every kernel and head (each tile's lines, plus one)
   double heads_replayed = 1;  ///< the share of the heads expected to be replayed (skipped heads aside)
+  double transfers = 0;       ///< transfers of every kernel and head (Σ Transfer::times)
+  /// The line requests a pass may replay: FastReplay::kLineBudget, or, where the replayed heads'
+  /// transfers are many, FastReplay::kLinesPerTransfer a transfer (a pass handles each transfer of
+  /// the heads it replays whatever its stride, so lines cheaper than that barely shorten it).
+  double budget = 0;
 };
 [[nodiscard]] FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt);
 
@@ -79,6 +87,11 @@ class FastReplay {
  public:
   /// About this many line requests are replayed per pass (the first stride's target).
   static constexpr std::uint64_t kLineBudget = std::uint64_t{1} << 21;
+  /// Line requests a pass may replay per transfer of the heads it replays: a transfer (its step's
+  /// turn, its tile mapped, batched and charged) costs the fast replay about as much as two line
+  /// requests through the L2 (the fit's passes, flash2 causal n = 131072: about 90 ns a transfer,
+  /// 36–41 ns a line request; docs/performance.md).
+  static constexpr double kLinesPerTransfer = 2;
   /// The fewest sets per partition a sample keeps.
   static constexpr std::uint64_t kMinSets = 16;
   /// The sampled DRAM counts' relative standard error a pass may have; above it the replay is
@@ -95,10 +108,16 @@ class FastReplay {
   static std::unique_ptr<FastReplay> fit(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt,
                                          Prediction& cold);
 
-  /// Every kernel once, counting (extrapolated).
+  /// Every kernel once, counting (extrapolated); with opt.follow_cold each kernel's run is kept as a
+  /// trace (KernelTrace) for warm().
   Prediction pass(const std::vector<const Kernel*>& kernels);
-  /// Writes the L2's dirty lines back, keeping them (between a warm run's two passes).
-  void flush() { l2_->flush(); }
+  /// The warm run after the last pass(): the L2's dirty lines written back (kept), then every kernel
+  /// again. Where a kernel's run reaches a checkpoint of the last pass's run in the same state
+  /// (KernelTrace), it takes that run's counts for the rest of the kernel and its results for the
+  /// kernels after: the same counts as a full replay, without replaying them (unless
+  /// opt.follow_cold is false). Afterwards the L2 holds what it held at that checkpoint, not what
+  /// the run leaves: the replay is spent, and pass() and warm() throw std::logic_error.
+  Prediction warm(const std::vector<const Kernel*>& kernels);
 
   [[nodiscard]] std::uint32_t stride() const { return sample_.stride(); }
   /// The largest relative standard error of any kernel's DRAM counts in the last pass.
@@ -116,6 +135,9 @@ class FastReplay {
   AddressMap amap_;
   double error_ = 0;
   FastKernelStats stats_;
+  std::vector<KernelTrace> traces_;  ///< the last pass's kernels
+  Bytes dirty_at_end_;               ///< the last pass's
+  bool spent_ = false;
 };
 
 }  // namespace iosim

@@ -241,12 +241,12 @@ Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModel
   // An observer watches the exact replay (its hooks are in KernelRun); the fast one has none.
   if (opt.l2 == L2Mode::fast && opt.observer == nullptr) {
     Prediction cold;
-    const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, opt, cold);
+    GpuModelOptions fast = opt;  // no warm run: the cold one keeps no trace to follow
+    fast.follow_cold = opt.follow_cold && opt.warm;
+    const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, fast, cold);
     cold.order = opt.order;
     if (!opt.warm) return cold;
-    r->flush();
-    Prediction warm = r->pass(kernels);
-    warm.warm = true;
+    Prediction warm = r->warm(kernels);
     warm.order = opt.order;
     return warm;
   }
@@ -272,9 +272,7 @@ ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const 
   if (opt.l2 == L2Mode::fast) {
     ColdWarm out;
     const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, opt, out.cold);
-    r->flush();
-    out.warm = r->pass(kernels);
-    out.warm.warm = true;
+    out.warm = r->warm(kernels);
     out.cold.order = out.warm.order = opt.order;
     return out;
   }

@@ -48,6 +48,10 @@ struct GpuModelOptions {
   /// Fast mode: count a step that repeats the last step of its partition which only hit, with the
   /// L2 unchanged since, without replaying it (false: replay every step of the blocks replayed).
   bool reuse_steps = true;
+  /// Fast mode: the warm run takes the cold run's counts from the first checkpoint where its state
+  /// is the cold run's (FastReplay::warm(); false: the cold run keeps no trace and the warm run is
+  /// replayed to its end). Exact either way.
+  bool follow_cold = true;
   /// Told about every block and transfer of the (cold or measured) run; not of a warm-up run. Null: none.
   GpuObserver* observer = nullptr;
 };

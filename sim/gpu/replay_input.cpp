@@ -3,6 +3,7 @@
 #include <bit>
 #include <stdexcept>
 
+#include "sim/core/digest.h"
 #include "sim/core/error.h"
 #include "sim/gpu/launch_work.h"
 #include "sim/gpu/occupancy.h"
@@ -10,24 +11,6 @@
 namespace iosim {
 
 namespace {
-
-/// Two 64-bit lanes, each word mixed in by its own multiply-rotate chain, then finalised.
-class Digest {
- public:
-  void add(std::uint64_t w) {
-    a_ = (std::rotl(a_, 23) ^ w) * 0x9E3779B97F4A7C15ULL;
-    b_ = (std::rotl(b_, 41) + w) * 0xC2B2AE3D27D4EB4FULL;
-  }
-  [[nodiscard]] std::array<std::uint64_t, 2> value() const { return {mix(a_), mix(b_ ^ 0x165667B19E3779F9ULL)}; }
-
- private:
-  static std::uint64_t mix(std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t a_ = 0x243F6A8885A308D3ULL, b_ = 0x13198A2E03707344ULL;
-};
 
 /// The words of a stream of transfers and markers, uniquely decodable (so equal words, equal
 /// streams): a transfer is a packed word (bit 63 clear: rows, cols, tensor, direction, slice; bit

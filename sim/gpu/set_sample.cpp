@@ -22,6 +22,9 @@ SetSample::SetSample(std::uint64_t sets, std::uint32_t stride, std::uint32_t lin
   if (stride == 0 || !std::has_single_bit(stride) || sets % stride != 0) {
     throw std::invalid_argument("SetSample: the stride must be a power of two dividing the sets");
   }
+  by_sets_.set(sets);
+  stride_shift_ = static_cast<std::uint32_t>(std::countr_zero(stride));
+  per_tag_ = sets / stride;
 }
 
 std::uint32_t SetSample::largest_stride(std::uint64_t sets, std::uint32_t limit) {
@@ -40,13 +43,16 @@ std::uint32_t SetSample::mask(std::uint64_t line, std::uint64_t begin, std::uint
 
 std::uint64_t SetSample::rename(std::uint64_t line) const {
   if (stride_ == 1) return line;
-  const std::uint64_t set = L2Cache::hashed_set(line, sets_);
-  if (set % stride_ != 0) return kNotSampled;
-  return virtual_line(line, line / sets_, set);
+  std::uint64_t offset = 0;
+  const std::uint64_t tag = span_of(line, offset);
+  std::uint64_t set = offset + L2Cache::span_rotation(tag, sets_);
+  if (set >= sets_) set -= sets_;
+  if ((set & (stride_ - 1)) != 0) return kNotSampled;
+  return virtual_line(line, tag, set);
 }
 
 std::uint64_t SetSample::virtual_line(std::uint64_t line, std::uint64_t tag, std::uint64_t set) const {
-  return (2 * tag + PartitionedL2::home(line)) * (sets_ / stride_) + set / stride_;
+  return (2 * tag + PartitionedL2::home(line)) * per_tag_ + (set >> stride_shift_);
 }
 
 std::uint64_t SetSample::original(std::uint64_t v) const {
@@ -66,14 +72,15 @@ std::uint64_t SetSample::add_contiguous(std::uint64_t begin, std::uint64_t bytes
     for (std::uint64_t line = first; line <= last; ++line) out.push_back({line, edge(line)});
   } else {
     for (std::uint64_t line = first; line <= last;) {
-      const std::uint64_t tag = line / sets_;
-      const std::uint64_t tag_first = tag * sets_;
+      std::uint64_t lo = 0;
+      const std::uint64_t tag = span_of(line, lo);
+      const std::uint64_t tag_first = line - lo;
       const std::uint64_t hi = std::min(last, tag_first + sets_ - 1);
-      const std::uint64_t rot = L2Cache::hashed_set(tag_first, sets_);  // the set of the tag's offset 0
+      const std::uint64_t rot = L2Cache::span_rotation(tag, sets_);  // the set of the tag's offset 0
       // Offsets o with (o + rot) mod sets a multiple of the stride: o ≡ −rot (mod stride).
-      const std::uint64_t phase = (stride_ - rot % stride_) % stride_;
-      const std::uint64_t lo = line - tag_first;
-      for (std::uint64_t o = lo + (phase + stride_ - lo % stride_) % stride_; tag_first + o <= hi; o += stride_) {
+      const std::uint64_t m = stride_ - 1;  // x mod stride is x & m
+      const std::uint64_t phase = (stride_ - (rot & m)) & m;
+      for (std::uint64_t o = lo + ((phase + stride_ - (lo & m)) & m); tag_first + o <= hi; o += stride_) {
         std::uint64_t set = o + rot;
         if (set >= sets_) set -= sets_;
         out.push_back({virtual_line(tag_first + o, tag, set), edge(tag_first + o)});
@@ -103,9 +110,11 @@ std::uint64_t SetSample::add_row_lines(const TileBytes& b, std::vector<LineAcces
   const std::uint64_t k_mod = k % stride_;
   std::uint64_t line = first;
   for (std::uint64_t r = 0; r < b.rows;) {
-    const std::uint64_t tag = line / sets_, offset = line - tag * sets_;
+    std::uint64_t offset = 0;
+    const std::uint64_t tag = span_of(line, offset);
     const std::uint64_t in_tag = std::min(b.rows - r, (sets_ - offset + k - 1) / k);
-    std::uint64_t set = L2Cache::hashed_set(line, sets_);
+    std::uint64_t set = offset + L2Cache::span_rotation(tag, sets_);
+    if (set >= sets_) set -= sets_;
     std::uint64_t phase = set % stride_;
     for (std::uint64_t j = 0; j < in_tag; ++j) {
       if (phase == 0) out.push_back({virtual_line(line + j * k, tag, set), m});

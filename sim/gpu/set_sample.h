@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/gpu/address_map.h"
+#include "sim/memory/divider.h"
 #include "sim/memory/partitioned_l2.h"
 
 namespace iosim {
@@ -32,14 +33,14 @@ class SetSample {
   [[nodiscard]] std::uint64_t original(std::uint64_t v) const;
   /// The home partition of the address virtual line `v` was renamed from.
   [[nodiscard]] std::uint32_t home(std::uint64_t v) const {
-    return stride_ == 1 ? PartitionedL2::home(v) : static_cast<std::uint32_t>((v / (sets_ / stride_)) & 1);
+    return stride_ == 1 ? PartitionedL2::home(v) : static_cast<std::uint32_t>((v / per_tag_) & 1);
   }
 
   [[nodiscard]] std::uint32_t stride() const { return stride_; }
   /// Sets of the whole cache (per partition).
   [[nodiscard]] std::uint64_t sets() const { return sets_; }
   /// Virtual lines per tag and home (sets ÷ stride): home(v) is bit 0 of v ÷ lines_per_tag().
-  [[nodiscard]] std::uint64_t lines_per_tag() const { return sets_ / stride_; }
+  [[nodiscard]] std::uint64_t lines_per_tag() const { return per_tag_; }
   /// The largest power of two ≤ `limit` that divides `sets`.
   [[nodiscard]] static std::uint32_t largest_stride(std::uint64_t sets, std::uint32_t limit);
 
@@ -57,8 +58,14 @@ class SetSample {
   /// The virtual line of `line` when it is in the sample; ~0 when it is not.
   [[nodiscard]] std::uint64_t rename(std::uint64_t line) const;
 
+  /// The span (tag) of `line` and its offset in it: line ÷ sets and line mod sets.
+  [[nodiscard]] std::uint64_t span_of(std::uint64_t line, std::uint64_t& offset) const { return by_sets_.div(line, offset); }
+
   std::uint64_t sets_;
+  Divider by_sets_;  ///< line ÷ sets_ without a hardware division (every tile's lines)
   std::uint32_t stride_;
+  std::uint32_t stride_shift_;  ///< log2 of the stride: sets ÷ stride and mod stride by shift and mask
+  std::uint64_t per_tag_;       ///< sets ÷ stride
   std::uint32_t line_shift_;
   std::uint32_t sector_shift_;
   std::uint32_t full_;  ///< the mask of every sector of a line

@@ -1,6 +1,9 @@
 #include "sim/memory/l2_cache.h"
 
+#include <algorithm>
+#include <array>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/memory/set_scan.h"
 
@@ -32,6 +35,8 @@ std::uint64_t rotation(std::uint64_t tag, std::uint64_t sets) {
 }
 
 }  // namespace
+
+std::uint64_t L2Cache::span_rotation(std::uint64_t tag, std::uint64_t sets) { return rotation(tag, sets); }
 
 std::uint64_t L2Cache::hashed_set(std::uint64_t line, std::uint64_t sets) {
   const std::uint64_t tag = line / sets;
@@ -161,6 +166,29 @@ void L2Cache::drop(std::uint64_t line) {
   tag[way] = kEmpty;
   ages(at.set)[way] = 0;  // "never filled": every policy fills it first
   masks(at.set)[way] = 0;
+}
+
+bool L2Cache::digest_contents(Digest& d) const {
+  const bool order_only = policy_->order_only();
+  std::array<std::pair<std::uint16_t, std::uint64_t>, kMaxWays> lines{};
+  for (std::uint64_t set = 0; set < sets_; ++set) {
+    const std::uint32_t* tag = tags(set);
+    const std::uint16_t* age = ages(set);
+    const std::uint16_t* mask = masks(set);
+    if (!order_only) {
+      for (std::uint32_t way = 0; way < ways_; ++way) d.add(std::uint64_t{tag[way]} << 32 | std::uint64_t{age[way]} << 16 | mask[way]);
+      d.add(clocks_[set]);
+      continue;
+    }
+    std::uint32_t n = 0;
+    for (std::uint32_t way = 0; way < ways_; ++way) {
+      if (tag[way] != kEmpty) lines[n++] = {age[way], std::uint64_t{tag[way]} << 16 | mask[way]};
+    }
+    std::sort(lines.begin(), lines.begin() + n);  // ages of a set's lines are distinct
+    d.add(n);
+    for (std::uint32_t i = 0; i < n; ++i) d.add(lines[i].second);
+  }
+  return true;
 }
 
 void L2Cache::invalidate() {

@@ -41,6 +41,10 @@ class L2Cache final : public MemoryLevel {
   [[nodiscard]] std::uint64_t dirty_sectors(std::uint64_t set) const;
   const LevelCounters& counters() const override { return counters_; }
   void reset_counters() override { counters_ = {}; }
+  /// Set by set: under a policy that reads only the ages' order (Replacement::order_only()), the
+  /// set's lines (tag and sector masks) oldest first; else every way's tag, age and masks and the
+  /// set's clock, as they lie.
+  bool digest_contents(Digest& d) const override;
 
   /// Empties the cache (a cold start), writing nothing below: the caller flushes first if it must.
   void invalidate();
@@ -59,6 +63,9 @@ class L2Cache final : public MemoryLevel {
   /// The set of `line` in a hashed cache of `sets` sets: what place() computes, for callers that
   /// sample sets without building the cache (sim/gpu/set_sample.h).
   [[nodiscard]] static std::uint64_t hashed_set(std::uint64_t line, std::uint64_t sets);
+  /// The rotation of span `tag` (lines [tag × sets, (tag + 1) × sets)) in a hashed cache of `sets`
+  /// sets: the set of the span's first line (hashed_set(tag × sets, sets)).
+  [[nodiscard]] static std::uint64_t span_rotation(std::uint64_t tag, std::uint64_t sets);
   /// Lines held by a cache of `spec`'s shape: its sets.
   [[nodiscard]] static std::uint64_t sets_of(const L2Spec& spec) {
     return spec.capacity.value / (std::uint64_t{spec.line_bytes} * spec.ways);

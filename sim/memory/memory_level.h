@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "sim/core/digest.h"
 #include "sim/core/units.h"
 
 namespace iosim {
@@ -99,6 +100,10 @@ class MemoryLevel {
   [[nodiscard]] virtual std::uint64_t content_changes() const { return counters().content_changes(); }
   /// content_changes() of the cache that serves the SMs of `partition` (all of it when it has one).
   [[nodiscard]] virtual std::uint64_t content_changes(std::uint32_t /*partition*/) const { return content_changes(); }
+  /// Adds to `d` everything of this level's state that decides what later requests will cause (not
+  /// its counters): two levels with equal digests, given the same requests, count the same from then
+  /// on. False (nothing added) for a level that cannot say.
+  virtual bool digest_contents(Digest& /*d*/) const { return false; }
 };
 
 }  // namespace iosim

@@ -64,6 +64,8 @@ class PartitionedL2 final : public MemoryLevel {
   std::uint64_t content_changes(std::uint32_t partition) const override {
     return part_[partition & 1u]->counters().content_changes();
   }
+  /// Both partitions' contents (L2Cache::digest_contents()).
+  bool digest_contents(Digest& d) const override { return part_[0]->digest_contents(d) && part_[1]->digest_contents(d); }
   /// Sectors made dirty, both partitions (LevelCounters::dirtied_sectors).
   [[nodiscard]] std::uint64_t dirtied_sectors() const {
     return part_[0]->counters().dirtied_sectors + part_[1]->counters().dirtied_sectors;

@@ -42,6 +42,9 @@ class Replacement {
   [[nodiscard]] bool ages_on_hit() const { return ages_on_hit_; }
   /// The way to fill next: one never filled (age 0) when there is one, else the one to evict. Pure.
   [[nodiscard]] virtual std::uint32_t victim(const std::uint16_t* ages, std::uint32_t ways) const = 0;
+  /// True when victim() depends only on the order of a set's nonzero ages, not on their values or on
+  /// which way holds which line (LRU, FIFO): then a set's future is decided by its lines in age order.
+  [[nodiscard]] virtual bool order_only() const { return false; }
 
  private:
   bool ages_on_hit_;
@@ -52,6 +55,7 @@ class LruReplacement final : public Replacement {
  public:
   LruReplacement() : Replacement(true) {}
   std::uint32_t victim(const std::uint16_t* ages, std::uint32_t ways) const override;
+  bool order_only() const override { return true; }
 };
 
 /// First in, first out: the age is the set's clock when the way was filled; hits change nothing.
@@ -59,6 +63,7 @@ class FifoReplacement final : public Replacement {
  public:
   FifoReplacement() : Replacement(false) {}
   std::uint32_t victim(const std::uint16_t* ages, std::uint32_t ways) const override;
+  bool order_only() const override { return true; }
 };
 
 /// Random: a way chosen by a hash of the set's fill ages (deterministic, so runs repeat; with no

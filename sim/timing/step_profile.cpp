@@ -32,7 +32,11 @@ void StepProfiler::close() {
   } else {
     out_.runs.push_back({open_, 1});
   }
+  // Emptied in place: the products' vector keeps its room for the next step (a step a block).
+  std::vector<MatmulShape> matmuls = std::move(open_.matmuls);
+  matmuls.clear();
   open_ = Segment{};
+  open_.matmuls = std::move(matmuls);
   open_empty_ = true;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "sim/timing/block_schedule.h"
@@ -31,10 +32,9 @@ double launch_seconds(const HardwareSpec& hw) {
 }
 
 /// The SM model's time for a kernel of a described family; `t` holds its roofline terms already.
-void sm_time(KernelTime& t, const Kernel& kernel, const KernelFamily& family, const KernelPrediction& k,
+void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& family, const KernelPrediction& k,
              const Prediction& p, const ScheduleContext& ctx, const HardwareSpec& hw) {
   const SmRates rates = sm_rates(hw, ctx.problem.dtype);
-  const KernelProfile prof = profile_kernel(kernel, ctx.problem.dtype);
   BlockShape shape;
   // The warps that compute: a warp-specialised family's producer warps issue only its TMA loads.
   const std::uint32_t warps = k.launch.threads / 32;
@@ -186,10 +186,14 @@ TimePrediction predict_roofline(const Prediction& p, const HardwareSpec& hw, DTy
   return out;
 }
 
-TimePrediction predict_time(const Schedule& s, const ScheduleContext& ctx, const Prediction& p,
-                            const HardwareSpec& hw) {
+namespace {
+
+/// predict_time() with each kernel's block profiles taken from `profiles` (profiled on first use).
+TimePrediction predict_time_with(const std::vector<const Kernel*>& kernels, const ScheduleContext& ctx,
+                                 const Prediction& p, const HardwareSpec& hw,
+                                 std::vector<std::optional<KernelProfile>>& profiles) {
   TimePrediction out;
-  const std::vector<const Kernel*> kernels = s.kernels();
+  profiles.resize(kernels.size());
   double longest = -1;
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
     const KernelPrediction& k = p.kernels[i];
@@ -198,11 +202,29 @@ TimePrediction predict_time(const Schedule& s, const ScheduleContext& ctx, const
     if (f.model == FamilyModel::sm_steps && i < kernels.size()) {
       kt.family = std::string(f.name);
       kt.issue_s = kt.memory_s = 0;
-      sm_time(kt, *kernels[i], f, k, p, ctx, hw);
+      if (!profiles[i]) profiles[i] = profile_kernel(*kernels[i], ctx.problem.dtype);
+      sm_time(kt, *profiles[i], f, k, p, ctx, hw);
     }
     add_kernel(out, std::move(kt), longest);
   }
   return out;
+}
+
+}  // namespace
+
+TimePrediction predict_time(const Schedule& s, const ScheduleContext& ctx, const Prediction& p,
+                            const HardwareSpec& hw) {
+  std::vector<std::optional<KernelProfile>> profiles;
+  return predict_time_with(s.kernels(), ctx, p, hw, profiles);
+}
+
+std::pair<TimePrediction, TimePrediction> predict_times(const Schedule& s, const ScheduleContext& ctx,
+                                                        const Prediction& cold, const Prediction& warm,
+                                                        const HardwareSpec& hw) {
+  const std::vector<const Kernel*> kernels = s.kernels();
+  std::vector<std::optional<KernelProfile>> profiles;
+  TimePrediction c = predict_time_with(kernels, ctx, cold, hw, profiles);
+  return {std::move(c), predict_time_with(kernels, ctx, warm, hw, profiles)};
 }
 
 }  // namespace iosim

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/hardware.h"
@@ -76,5 +77,10 @@ struct TimePrediction {
 /// the next iteration).
 [[nodiscard]] TimePrediction predict_time(const Schedule& s, const ScheduleContext& ctx, const Prediction& p,
                                           const HardwareSpec& hw);
+/// predict_time() of a cold and a warm prediction of `s`, each kernel's blocks profiled once for
+/// both (the profiles depend on the schedule only; on a causal grid, every block is walked).
+[[nodiscard]] std::pair<TimePrediction, TimePrediction> predict_times(const Schedule& s, const ScheduleContext& ctx,
+                                                                      const Prediction& cold, const Prediction& warm,
+                                                                      const HardwareSpec& hw);
 
 }  // namespace iosim
