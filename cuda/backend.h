@@ -30,6 +30,11 @@ struct DeviceInfo {
   std::uint64_t global_bytes = 0;
 };
 
+/// Whether `dev` runs sm_90a code (TMA, wgmma: compute capability 9.0 exactly, as flash3's kernels and
+/// calibrate's wgmma probes are built). The one test of it, for validate's schedule list and flash3's
+/// refusal alike.
+[[nodiscard]] inline bool runs_sm90a(const DeviceInfo& dev) { return dev.cc_major == 9 && dev.cc_minor == 0; }
+
 /// True when this build has the backend and a CUDA GPU is visible; otherwise false and `why` says
 /// which is missing (for the "skipped" line of GPU tests and for `iosim measure`'s error).
 [[nodiscard]] bool available(std::string* why);

@@ -28,7 +28,7 @@ namespace latency {
 
 std::string wgmma_unavailable(int cc_major, int cc_minor) {
 #if IOSIM_WGMMA_PROBE
-  if (cc_major == 9 && cc_minor == 0) return "";
+  if (runs_sm90a(DeviceInfo{"", cc_major, cc_minor})) return "";
   return "no wgmma on this device (compute capability " + std::to_string(cc_major) + "." +
          std::to_string(cc_minor) + "; the probe is sm_90a code, which runs on 9.0 alone)";
 #else

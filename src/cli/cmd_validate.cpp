@@ -103,7 +103,7 @@ std::vector<std::pair<TileRequest, gpu::KernelShape>> kernels_of(const std::stri
 
 /// Whether `dev` runs the schedule's kernels: flash3's (hopper_only) need compute capability 9.0 (sm_90a).
 bool runs_on(const ScheduleEntry& e, const gpu::DeviceInfo& dev) {
-  return !e.caps.hopper_only || (dev.cc_major == 9 && dev.cc_minor == 0);
+  return !e.caps.hopper_only || gpu::runs_sm90a(dev);
 }
 
 /// Every schedule the CUDA backend runs on `dev`, in the registry's order.

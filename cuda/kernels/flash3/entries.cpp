@@ -103,7 +103,7 @@ std::string flash3_unsupported_in_build(const KernelSpec& s) {
 }
 
 std::string flash3_unsupported_on(const DeviceInfo& dev) {
-  if (dev.cc_major == 9 && dev.cc_minor == 0) return "";
+  if (runs_sm90a(dev)) return "";
   return "flash3 needs a Hopper GPU (sm_90a: TMA and wgmma, compute capability 9.0); " + dev.name + " is " +
          std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor);
 }
