@@ -209,7 +209,7 @@ struct Ceilings {
 /// The latency microbenchmarks alone (cuda/ceilings/latency_*.cu): every figure of PipelineSpec, each the
 /// median of several runs after a warm-up. Throws std::runtime_error on a CUDA error or when a figure
 /// comes out non-positive or not finite (a broken microbenchmark). The wgmma figures stay 0 where
-/// wgmma_unavailable() says why.
+/// latency::wgmma_unavailable() (cuda/ceilings/latency.h) says why.
 [[nodiscard]] PipelineSpec measure_pipeline();
 
 }  // namespace iosim::gpu

@@ -100,9 +100,11 @@ def texts(cell) -> list[str]:
 
 # A cell tagged `rounding-level` prints errors at the level of floating-point rounding (an fp64 execution's
 # relative error, 1e-16): their last digits depend on the machine's libm (glibc picks exp and log by CPU),
-# not on the code. Its text compares equal when it is the same but for its numbers, and each number is
-# within a factor of 2 of the committed one (the order of magnitude is what such a cell shows).
+# not on the code. Its text compares equal when it is the same but for its numbers, each integer (a count)
+# is the committed one and each other number within a factor of 2 of it (the order of magnitude is what
+# such a cell shows).
 ROUNDING_TAG = "rounding-level"
+_INTEGER = re.compile(r"[-+]?\d+")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")  # not inside a name
 
 
@@ -112,7 +114,12 @@ def same_at_rounding_level(old: list[str], new: list[str]) -> bool:
     for a, b in zip(old, new):
         if _NUMBER.sub("#", a) != _NUMBER.sub("#", b):
             return False
-        for x, y in zip(map(float, _NUMBER.findall(a)), map(float, _NUMBER.findall(b))):
+        for sx, sy in zip(_NUMBER.findall(a), _NUMBER.findall(b)):
+            if _INTEGER.fullmatch(sx) or _INTEGER.fullmatch(sy):  # a count: exactly
+                if sx != sy:
+                    return False
+                continue
+            x, y = float(sx), float(sy)
             if (x == 0) != (y == 0) or (x != 0 and not 0.5 <= y / x <= 2):
                 return False
     return True

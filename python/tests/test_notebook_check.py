@@ -1,5 +1,5 @@
-"""notebooks/run_notebook.py's comparison of a `rounding-level` cell: numbers within a factor of 2, the
-rest of the text exactly (names with digits in them are text)."""
+"""notebooks/run_notebook.py's comparison of a `rounding-level` cell: integers exactly, other numbers within a
+factor of 2, the rest of the text exactly (names with digits in them are text)."""
 import importlib.util
 from pathlib import Path
 
@@ -17,6 +17,8 @@ def test_rounding_level_digits_may_differ():
 def test_an_order_of_magnitude_or_a_count_may_not():
     assert not same(["fp64 flash1 9.02e-16 4.1 2367\n"], ["fp64 flash1 9.02e-14 4.1 2367\n"])
     assert not same(["max grew 2367"], ["max grew 9999"])
+    assert not same(["max grew 2367"], ["max grew 2368"])  # counts exactly
+    assert not same(["x 3.4 y"], ["x 7.0 y"])
     assert not same(["x 0 y"], ["x 1e-9 y"])
 
 

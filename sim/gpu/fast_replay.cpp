@@ -7,9 +7,6 @@
 #include <numeric>
 #include <queue>
 #include <stdexcept>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 #include "sim/core/error.h"
 #include "sim/gpu/fast_kernel.h"

@@ -7,7 +7,10 @@
 //                                                         to dK and dV (kv_heads × n_kv × d each)
 // It reads 2·heads·n_kv·d elements and writes 2·kv_heads·n_kv·d. With g = 1 (multi-head attention) the
 // main kernel writes dK, dV itself and there is no such kernel. Used by flash1's, flash2's and flash3's
-// backward (flash1_bwd.cpp, flash2_bwd_kernels.h).
+// backward (flash1_bwd.cpp, flash2_bwd_kernels.h). Its grid is one block per block of rows; the CUDA
+// kernel caps its grid at 4096 blocks and loops over the rest (flash_aux.cu), as flash2's preprocess and
+// convert kernels do, which the model's elementwise kernels share as a simplification: the counts are the
+// same, the waves and the tail of a grid beyond 4096 blocks are not.
 #pragma once
 
 #include <algorithm>

@@ -98,7 +98,8 @@ std::vector<KernelFamily> make_families() {
   // Split-KV decoding and the d-tiled schedule have no kernel in cuda/: described as FlashAttention-2
   // forwards (the split kernel is one, over a slice of K/V; dtiled reads Q and K by slices of d from
   // shared memory).
-  // Their registers and overhead are fa2-fwd's.
+  // Their registers are fa2-fwd's; their overhead is fa2-fwd's fit of 2026-12-01, before the multi-stage
+  // term (they run one stage, where that fit matched ncu's counts at 0.98-1.00).
   f.push_back({"fa2-fwd-split", "flash-attention's flash_fwd_splitkv_kernel (no iosim kernel)",
                FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::queued,
                {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});

@@ -91,8 +91,8 @@ void check() {
     for (int c = 0; c < kD; ++c) {
       const int off = static_cast<int>(sq(r, c));
       if (!offsets.insert(off).second) fail("Q tile offset taken twice", kD, r, c);
-      const int base = static_cast<int>(sq(r, c - c % kChunk));
-      if (off != base + c % kChunk) fail("16-byte chunk of an O row not contiguous in the Q tile", kD, r, c);
+      const int chunk0 = static_cast<int>(sq(r, c - c % kChunk));
+      if (off != chunk0 + c % kChunk) fail("16-byte chunk of an O row not contiguous in the Q tile", kD, r, c);
       if (c % kChunk == 0 && off % kChunk != 0) fail("16-byte chunk of the Q tile not aligned", kD, r, c);
     }
   }
