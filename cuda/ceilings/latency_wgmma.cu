@@ -51,6 +51,18 @@ __device__ __forceinline__ void fill_tiles(unsigned char* smem) {
   __syncthreads();
 }
 
+/// The two probes' operands: A and B filled (fill_tiles), their descriptors, the accumulator zeroed.
+struct Operands {
+  std::uint64_t a;
+  std::uint64_t b;
+};
+__device__ __forceinline__ Operands prepare(unsigned char* smem, float (&d)[64]) {
+  fill_tiles(smem);
+#pragma unroll
+  for (int i = 0; i < 64; ++i) d[i] = 0;
+  return {descriptor(shared_address(smem)), descriptor(shared_address(smem + kABytes))};
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N>
@@ -100,18 +112,14 @@ constexpr int kChainLong = 80;   // 640 links
 /// product (warpgroup_arrive, the wgmma, commit, wait): the next link's issue waits on the last's result.
 __global__ void __launch_bounds__(kWarpgroup) wgmma_chain(int iters, long long* out, float* sink) {
   extern __shared__ __align__(128) unsigned char smem[];
-  fill_tiles(smem);
-  const std::uint64_t da = descriptor(shared_address(smem));
-  const std::uint64_t db = descriptor(shared_address(smem + kABytes));
   float d[64];
-#pragma unroll
-  for (int i = 0; i < 64; ++i) d[i] = 0;
+  const Operands op = prepare(smem, d);
   const long long t0 = clock_now();
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
     for (int u = 0; u < kChainUnroll; ++u) {
       wgmma_fence();
-      wgmma_m64n128k16(d, da, db);
+      wgmma_m64n128k16(d, op.a, op.b);
       wgmma_commit();
       wgmma_wait<0>();
     }
@@ -131,18 +139,14 @@ constexpr int kRateLong = 80;      // 1280
 /// the slowest SM's.
 __global__ void __launch_bounds__(2 * kWarpgroup) wgmma_rate(int iters, long long* out, float* sink) {
   extern __shared__ __align__(128) unsigned char smem[];
-  fill_tiles(smem);
-  const std::uint64_t da = descriptor(shared_address(smem));
-  const std::uint64_t db = descriptor(shared_address(smem + kABytes));
   float d[64];
-#pragma unroll
-  for (int i = 0; i < 64; ++i) d[i] = 0;
+  const Operands op = prepare(smem, d);
   __syncthreads();
   const long long t0 = clock_now();
   for (int i = 0; i < iters; ++i) {
     wgmma_fence();
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) wgmma_m64n128k16(d, da, db);
+    for (int u = 0; u < kBatch; ++u) wgmma_m64n128k16(d, op.a, op.b);
     wgmma_commit();
     wgmma_wait<1>();
   }
