@@ -40,12 +40,13 @@ std::uint64_t nth(std::uint64_t i, std::uint64_t count, bool strided) {
   return (i % rows) * kRowLines + i / rows;
 }
 
-/// Request `r` of lines [0, count), by SMs of alternating partitions (when there are two).
-void sweep(MemoryLevel& l2, PartitionedL2* partitioned, Request r, std::uint64_t count, bool strided) {
+/// Request `r` of lines [0, count), kBlockLines at a time by SMs 0 and 1 in turn (of alternating
+/// partitions, when there are two).
+void sweep(MemoryLevel& l2, Request r, std::uint64_t count, bool strided) {
+  const auto sm = [](std::uint64_t i) { return static_cast<std::uint32_t>(i / kBlockLines % 2); };
   for (std::uint64_t i = 0; i < count; ++i) {
-    if (partitioned != nullptr && i % kBlockLines == 0) partitioned->set_requester(static_cast<std::uint32_t>(i / kBlockLines % 2));
-    if (i + kAhead < count) l2.prefetch(nth(i + kAhead, count, strided), r);
-    l2.request(r, nth(i, count, strided), kAllSectors);
+    if (i + kAhead < count) l2.prefetch(nth(i + kAhead, count, strided), r, sm(i + kAhead));
+    l2.request(r, nth(i, count, strided), kAllSectors, sm(i));
   }
 }
 
@@ -56,16 +57,13 @@ void run(benchmark::State& state, bool partitioned, std::uint64_t bytes, int rea
   for (auto _ : state) {
     Dram dram(h200_l2().sector_bytes);
     std::unique_ptr<MemoryLevel> l2;
-    PartitionedL2* two = nullptr;
     if (partitioned) {
-      auto p = std::make_unique<PartitionedL2>(h200_l2(), [] { return make_replacement("lru"); }, dram);
-      two = p.get();
-      l2 = std::move(p);
+      l2 = std::make_unique<PartitionedL2>(h200_l2(), [] { return make_replacement("lru"); }, dram);
     } else {
       l2 = std::make_unique<L2Cache>(h200_l2(), make_replacement("lru"), dram);
     }
-    if (write_first) sweep(*l2, two, Request::write, lines, strided);
-    for (int k = 0; k < reads; ++k) sweep(*l2, two, Request::read, lines, strided);
+    if (write_first) sweep(*l2, Request::write, lines, strided);
+    for (int k = 0; k < reads; ++k) sweep(*l2, Request::read, lines, strided);
     sectors += static_cast<double>(l2->counters().read_sectors + l2->counters().write_sectors);
     benchmark::DoNotOptimize(dram.read_bytes().value);
   }

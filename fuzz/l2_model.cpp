@@ -144,9 +144,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (hw.l2.partitions == 2) {
     iosim::PartitionedL2 l2(hw.l2, [&] { return iosim::make_replacement(policy); }, dram);
     for (const Req& r : reqs) {
-      l2.set_requester(r.op >> 7);
-      l2.prefetch(r.line, iosim::Request::read);
-      l2.request(static_cast<iosim::Request>(r.op % 3), r.line, r.mask);
+      const std::uint32_t sm = r.op >> 7;
+      l2.prefetch(r.line, iosim::Request::read, sm);
+      l2.request(static_cast<iosim::Request>(r.op % 3), r.line, r.mask, sm);
     }
     l2.flush();
     if (l2.dirty_bytes().value != 0) finding("partitioned L2: dirty bytes after a flush");
@@ -167,16 +167,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint64_t set = l2.set_of(r.line);
     if (set >= sets) finding("L2: set " + std::to_string(set) + " of " + std::to_string(sets));
     switch (r.op % 8) {
-      case 0: case 1: l2.read(r.line, r.mask); ref.read(set, r.line, r.mask); break;
-      case 2: case 3: l2.write(r.line, r.mask); ref.write(set, r.line, r.mask); break;
-      case 4: l2.reduce(r.line, r.mask); ref.reduce(set, r.line, r.mask); break;
+      case 0: case 1: l2.read(r.line, r.mask, 0); ref.read(set, r.line, r.mask); break;
+      case 2: case 3: l2.write(r.line, r.mask, 0); ref.write(set, r.line, r.mask); break;
+      case 4: l2.reduce(r.line, r.mask, 0); ref.reduce(set, r.line, r.mask); break;
       case 5: l2.drop(r.line); ref.drop(set, r.line); break;
-      case 6: l2.prefetch(r.line, iosim::Request::write); break;
+      case 6: l2.prefetch(r.line, iosim::Request::write, 0); break;
       default: {  // a read of what was just read hits, whatever the policy
-        l2.read(r.line, r.mask);
+        l2.read(r.line, r.mask, 0);
         ref.read(set, r.line, r.mask);
         const std::uint64_t hits = l2.counters().read_hit_sectors;
-        l2.read(r.line, r.mask);
+        l2.read(r.line, r.mask, 0);
         ref.read(set, r.line, r.mask);
         if (l2.counters().read_hit_sectors - hits != iosim::sector_count(r.mask)) finding("L2: a re-read missed");
       }

@@ -48,7 +48,7 @@ TEST_CASE("one set: every line shares it, LRU over all ways") {
     for (std::uint64_t line = 0; line < 1000; line += 7) CHECK(l2.set_of(line) == 0);
     // `ways` lines fit: read twice, the second pass hits.
     for (int pass = 0; pass < 2; ++pass) {
-      for (std::uint64_t line = 0; line < ways; ++line) l2.read(line * 977, 0xF);
+      for (std::uint64_t line = 0; line < ways; ++line) l2.read(line * 977, 0xF, 0);
     }
     CHECK(l2.counters().read_miss_sectors == 4 * ways);
     CHECK(l2.counters().read_hit_sectors == 4 * ways);
@@ -56,7 +56,7 @@ TEST_CASE("one set: every line shares it, LRU over all ways") {
     // One line more, read in a cycle: LRU misses every time and evicts each line in turn.
     l2.reset_counters();
     for (int pass = 0; pass < 3; ++pass) {
-      for (std::uint64_t line = 0; line <= ways; ++line) l2.write(line * 977, 0xF);
+      for (std::uint64_t line = 0; line <= ways; ++line) l2.write(line * 977, 0xF, 0);
     }
     CHECK(l2.counters().evicted_lines == 3 * (ways + 1) - ways);
     CHECK(l2.counters().written_back_sectors == 4 * l2.counters().evicted_lines);
@@ -69,7 +69,7 @@ TEST_CASE("one set: every line shares it, LRU over all ways") {
 TEST_CASE("one set per partition of a two-partition L2") {
   Dram dram(32);
   PartitionedL2 l2(L2Spec{Bytes(2 * 128 * 4), 128, 32, 4, 64, 2}, [] { return make_replacement("lru"); }, dram);
-  for (std::uint64_t line = 0; line < 64; ++line) l2.read(line, 0xF);
+  for (std::uint64_t line = 0; line < 64; ++line) l2.read(line, 0xF, 0);
   CHECK(l2.counters().read_sectors == 64 * 4);
   l2.flush();
   CHECK(l2.dirty_bytes() == Bytes(0));

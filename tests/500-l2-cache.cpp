@@ -22,9 +22,9 @@ SCENARIO("loads: cold misses fill sectors, hits do not go below") {
   Dram dram(32);
   L2Cache l2(tiny(), make_replacement("lru"), dram, SetIndex::modulo);
   WHEN("line 0 is read whole, then again, then one sector of line 2 (same set)") {
-    l2.read(0, kAll);
-    l2.read(0, kAll);
-    l2.read(2, 0x1);
+    l2.read(0, kAll, 0);
+    l2.read(0, kAll, 0);
+    l2.read(2, 0x1, 0);
     THEN("4 sectors miss, 4 hit, then 1 more misses") {
       CHECK(l2.counters().read_sectors == 9);
       CHECK(l2.counters().read_hit_sectors == 4);
@@ -33,7 +33,7 @@ SCENARIO("loads: cold misses fill sectors, hits do not go below") {
       CHECK(l2.counters().evicted_lines == 0);
     }
     AND_WHEN("the rest of line 2 is read") {
-      l2.read(2, kAll);
+      l2.read(2, kAll, 0);
       THEN("only the 3 sectors it lacks come from DRAM") { CHECK(dram.read_bytes() == Bytes(8 * 32)); }
     }
   }
@@ -43,11 +43,11 @@ SCENARIO("LRU evicts the least recently used line of a full set, and writes back
   Dram dram(32);
   L2Cache l2(tiny(), make_replacement("lru"), dram, SetIndex::modulo);
   GIVEN("set 0 holding line 0 (two sectors written) and line 2 (read)") {
-    l2.write(0, 0x3);
-    l2.read(2, kAll);
+    l2.write(0, 0x3, 0);
+    l2.read(2, kAll, 0);
     WHEN("line 0 is used again and line 4 comes in") {
-      l2.read(0, 0x1);  // a hit on a written sector: no DRAM
-      l2.read(4, kAll);
+      l2.read(0, 0x1, 0);  // a hit on a written sector: no DRAM
+      l2.read(4, kAll, 0);
       THEN("line 2, the least recently used and clean, is evicted without a write") {
         CHECK(l2.counters().evicted_lines == 1);
         CHECK(dram.write_bytes() == Bytes(0));
@@ -55,7 +55,7 @@ SCENARIO("LRU evicts the least recently used line of a full set, and writes back
         CHECK(l2.dirty_bytes() == Bytes(2 * 32));
       }
       AND_WHEN("line 6 comes in") {
-        l2.read(6, kAll);
+        l2.read(6, kAll, 0);
         THEN("line 0 goes, and its two dirty sectors are written back") {
           CHECK(l2.counters().evicted_lines == 2);
           CHECK(dram.write_bytes() == Bytes(2 * 32));
@@ -70,15 +70,15 @@ SCENARIO("LRU evicts the least recently used line of a full set, and writes back
 SCENARIO("FIFO ignores hits: the first line in goes first") {
   Dram dram(32);
   L2Cache l2(tiny(), make_replacement("fifo"), dram, SetIndex::modulo);
-  l2.read(0, kAll);
-  l2.read(2, kAll);
-  l2.read(0, kAll);  // a hit: LRU would now evict line 2
-  l2.read(4, kAll);  // FIFO evicts line 0
-  l2.read(0, kAll);  // so line 0 misses again
+  l2.read(0, kAll, 0);
+  l2.read(2, kAll, 0);
+  l2.read(0, kAll, 0);  // a hit: LRU would now evict line 2
+  l2.read(4, kAll, 0);  // FIFO evicts line 0
+  l2.read(0, kAll, 0);  // so line 0 misses again
   CHECK(dram.read_bytes() == Bytes(16 * 32));
   Dram dram_lru(32);
   L2Cache lru(tiny(), make_replacement("lru"), dram_lru, SetIndex::modulo);
-  for (std::uint64_t line : {0u, 2u, 0u, 4u, 0u}) lru.read(line, kAll);
+  for (std::uint64_t line : {0u, 2u, 0u, 4u, 0u}) lru.read(line, kAll, 0);
   CHECK(dram_lru.read_bytes() == Bytes(12 * 32));
   CHECK(make_replacement("plru") == nullptr);
 }
@@ -86,15 +86,15 @@ SCENARIO("FIFO ignores hits: the first line in goes first") {
 SCENARIO("stores allocate without reading; reductions read what is absent") {
   Dram dram(32);
   L2Cache l2(tiny(), make_replacement("lru"), dram, SetIndex::modulo);
-  l2.write(1, kAll);
+  l2.write(1, kAll, 0);
   CHECK(dram.read_bytes() == Bytes(0));
   CHECK(l2.counters().write_sectors == 4);
-  l2.read(1, kAll);  // the written sectors are valid: hits
+  l2.read(1, kAll, 0);  // the written sectors are valid: hits
   CHECK(dram.read_bytes() == Bytes(0));
-  l2.reduce(3, 0x1);  // an atomic add on an absent sector: read it, then it is dirty
+  l2.reduce(3, 0x1, 0);  // an atomic add on an absent sector: read it, then it is dirty
   CHECK(l2.counters().reduce_sectors == 1);
   CHECK(dram.read_bytes() == Bytes(32));
-  l2.reduce(3, 0x1);  // present now
+  l2.reduce(3, 0x1, 0);  // present now
   CHECK(dram.read_bytes() == Bytes(32));
   CHECK(l2.dirty_bytes() == Bytes(5 * 32));
   WHEN("flushed") {
@@ -102,7 +102,7 @@ SCENARIO("stores allocate without reading; reductions read what is absent") {
     THEN("every dirty sector is written once, and the lines stay, clean") {
       CHECK(dram.write_bytes() == Bytes(5 * 32));
       CHECK(l2.dirty_bytes() == Bytes(0));
-      l2.read(1, kAll);
+      l2.read(1, kAll, 0);
       CHECK(dram.read_bytes() == Bytes(32));
       l2.flush();
       CHECK(dram.write_bytes() == Bytes(5 * 32));
@@ -112,7 +112,7 @@ SCENARIO("stores allocate without reading; reductions read what is absent") {
     l2.invalidate();
     THEN("it is empty and cold, and nothing was written") {
       CHECK(l2.dirty_bytes() == Bytes(0));
-      l2.read(1, kAll);
+      l2.read(1, kAll, 0);
       CHECK(dram.read_bytes() == Bytes(5 * 32));
       CHECK(dram.write_bytes() == Bytes(0));
     }
@@ -124,14 +124,14 @@ TEST_CASE("hashed sets: consecutive lines spread over the sets, strides of the c
   Dram dram(32);
   L2Cache l2(spec, make_replacement("lru"), dram);
   // 256 lines = the capacity: a second pass hits everywhere.
-  for (std::uint64_t line = 0; line < 256; ++line) l2.read(line, kAll);
-  for (std::uint64_t line = 0; line < 256; ++line) l2.read(line, kAll);
+  for (std::uint64_t line = 0; line < 256; ++line) l2.read(line, kAll, 0);
+  for (std::uint64_t line = 0; line < 256; ++line) l2.read(line, kAll, 0);
   CHECK(l2.counters().read_hit_sectors == 256 * 4);
   // Lines 64 apart would all fall in one set with modulo indexing; hashed, 8 of them fit.
   Dram dram2(32);
   L2Cache l2b(spec, make_replacement("lru"), dram2);
   for (int pass = 0; pass < 2; ++pass) {
-    for (std::uint64_t k = 0; k < 8; ++k) l2b.read(1000 + 64 * k, kAll);
+    for (std::uint64_t k = 0; k < 8; ++k) l2b.read(1000 + 64 * k, kAll, 0);
   }
   CHECK(l2b.counters().read_hit_sectors == 8 * 4);
 }
@@ -212,14 +212,14 @@ TEST_CASE("a set's clock is its own: another set's traffic does not age it") {
   // Set 0 holds lines 0 and 2; a long stream through set 1 between their uses changes nothing there.
   Dram dram(32);
   L2Cache l2(tiny(), make_replacement("lru"), dram, SetIndex::modulo);
-  l2.read(0, kAll);
-  l2.read(2, kAll);
-  for (std::uint64_t k = 0; k < 70000; ++k) l2.read(1 + 2 * (k % 3), 0x1);  // three lines cycling in set 1
-  l2.read(0, kAll);  // hit: line 2 is now the oldest of set 0
-  l2.read(4, kAll);  // evicts line 2
-  l2.read(0, 0x1);   // still a hit
+  l2.read(0, kAll, 0);
+  l2.read(2, kAll, 0);
+  for (std::uint64_t k = 0; k < 70000; ++k) l2.read(1 + 2 * (k % 3), 0x1, 0);  // three lines cycling in set 1
+  l2.read(0, kAll, 0);  // hit: line 2 is now the oldest of set 0
+  l2.read(4, kAll, 0);  // evicts line 2
+  l2.read(0, 0x1, 0);   // still a hit
   const std::uint64_t before = dram.read_bytes().value;
-  l2.read(2, 0x1);  // a miss
+  l2.read(2, 0x1, 0);  // a miss
   CHECK(dram.read_bytes().value == before + 32);
   CHECK(l2.counters().evicted_lines == 70000 - 2 + 1 + 1);
 }

@@ -43,12 +43,11 @@ SCENARIO("a line read from its home partition: DRAM once, no fabric") {
   Dram dram(32);
   PartitionedL2 l2(small(), lru(), dram);
   const std::uint64_t line = homed_in(0);
-  l2.set_requester(0);
-  l2.read(line, kAll);
-  l2.read(line, kAll);
+  l2.read(line, kAll, 0);
+  l2.read(line, kAll, 0);
   CHECK(l2.counters().read_sectors == 8);
   CHECK(l2.counters().read_miss_sectors == 4);
-  CHECK(l2.fabric_read_sectors() == 0);
+  CHECK(l2.counters().fabric_read_sectors == 0);
   CHECK(dram.read_bytes() == Bytes(4 * 32));
 }
 
@@ -57,15 +56,13 @@ SCENARIO("a line read from the far partition: fetched through the fabric, then k
   PartitionedL2 l2(small(), lru(), dram);
   const std::uint64_t line = homed_in(1);
   WHEN("partition 0 reads it twice, then partition 1 once") {
-    l2.set_requester(0);
-    l2.read(line, kAll);
-    l2.read(line, kAll);
-    l2.set_requester(1);
-    l2.read(line, kAll);
+    l2.read(line, kAll, 0);
+    l2.read(line, kAll, 0);
+    l2.read(line, kAll, 1);
     THEN("the SMs asked 12 sectors; 4 crossed the fabric once; DRAM served them once") {
       CHECK(l2.counters().read_sectors == 12);
       CHECK(l2.counters().read_miss_sectors == 4);  // only the first read missed where it asked
-      CHECK(l2.fabric_read_sectors() == 4);
+      CHECK(l2.counters().fabric_read_sectors == 4);
       CHECK(dram.read_bytes() == Bytes(4 * 32));
     }
   }
@@ -75,12 +72,11 @@ SCENARIO("a store goes to the line's home and drops the far copy; the flush writ
   Dram dram(32);
   PartitionedL2 l2(small(), lru(), dram);
   const std::uint64_t line = homed_in(1);
-  l2.set_requester(0);
-  l2.read(line, kAll);  // a copy in partition 0
-  l2.write(line, 0x3);  // two sectors, written in partition 1; the copy is dropped
+  l2.read(line, kAll, 0);  // a copy in partition 0
+  l2.write(line, 0x3, 0);  // two sectors, written in partition 1; the copy is dropped
   CHECK(l2.dirty_bytes() == Bytes(2 * 32));
-  l2.read(line, kAll);  // the copy is gone: through the fabric again, but DRAM is not read again
-  CHECK(l2.fabric_read_sectors() == 8);
+  l2.read(line, kAll, 0);  // the copy is gone: through the fabric again, but DRAM is not read again
+  CHECK(l2.counters().fabric_read_sectors == 8);
   CHECK(dram.read_bytes() == Bytes(4 * 32));
   l2.flush();
   CHECK(dram.write_bytes() == Bytes(2 * 32));
@@ -93,10 +89,9 @@ SCENARIO("reductions are done in the line's home") {
   Dram dram(32);
   PartitionedL2 l2(small(), lru(), dram);
   const std::uint64_t line = homed_in(0);
-  l2.set_requester(1);
-  l2.reduce(line, 0x1);
+  l2.reduce(line, 0x1, 1);
   CHECK(l2.counters().reduce_sectors == 1);
-  CHECK(l2.fabric_read_sectors() == 0);  // not a load: nothing is copied to partition 1
+  CHECK(l2.counters().fabric_read_sectors == 0);  // not a load: nothing is copied to partition 1
   CHECK(dram.read_bytes() == Bytes(32));
   CHECK(l2.dirty_bytes() == Bytes(32));
 }
@@ -114,10 +109,9 @@ SCENARIO("a line read from both sides takes room in both: a working set that one
   L2Cache one(unified, make_replacement("lru"), dram1, SetIndex::modulo);
   for (int round = 0; round < 2; ++round) {
     for (std::uint32_t side = 0; side < 2; ++side) {
-      two.set_requester(side);
       for (std::uint64_t line : lines) {
-        two.read(line, kAll);
-        one.read(line, kAll);
+        two.read(line, kAll, side);
+        one.read(line, kAll, 0);
       }
     }
   }
@@ -134,7 +128,7 @@ SCENARIO("random replacement keeps part of a cyclic working set larger than the 
     Dram dram(32);
     L2Cache l2(spec, make_replacement(policy), dram, SetIndex::modulo);
     for (int round = 0; round < 50; ++round) {
-      for (std::uint64_t line : {0u, 2u, 4u}) l2.read(line, kAll);
+      for (std::uint64_t line : {0u, 2u, 4u}) l2.read(line, kAll, 0);
     }
     return l2.counters().read_miss_sectors;
   };
@@ -157,19 +151,44 @@ TEST_CASE("prefetch hints change no count, whatever they name") {
       const auto mask = static_cast<std::uint32_t>(1 + next() % 15);
       const auto requester = static_cast<std::uint32_t>(next() % 2);
       const auto r = static_cast<Request>(next() % 3);
-      hinted.prefetch_for(requester, line, r);
-      hinted.prefetch_for(1 - requester, next() % 700, Request::write);
-      plain.set_requester(requester);
-      hinted.set_requester(requester);
-      plain.request(r, line, mask);
-      hinted.request(r, line, mask);
+      hinted.prefetch(line, r, requester);
+      hinted.prefetch(next() % 700, Request::write, 1 - requester);
+      plain.request(r, line, mask, requester);
+      hinted.request(r, line, mask, requester);
     }
     plain.flush();
     hinted.flush();
     CHECK(hinted_dram.read_bytes() == plain_dram.read_bytes());
     CHECK(hinted_dram.write_bytes() == plain_dram.write_bytes());
-    CHECK(hinted.fabric_read_sectors() == plain.fabric_read_sectors());
+    CHECK(hinted.counters().fabric_read_sectors == plain.counters().fabric_read_sectors);
     CHECK(hinted.counters().read_miss_sectors == plain.counters().read_miss_sectors);
     CHECK(plain.counters().read_miss_sectors > 0);
   }
+}
+
+SCENARIO("a request's SM picks its partition: SMs alternate, SM s on partition s mod 2") {
+  Dram dram(32);
+  PartitionedL2 l2(small(), lru(), dram);
+  CHECK(l2.partition_of(0) == 0);
+  CHECK(l2.partition_of(131) == 1);
+  const std::uint64_t line = homed_in(1);
+  l2.read(line, kAll, 2);  // partition 0: through the fabric, a copy kept there
+  l2.read(line, kAll, 4);  // partition 0 again: the copy hits
+  CHECK(l2.counters().fabric_read_sectors == 4);
+  CHECK(l2.counters().read_miss_sectors == 4);
+  l2.read(line, kAll, 3);  // partition 1, the line's home: a hit, no fabric
+  CHECK(l2.counters().fabric_read_sectors == 4);
+  CHECK(l2.counters().read_miss_sectors == 4);
+}
+
+SCENARIO("the sectors made dirty are counted once, in the line's home, whoever stores") {
+  Dram dram(32);
+  PartitionedL2 l2(small(), lru(), dram);
+  const std::uint64_t line = homed_in(0);
+  l2.write(line, 0x3, 1);   // two sectors from partition 1's side, dirty in partition 0
+  l2.write(line, 0x3, 0);   // already dirty
+  l2.reduce(line, 0x4, 1);  // a third
+  CHECK(l2.counters().dirtied_sectors == 3);
+  CHECK(l2.dirty_sectors(l2.dirty_sectors(0) > 0 ? 0 : 1) == 3);
+  CHECK(l2.dirty_bytes() == Bytes(3 * 32));
 }

@@ -275,10 +275,10 @@ TEST_CASE("L2 digest: the lines, their sectors and their order under LRU and FIF
     L2Cache b(spec, make_replacement(policy), below, SetIndex::modulo);
     // Lines 0 and 64 share set 0. a sees 0 then 64; b also sees line 128 first, evicted by the time
     // the set holds 4 other lines: under LRU and FIFO the same lines in the same order.
-    b.read(128, 0xF);
+    b.read(128, 0xF, 0);
     for (std::uint64_t line : {0u, 64u, 192u, 256u, 320u}) {
-      a.read(line, 0xF);
-      b.read(line, 0xF);
+      a.read(line, 0xF, 0);
+      b.read(line, 0xF, 0);
     }
     if (std::string(policy) == "random") {
       CHECK(digest(a) != digest(b));  // the same lines, other ages: random's victims read the ages
@@ -286,15 +286,15 @@ TEST_CASE("L2 digest: the lines, their sectors and their order under LRU and FIF
     }
     CHECK(digest(a) == digest(b));
     L2Cache c(spec, make_replacement(policy), below, SetIndex::modulo);
-    for (std::uint64_t line : {0u, 64u, 192u, 256u, 320u}) c.read(line, line == 256 ? 0x7 : 0xF);
+    for (std::uint64_t line : {0u, 64u, 192u, 256u, 320u}) c.read(line, line == 256 ? 0x7 : 0xF, 0);
     CHECK(digest(a) != digest(c));  // one sector fewer
     L2Cache e(spec, make_replacement(policy), below, SetIndex::modulo);
-    for (std::uint64_t line : {0u, 64u, 256u, 192u, 320u}) e.read(line, 0xF);
+    for (std::uint64_t line : {0u, 64u, 256u, 192u, 320u}) e.read(line, 0xF, 0);
     CHECK(digest(a) != digest(e));  // the same lines in another order
     L2Cache w(spec, make_replacement(policy), below, SetIndex::modulo);
-    for (std::uint64_t line : {0u, 64u, 192u, 256u, 320u}) w.read(line, 0xF);
+    for (std::uint64_t line : {0u, 64u, 192u, 256u, 320u}) w.read(line, 0xF, 0);
     CHECK(digest(a) == digest(w));
-    w.write(320, 0x1);
+    w.write(320, 0x1, 0);
     CHECK(digest(a) != digest(w));  // a sector dirty
   }
 }

@@ -32,10 +32,10 @@ namespace {
 class FastKernel {
  public:
   FastKernel(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt, MemoryLevel& l2,
-             PartitionedL2* partitioned, const MemoryLevel& dram, const AddressMap& amap, const SetSample& sample,
+             const MemoryLevel& dram, const AddressMap& amap, const SetSample& sample,
              FastKernelStats& stats, TraceUse& trace)
-      : k_(k), ctx_(ctx), opt_(opt), l2_(l2), partitioned_(partitioned), dram_(dram), amap_(amap), sample_(sample),
-        stats_(stats), trace_(trace), batch_(l2, partitioned), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
+      : k_(k), ctx_(ctx), opt_(opt), l2_(l2), dram_(dram), amap_(amap), sample_(sample),
+        stats_(stats), trace_(trace), batch_(l2), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
         recorded_(xs_), seen_(xs_, false) {
     const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
     period_ = shared_kv ? ctx.problem.group() : 1;
@@ -64,7 +64,10 @@ class FastKernel {
     if (trace_.record != nullptr) *trace_.record = {};
     slots_.resize(std::min<std::uint64_t>(out.occupancy.concurrent, out.blocks));
     std::vector<Slot>& slots = slots_;
-    for (std::size_t i = 0; i < slots.size(); ++i) slots[i].partition = static_cast<std::uint32_t>(i % sms % 2);
+    for (std::size_t i = 0; i < slots.size(); ++i) {  // slot i runs on SM i mod SMs
+      slots[i].sm = static_cast<std::uint32_t>(i % sms);
+      slots[i].partition = l2_.partition_of(slots[i].sm);
+    }
     std::size_t running = 0;
     for (Slot& s : slots) running += start(s) ? 1u : 0u;
     if (converged_ && launched_ == 0) {
@@ -103,7 +106,8 @@ class FastKernel {
   struct Slot {
     std::uint64_t head = 0;
     std::uint64_t block = 0;  ///< head × xs + x: where its counts go
-    std::uint32_t partition = 0;
+    std::uint32_t sm = 0;
+    std::uint32_t partition = 0;  ///< of the L2, the SM's (MemoryLevel::partition_of)
     const BlockBytes* rec = nullptr;  ///< recorded_[x], or own
     BlockBytes own;                   ///< when recorded_ is full
     std::array<std::uint64_t, kTensorCount> offset{};  ///< AddressMap::head_offset of each tensor
@@ -313,7 +317,7 @@ class FastKernel {
       const std::size_t before = batch_.lines().size();
       sectors[static_cast<std::size_t>(r)] += sample_.add(bytes, batch_.lines());
       stats_.lines += batch_.lines().size() - before;
-      batch_.mark(r, s.partition, s.block);
+      batch_.mark(r, s.sm, s.block);
     }
     c.read += sectors[0];
     c.write += sectors[1];
@@ -337,10 +341,8 @@ class FastKernel {
     return more;
   }
 
-  std::uint64_t fabric() const { return partitioned_ != nullptr ? partitioned_->fabric_read_sectors() : 0; }
-  std::uint64_t dirtied() const {
-    return partitioned_ != nullptr ? partitioned_->dirtied_sectors() : l2_.counters().dirtied_sectors;
-  }
+  std::uint64_t fabric() const { return l2_.counters().fabric_read_sectors; }
+  std::uint64_t dirtied() const { return l2_.counters().dirtied_sectors; }
 
   /// Sends the batch to the sampled L2, run by run, charging what each run causes to its block.
   void drain() {
@@ -400,7 +402,7 @@ class FastKernel {
     out.l2_red_sectors = whole(sum[2]);
     out.dram_read = Bytes(whole(sum[3] * stride) * sector);
     out.dram_write = Bytes(whole(sum[4] * stride) * sector);
-    out.l2_fabric_read_sectors = partitioned_ != nullptr ? whole(sum[5] * stride) : 0;
+    out.l2_fabric_read_sectors = whole(sum[5] * stride);
     out.heads_replayed = heads_replayed;
   }
 
@@ -408,7 +410,6 @@ class FastKernel {
   const ScheduleContext& ctx_;
   const GpuModelOptions& opt_;
   MemoryLevel& l2_;
-  PartitionedL2* partitioned_;
   const MemoryLevel& dram_;
   const AddressMap& amap_;
   const SetSample& sample_;
@@ -455,10 +456,10 @@ class FastKernel {
 }  // namespace
 
 KernelPrediction run_fast_kernel(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt,
-                                 MemoryLevel& l2, PartitionedL2* partitioned, const MemoryLevel& dram,
+                                 MemoryLevel& l2, const MemoryLevel& dram,
                                  const AddressMap& amap, const SetSample& sample, FastKernelStats& stats,
                                  TraceUse& trace) {
-  return FastKernel(k, ctx, opt, l2, partitioned, dram, amap, sample, stats, trace).run();
+  return FastKernel(k, ctx, opt, l2, dram, amap, sample, stats, trace).run();
 }
 
 }  // namespace iosim

@@ -17,7 +17,6 @@
 #include "sim/gpu/gpu_model.h"
 #include "sim/gpu/set_sample.h"
 #include "sim/memory/memory_level.h"
-#include "sim/memory/partitioned_l2.h"
 
 namespace iosim {
 
@@ -66,11 +65,11 @@ struct TraceUse {
   bool converged = false;               ///< set when the run took the rest of `follow`
 };
 
-/// Replays kernel `k` through `l2` (partitioned_ is `l2` when it has two partitions), whose misses
+/// Replays kernel `k` through `l2` (one partition or two), whose misses
 /// reach `dram`; counts stride × the sampled sets' DRAM traffic. Adds what it did to `stats`. With
 /// `trace.follow`, once converged the L2 is left as it was at that checkpoint, not at the end.
 [[nodiscard]] KernelPrediction run_fast_kernel(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt,
-                                               MemoryLevel& l2, PartitionedL2* partitioned, const MemoryLevel& dram,
+                                               MemoryLevel& l2, const MemoryLevel& dram,
                                                const AddressMap& amap, const SetSample& sample, FastKernelStats& stats,
                                                TraceUse& trace);
 

@@ -11,6 +11,7 @@
 #include "sim/core/error.h"
 #include "sim/gpu/fast_kernel.h"
 #include "sim/memory/l2_cache.h"
+#include "sim/memory/partitioned_l2.h"
 
 namespace iosim {
 
@@ -137,8 +138,7 @@ FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, s
   if (!policy) throw InputError("unknown L2 replacement policy '" + opt.replacement + "' (known: lru, fifo, random)");
   if (spec.partitions == 2) {
     auto two = std::make_unique<PartitionedL2>(spec, [&] { return make_replacement(opt.replacement); }, dram_, index);
-    partitioned_ = two.get();
-    if (sample_.stride() > 1) partitioned_->set_renamed_home(sample_.lines_per_tag());
+    if (sample_.stride() > 1) two->set_renamed_home(sample_.lines_per_tag());
     l2_ = std::move(two);
   } else {
     l2_ = std::make_unique<L2Cache>(spec, std::move(policy), dram_, index);
@@ -184,15 +184,14 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
     l2_->reset_counters();
     dram_.reset_counters();
     TraceUse use{opt_.follow_cold ? &traces_[i] : nullptr, nullptr};
-    p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_, use));
+    p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, dram_, amap_, sample_, stats_, use));
     error_ = std::max(error_, dram_.relative_error(sample_.stride()));
   }
   p.dirty_at_end = Bytes(l2_->dirty_bytes().value * sample_.stride());
   dirty_at_end_ = p.dirty_at_end;
   std::vector<double> dirty(sets_per_partition(ctx_.hardware.l2) / sample_.stride());
   for (std::size_t set = 0; set < dirty.size(); ++set) {
-    dirty[set] = static_cast<double>(partitioned_ != nullptr ? partitioned_->dirty_sectors(set)
-                                                               : static_cast<const L2Cache&>(*l2_).dirty_sectors(set));
+    dirty[set] = static_cast<double>(l2_->dirty_sectors(set));
   }
   error_ = std::max(error_, sample_error(dirty, sample_.stride()));
   return p;
@@ -218,7 +217,7 @@ Prediction FastReplay::warm(const std::vector<const Kernel*>& kernels) {
     l2_->reset_counters();
     dram_.reset_counters();
     TraceUse use{nullptr, follow && traces_[i].complete ? &traces_[i] : nullptr};
-    p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_, use));
+    p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, dram_, amap_, sample_, stats_, use));
     converged = use.converged;
   }
   p.dirty_at_end = converged ? dirty_at_end_ : Bytes(l2_->dirty_bytes().value * sample_.stride());

@@ -27,7 +27,7 @@
 #include "sim/gpu/fast_kernel.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/gpu/set_sample.h"
-#include "sim/memory/partitioned_l2.h"
+#include "sim/memory/memory_level.h"
 
 namespace iosim {
 
@@ -44,9 +44,9 @@ inline constexpr std::size_t kErrorGroups = 16;
 class SampledDram final : public MemoryLevel {
  public:
   SampledDram(std::uint32_t sector_bytes, std::uint64_t sets) : sector_bytes_(sector_bytes), per_set_(sets) {}
-  void read(std::uint64_t line, std::uint32_t mask) override { add(line, mask, 0); }
-  void write(std::uint64_t line, std::uint32_t mask) override { add(line, mask, 1); }
-  void reduce(std::uint64_t line, std::uint32_t mask) override {
+  void read(std::uint64_t line, std::uint32_t mask, std::uint32_t) override { add(line, mask, 0); }
+  void write(std::uint64_t line, std::uint32_t mask, std::uint32_t) override { add(line, mask, 1); }
+  void reduce(std::uint64_t line, std::uint32_t mask, std::uint32_t) override {
     add(line, mask, 0);
     add(line, mask, 1);
   }
@@ -131,7 +131,6 @@ class FastReplay {
   SetSample sample_;
   SampledDram dram_;
   std::unique_ptr<MemoryLevel> l2_;
-  PartitionedL2* partitioned_ = nullptr;
   AddressMap amap_;
   double error_ = 0;
   FastKernelStats stats_;

@@ -20,7 +20,7 @@ namespace {
 struct Slot {
   std::uint64_t block = 0;  ///< launch order (for the observer)
   std::uint64_t head = 0;
-  std::uint32_t partition = 0;  ///< of the L2, the SM's
+  std::uint32_t sm = 0;  ///< the SM it runs on
   BlockRecorder rec;
   std::size_t next = 0;
   bool busy = false;
@@ -28,10 +28,9 @@ struct Slot {
 
 class KernelRun {
  public:
-  /// `partitioned` is `l2` when the L2 has two partitions, else nullptr.
   KernelRun(const Kernel& k, const ScheduleContext& ctx, const GpuModelOptions& opt, MemoryLevel& l2,
-            PartitionedL2* partitioned, const AddressMap& amap)
-      : k_(k), ctx_(ctx), opt_(opt), l2_(l2), amap_(amap), batch_(l2, partitioned) {}
+            const AddressMap& amap)
+      : k_(k), ctx_(ctx), opt_(opt), l2_(l2), amap_(amap), batch_(l2) {}
 
   KernelPrediction run() {
     KernelPrediction out;
@@ -63,9 +62,8 @@ class KernelRun {
         opt_.observer->on_block(b, slot, slot % sms);
       }
     };
-    // Slot i runs on SM i mod SMs; SMs alternate between the L2's partitions, as consecutive blocks
-    // are spread over the GPCs.
-    for (std::size_t i = 0; i < slots.size(); ++i) slots[i].partition = static_cast<std::uint32_t>(i % sms % 2);
+    // Slot i runs on SM i mod SMs.
+    for (std::size_t i = 0; i < slots.size(); ++i) slots[i].sm = static_cast<std::uint32_t>(i % sms);
     if (opt_.observer != nullptr) opt_.observer->on_kernel(out.name, out.blocks, out.occupancy.concurrent, sms);
     for (Slot& s : slots) start(s);
     std::size_t running = slots.size();
@@ -113,7 +111,7 @@ class KernelRun {
       const auto& e = ev[s.next++];
       if (e.step) return true;
       amap_.lines(e.tile, s.head, k_.head_map(e.tile.tensor), batch_.lines());
-      batch_.mark(request_of(e.dir), s.partition, 0);
+      batch_.mark(request_of(e.dir), s.sm, 0);
       if (batch_.full()) batch_.drain();
       if (opt_.observer != nullptr) {  // the observer sees each transfer's effect on the L2 on its own
         batch_.drain();
@@ -173,9 +171,7 @@ class ExactReplay {
     std::unique_ptr<Replacement> policy = make_replacement(opt.replacement);
     if (!policy) throw InputError("unknown L2 replacement policy '" + opt.replacement + "' (known: lru, fifo, random)");
     if (spec.partitions == 2) {
-      auto two = std::make_unique<PartitionedL2>(spec, [&] { return make_replacement(opt.replacement); }, dram_);
-      partitioned_ = two.get();
-      l2_ = std::move(two);
+      l2_ = std::make_unique<PartitionedL2>(spec, [&] { return make_replacement(opt.replacement); }, dram_);
     } else {
       l2_ = std::make_unique<L2Cache>(spec, std::move(policy), dram_);
     }
@@ -187,11 +183,11 @@ class ExactReplay {
     for (const Kernel* k : kernels) {
       l2_->reset_counters();
       dram_.reset_counters();
-      KernelPrediction kp = KernelRun(*k, ctx_, opt_, *l2_, partitioned_, amap_).run();
+      KernelPrediction kp = KernelRun(*k, ctx_, opt_, *l2_, amap_).run();
       kp.l2_read_sectors = l2_->counters().read_sectors;
       kp.l2_write_sectors = l2_->counters().write_sectors;
       kp.l2_red_sectors = l2_->counters().reduce_sectors;
-      kp.l2_fabric_read_sectors = partitioned_ != nullptr ? partitioned_->fabric_read_sectors() : 0;
+      kp.l2_fabric_read_sectors = l2_->counters().fabric_read_sectors;
       kp.dram_read = dram_.read_bytes();
       kp.dram_write = dram_.write_bytes();
       kp.heads_replayed = k->grid_heads();
@@ -207,7 +203,6 @@ class ExactReplay {
   const GpuModelOptions& opt_;
   Dram dram_;
   std::unique_ptr<MemoryLevel> l2_;
-  PartitionedL2* partitioned_ = nullptr;
   AddressMap amap_;
 };
 

@@ -1,5 +1,5 @@
 // Line requests on their way to the L2, batched: the blocks' tiles, mapped to lines, wait here in
-// order, in runs of one request kind from one partition's SMs, charged to one tag (the fast replay's
+// order, in runs of one request kind from one SM, charged to one tag (the fast replay's
 // block; 0 for the exact replay), and go to the L2 in that order when the batch is drained. The L2
 // never changes what the blocks ask for, so batching requests across blocks and steps changes no
 // count. One copy for both replays (gpu_model.cpp, fast_replay.cpp).
@@ -13,7 +13,6 @@
 #include "sim/core/transfer.h"
 #include "sim/gpu/address_map.h"
 #include "sim/memory/memory_level.h"
-#include "sim/memory/partitioned_l2.h"
 
 namespace iosim {
 
@@ -32,18 +31,17 @@ class RequestBatch {
   /// Lines a batch holds before the caller should drain it.
   static constexpr std::size_t kLines = 4096;
 
-  /// `partitioned` is `l2` when the L2 has two partitions, else nullptr. Both outlive the batch.
-  RequestBatch(MemoryLevel& l2, PartitionedL2* partitioned) : l2_(l2), partitioned_(partitioned) {}
+  /// `l2` outlives the batch.
+  explicit RequestBatch(MemoryLevel& l2) : l2_(l2) {}
 
   /// Where a tile's lines are appended (AddressMap::lines(), SetSample::add()); mark() them next.
   [[nodiscard]] std::vector<LineAccess>& lines() { return lines_; }
-  /// The lines appended since the last mark() are `r` requests from an SM of `partition`, charged
-  /// to `tag`.
-  void mark(Request r, std::uint32_t partition, std::uint64_t tag) {
-    if (!runs_.empty() && runs_.back().partition == partition && runs_.back().request == r && runs_.back().tag == tag) {
+  /// The lines appended since the last mark() are `r` requests from SM `sm`, charged to `tag`.
+  void mark(Request r, std::uint32_t sm, std::uint64_t tag) {
+    if (!runs_.empty() && runs_.back().sm == sm && runs_.back().request == r && runs_.back().tag == tag) {
       runs_.back().end = lines_.size();
     } else if (runs_.empty() || runs_.back().end < lines_.size()) {
-      runs_.push_back({lines_.size(), partition, r, tag});
+      runs_.push_back({lines_.size(), sm, r, tag});
     }
   }
   [[nodiscard]] bool full() const { return lines_.size() >= kLines; }
@@ -57,20 +55,15 @@ class RequestBatch {
     const auto hint = [&](std::size_t i) {
       while (runs_[hinted_run].end <= i) ++hinted_run;
       const Run& r = runs_[hinted_run];
-      if (partitioned_ != nullptr) {
-        partitioned_->prefetch_for(r.partition, lines_[i].line, r.request);
-      } else {
-        l2_.prefetch(lines_[i].line, r.request);
-      }
+      l2_.prefetch(lines_[i].line, r.request, r.sm);
     };
     for (std::size_t i = 0; i < std::min(kAhead, n); ++i) hint(i);
     std::size_t i = 0;
     for (const Run& r : runs_) {
-      if (partitioned_ != nullptr) partitioned_->set_requester(r.partition);
       before(r.tag);
       for (; i < r.end; ++i) {
         if (i + kAhead < n) hint(i + kAhead);
-        l2_.request(r.request, lines_[i].line, lines_[i].mask);
+        l2_.request(r.request, lines_[i].line, lines_[i].mask, r.sm);
       }
       after(r.tag);
     }
@@ -83,16 +76,15 @@ class RequestBatch {
 
  private:
   static constexpr std::size_t kAhead = 8;
-  /// lines_[previous run's end, end) are `request`s of an SM of `partition`, charged to `tag`.
+  /// lines_[previous run's end, end) are `request`s of SM `sm`, charged to `tag`.
   struct Run {
     std::size_t end;
-    std::uint32_t partition;
+    std::uint32_t sm;
     Request request;
     std::uint64_t tag;
   };
 
   MemoryLevel& l2_;
-  PartitionedL2* partitioned_;
   std::vector<LineAccess> lines_;
   std::vector<Run> runs_;
 };

@@ -10,9 +10,9 @@ class Dram final : public MemoryLevel {
  public:
   explicit Dram(std::uint32_t sector_bytes) : sector_bytes_(sector_bytes) {}
 
-  void read(std::uint64_t, std::uint32_t mask) override { add(counters_.read_sectors, mask); }
-  void write(std::uint64_t, std::uint32_t mask) override { add(counters_.write_sectors, mask); }
-  void reduce(std::uint64_t, std::uint32_t mask) override {
+  void read(std::uint64_t, std::uint32_t mask, std::uint32_t) override { add(counters_.read_sectors, mask); }
+  void write(std::uint64_t, std::uint32_t mask, std::uint32_t) override { add(counters_.write_sectors, mask); }
+  void reduce(std::uint64_t, std::uint32_t mask, std::uint32_t) override {
     add(counters_.read_sectors, mask);
     add(counters_.write_sectors, mask);
   }

@@ -73,7 +73,7 @@ constexpr std::uint16_t masks_of(std::uint32_t valid, std::uint32_t dirty) {
 void L2Cache::write_back(std::uint64_t set, std::uint32_t way) {
   std::uint16_t& m = masks(set)[way];
   if (const std::uint32_t dirty = dirty_of(m); dirty != 0) {
-    below_->write(line_of(set, tags(set)[way]), dirty);
+    below_->write(line_of(set, tags(set)[way]), dirty, kNoSm);
     counters_.written_back_sectors += sector_count(dirty);
     m = masks_of(valid_of(m), 0);
   }
@@ -99,7 +99,7 @@ std::uint32_t L2Cache::way_for(const Place& at) {
   return way;
 }
 
-void L2Cache::read(std::uint64_t line, std::uint32_t mask) {
+void L2Cache::read(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) {
   counters_.read_sectors += sector_count(mask);
   const Place at = place(line);
   std::uint16_t& m = masks(at.set)[way_for(at)];
@@ -107,14 +107,14 @@ void L2Cache::read(std::uint64_t line, std::uint32_t mask) {
   counters_.read_hit_sectors += sector_count(mask & valid_of(m));
   if (missing != 0) {
     counters_.read_miss_sectors += sector_count(missing);
-    below_->read(line, missing);
+    below_->read(line, missing, sm);
     m = static_cast<std::uint16_t>(m | missing);
   }
 }
 
-void L2Cache::prefetch(std::uint64_t line, Request) { prefetch_set(set_of(line)); }
+void L2Cache::prefetch(std::uint64_t line, Request, std::uint32_t) { prefetch_set(set_of(line)); }
 
-void L2Cache::write(std::uint64_t line, std::uint32_t mask) {
+void L2Cache::write(std::uint64_t line, std::uint32_t mask, std::uint32_t) {
   counters_.write_sectors += sector_count(mask);
   const Place at = place(line);
   std::uint16_t& m = masks(at.set)[way_for(at)];
@@ -122,14 +122,14 @@ void L2Cache::write(std::uint64_t line, std::uint32_t mask) {
   m = static_cast<std::uint16_t>(m | masks_of(mask, mask));
 }
 
-void L2Cache::reduce(std::uint64_t line, std::uint32_t mask) {
+void L2Cache::reduce(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) {
   counters_.reduce_sectors += sector_count(mask);
   const Place at = place(line);
   std::uint16_t& m = masks(at.set)[way_for(at)];
   const std::uint32_t missing = mask & ~valid_of(m);
   if (missing != 0) {
     counters_.read_miss_sectors += sector_count(missing);
-    below_->read(line, missing);
+    below_->read(line, missing, sm);
   }
   counters_.dirtied_sectors += sector_count(mask & ~dirty_of(m));
   m = static_cast<std::uint16_t>(m | masks_of(mask, mask));

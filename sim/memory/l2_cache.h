@@ -31,14 +31,13 @@ class L2Cache final : public MemoryLevel {
   L2Cache(const L2Spec& spec, std::unique_ptr<Replacement> policy, MemoryLevel& below,
           SetIndex index = SetIndex::hashed);
 
-  void read(std::uint64_t line, std::uint32_t mask) override;
-  void prefetch(std::uint64_t line, Request r) override;
-  void write(std::uint64_t line, std::uint32_t mask) override;
-  void reduce(std::uint64_t line, std::uint32_t mask) override;
+  void read(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
+  void prefetch(std::uint64_t line, Request r, std::uint32_t sm) override;
+  void write(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
+  void reduce(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
   void flush() override;
   Bytes dirty_bytes() const override;
-  /// Dirty sectors in one set.
-  [[nodiscard]] std::uint64_t dirty_sectors(std::uint64_t set) const;
+  std::uint64_t dirty_sectors(std::uint64_t set) const override;
   const LevelCounters& counters() const override { return counters_; }
   void reset_counters() override { counters_ = {}; }
   /// Set by set: under a policy that reads only the ages' order (Replacement::order_only()), the

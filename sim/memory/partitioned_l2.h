@@ -1,5 +1,7 @@
 // An L2 split in two partitions, as on the A100, H100 and H200: each partition is half the cache and
-// the home of half the lines (by a hash of the address); each SM is attached to one partition. An SM's
+// the home of half the lines (by a hash of the address); each SM is attached to one partition (SMs
+// alternate: SM s to partition s mod 2, so that consecutive blocks, spread over the GPCs, land on
+// both). A request names its SM (MemoryLevel), which decides the partition it asks. An SM's
 // load goes to its own partition; a line homed in the other one is fetched through the fabric between
 // them and kept in both (a copy in the near partition, the line in its home), so that a line read by
 // SMs on both sides occupies twice its size. Stores and reductions go to the line's home and drop the
@@ -28,8 +30,6 @@ class PartitionedL2 final : public MemoryLevel {
   PartitionedL2(const L2Spec& spec, const std::function<std::unique_ptr<Replacement>()>& make_policy,
                 MemoryLevel& below, SetIndex index = SetIndex::hashed);
 
-  /// The partition whose SM makes the next requests (0 or 1).
-  void set_requester(std::uint32_t partition) { requester_ = partition & 1u; }
   /// The partition that is `line`'s home.
   [[nodiscard]] static std::uint32_t home(std::uint64_t line);
   /// For a cache of renamed lines (the GPU model's set samples, SetSample::home()): a line's home is
@@ -40,24 +40,22 @@ class PartitionedL2 final : public MemoryLevel {
     per_tag_.set(lines_per_tag);
   }
 
-  void read(std::uint64_t line, std::uint32_t mask) override;
-  void prefetch(std::uint64_t line, Request r) override { prefetch_for(requester_, line, r); }
-  /// prefetch() of a request that the SMs of partition `requester` will make.
-  void prefetch_for(std::uint32_t requester, std::uint64_t line, Request r);
-  void write(std::uint64_t line, std::uint32_t mask) override;
-  void reduce(std::uint64_t line, std::uint32_t mask) override;
+  void read(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
+  void prefetch(std::uint64_t line, Request r, std::uint32_t sm) override;
+  void write(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
+  void reduce(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
   void flush() override;
   Bytes dirty_bytes() const override;
   /// Dirty sectors in set `set` of both partitions.
-  [[nodiscard]] std::uint64_t dirty_sectors(std::uint64_t set) const {
+  std::uint64_t dirty_sectors(std::uint64_t set) const override {
     return part_[0]->dirty_sectors(set) + part_[1]->dirty_sectors(set);
   }
-  /// What the SMs asked (read/write/reduce sectors) and, as read_miss_sectors, what missed in the
-  /// partition that was asked.
+  /// What the SMs asked (read/write/reduce sectors); as read_miss_sectors, what missed in the
+  /// partition that was asked; the sectors made dirty (both partitions: only a line's home is ever
+  /// dirty) and those read through the fabric from the far partition (fabric_read_sectors).
   const LevelCounters& counters() const override { return counters_; }
   void reset_counters() override;
-  /// Sectors read through the fabric from the far partition (lts__t_sectors_srcunit_ltcfabric_op_read).
-  [[nodiscard]] std::uint64_t fabric_read_sectors() const { return fabric_.counters().read_sectors; }
+  std::uint32_t partition_of(std::uint32_t sm) const override { return sm & 1u; }
   std::uint64_t content_changes() const override {
     return part_[0]->counters().content_changes() + part_[1]->counters().content_changes();
   }
@@ -66,19 +64,15 @@ class PartitionedL2 final : public MemoryLevel {
   }
   /// Both partitions' contents (L2Cache::digest_contents()).
   bool digest_contents(Digest& d) const override { return part_[0]->digest_contents(d) && part_[1]->digest_contents(d); }
-  /// Sectors made dirty, both partitions (LevelCounters::dirtied_sectors).
-  [[nodiscard]] std::uint64_t dirtied_sectors() const {
-    return part_[0]->counters().dirtied_sectors + part_[1]->counters().dirtied_sectors;
-  }
 
  private:
   /// Below partition p: DRAM for lines homed in p, the other partition (through the fabric) for the rest.
   class Below final : public MemoryLevel {
    public:
     Below(PartitionedL2& owner, std::uint32_t self) : owner_(owner), self_(self) {}
-    void read(std::uint64_t line, std::uint32_t mask) override;
-    void write(std::uint64_t line, std::uint32_t mask) override;
-    void reduce(std::uint64_t line, std::uint32_t mask) override;
+    void read(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
+    void write(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
+    void reduce(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
     void flush() override {}
     Bytes dirty_bytes() const override { return Bytes(0); }
     const LevelCounters& counters() const override { return none_; }
@@ -89,21 +83,6 @@ class PartitionedL2 final : public MemoryLevel {
     std::uint32_t self_;
     LevelCounters none_;
   };
-  /// Counts fabric reads (a pass-through with counters).
-  class Fabric final : public MemoryLevel {
-   public:
-    void read(std::uint64_t, std::uint32_t mask) override { counters_.read_sectors += sector_count(mask); }
-    void write(std::uint64_t, std::uint32_t) override {}
-    void reduce(std::uint64_t, std::uint32_t) override {}
-    void flush() override {}
-    Bytes dirty_bytes() const override { return Bytes(0); }
-    const LevelCounters& counters() const override { return counters_; }
-    void reset_counters() override { counters_ = {}; }
-
-   private:
-    LevelCounters counters_;
-  };
-
   [[nodiscard]] std::uint32_t home_of(std::uint64_t line) const {
     return renamed_ ? static_cast<std::uint32_t>(per_tag_.div(line) & 1u) : home(line);
   }
@@ -113,8 +92,6 @@ class PartitionedL2 final : public MemoryLevel {
   Divider per_tag_;
   std::array<Below, 2> below_;
   std::array<std::unique_ptr<L2Cache>, 2> part_;
-  Fabric fabric_;
-  std::uint32_t requester_ = 0;
   LevelCounters counters_;
 };
 
