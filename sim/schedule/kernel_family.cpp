@@ -35,7 +35,7 @@ std::vector<KernelFamily> make_families() {
   // 5.6% and 21.4% with the same terms but the stages', whose absence left every multi-stage kernel
   // 8-20% short of its instructions while the one-stage kernels matched).
   f.push_back({"fa2-fwd", "cuda/kernels/flash2_fwd.cuh", FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared},
-               2, 2, true, 44.2, 1.261, Overlap::queued, {0, 0, 0.42, 2.85, 60.4}, kFa2FwdWaits, {}});
+               2, 2, true, 44.2, 1.261, Overlap::simulated, {0, 0, 0.42, 2.85, 60.4}, kFa2FwdWaits, {}});
   // FlashAttention-2's backward (cuda/kernels/flash2_bwd.cuh, flash_bwd_common.cuh): five products a
   // step, each tiled by the warps as a grid, every operand from shared memory (P and dS are staged
   // there for the transposed products); no row reductions (P from the saved L); Q_i, dO_i, L_i, D_i
@@ -57,7 +57,7 @@ std::vector<KernelFamily> make_families() {
   // median, 1.7% largest (57% short without).
   // Dependency waits (17 kernels): 1.62 a warp instruction (1.50–1.84), 10.4 a MIO instruction (4.4–19.5).
   f.push_back({"fa1-fwd", "cuda/kernels/flash1_fwd.cuh", FamilyModel::sm_steps,
-               {kRowsSharedShared, kRowsRegShared}, 4, 0, false, 36.4, 1.613, Overlap::queued,
+               {kRowsSharedShared, kRowsRegShared}, 4, 0, false, 36.4, 1.613, Overlap::simulated,
                {198, 2.72, 8.30, 0.0353}, {1.62, 10.4}, {}});
   // FlashAttention's Algorithm 4 (cuda/kernels/flash1_bwd.cuh): the backward step of
   // flash_bwd_common.cuh, as fa2-bwd, with Q_i, O_i, dO_i, dQ_i, l_i, m_i loaded each step.
@@ -67,7 +67,7 @@ std::vector<KernelFamily> make_families() {
   // total within 3.9% median, 9.9% largest (68% short without).
   // Dependency waits (14 kernels): 1.97 a warp instruction (1.80–2.19), 26.4 a MIO instruction (17.2–45.8).
   f.push_back({"fa1-bwd", "cuda/kernels/flash1_bwd.cuh", FamilyModel::sm_steps, {kGridShared}, 0, 3, false, 75.2,
-               1.282, Overlap::queued, {3.07, 16.0, 25.2, 0}, {1.97, 26.4}, {}});
+               1.282, Overlap::simulated, {3.07, 16.0, 25.2, 0}, {1.97, 26.4}, {}});
   // PyTorch's FlashAttention-2 forward (SDPA's flash backend, torch 2.11: flash-attention's
   // csrc/flash_attn/src/flash_fwd_kernel.h, compute_attn_1rowblock), at the tiles its launch template
   // picks on the H200 (ncu's kernel names: 128 × 128 at d = 64, 128 × 64 at d = 128, 4 warps): warps own
@@ -101,10 +101,10 @@ std::vector<KernelFamily> make_families() {
   // Their registers are fa2-fwd's; their overhead is fa2-fwd's fit of 2026-12-01, before the multi-stage
   // term (they run one stage, where that fit matched ncu's counts at 0.98-1.00).
   f.push_back({"fa2-fwd-split", "flash-attention's flash_fwd_splitkv_kernel (no iosim kernel)",
-               FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::queued,
+               FamilyModel::sm_steps, {kRowsRegShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::simulated,
                {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});
   f.push_back({"dtiled", "model only: d-sliced FlashAttention-2 forward (no iosim kernel)", FamilyModel::sm_steps,
-               {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::queued,
+               {kRowsSharedShared, kRowsRegShared}, 2, 2, true, 44.2, 1.261, Overlap::simulated,
                {25.9, 0, 0.63, 2.95}, kFa2FwdWaits, {}});
   // FlashAttention-3's forward (Shah et al. 2024, arXiv 2407.08608, §3.1-3.2; Dao-AILab/flash-attention
   // hopper/flash_fwd_kernel_sm90.h, mainloop_fwd_sm90_tma_gmma_ws.hpp), iosim's schedule flash3: one

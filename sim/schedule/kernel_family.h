@@ -62,6 +62,9 @@ enum class Overlap : std::uint8_t {
              ///< softmax, then the products, on one pipe after another); warps of different blocks are
              ///< not held together, so each queues for a pipe behind whichever others are on it
              ///< (sm_model.h: mean-value analysis over the pipes)
+  simulated, ///< as `queued`, with the block barriers: one SM's warps issued instruction by instruction
+             ///< (sm_model.h, sm_sim.h), so that a block waits at each barrier for its slowest warp, which
+             ///< the queueing's means cannot see
   staggered, ///< warpgroups are scheduled out of phase on purpose (FlashAttention-3's ping-pong, by named
              ///< barriers): one's softmax runs while another's products do, and a warp's products overlap
              ///< its own softmax; a step takes the larger of one chain and the pipes' work

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/timing/mva.h"
+#include "sim/timing/sm_sim.h"
 #include "sim/timing/time_model.h"
 
 namespace iosim {
@@ -255,6 +256,28 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   c.warp_issue = busiest->first;
   c.pipe = busiest->second;
   c.block_smem = r.smem_bytes_per_cycle > 0 ? smem_bytes / r.smem_bytes_per_cycle : 0;
+  WarpStep& sim = c.sim;
+  sim.mma = c.mix.mma;
+  sim.ldmatrix = c.mix.ldmatrix;
+  sim.fp32 = c.mix.fp32;
+  sim.ex2 = c.mix.ex2;
+  sim.shuffle = c.mix.shuffle;
+  sim.load = c.mix.load;
+  sim.store = c.mix.store;
+  sim.reduce = c.mix.reduce;
+  sim.other = c.mix.other;
+  sim.barriers = c.mix.barrier;
+  sim.mma_interval = r.mma_interval;
+  sim.fp32_interval = r.fp32_interval;
+  sim.ex2_interval = r.ex2_interval;
+  sim.shfl_interval = r.shfl_interval;
+  sim.smem_cycles = c.block_smem / w;
+  sim.reduce_cycles = c.block_reduce / w;
+  sim.wait = f.waits.per_instruction;
+  sim.wait_mio = f.waits.per_mio;
+  sim.bar_latency = r.lat.bar_latency;
+  sim.memory = c.memory;
+  sim.lead = c.pipelined ? shape.stages - 1 : 0;
   return c;
 }
 
@@ -269,6 +292,13 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
   // queued family its queued time is longer, so this covers a little less than it could).
   const double covered = c.pipelined ? static_cast<double>(shape.stages - 1) * std::max(c.chain, issue) : 0;
   const double latency = c.chain + std::max(0.0, c.memory - covered);
+  if (overlap == Overlap::simulated) {
+    // The simulation's period, bounded below by the pipes' work and by one warp's own chain (the named
+    // dependences, which the simulation's per-instruction waits average out).
+    const double cycles = std::max({issue, simulate_sm(c.sim, shape.warps, blocks), latency});
+    const double busy = std::min(cycles, issue);
+    return {cycles, cycles - busy > busy, busy};
+  }
   if (overlap == Overlap::queued) {
     // One sub-partition's warps: the SM-wide shared memory and reductions as stations of a quarter of
     // their rate each (the four sub-partitions' warps share them), the rest of the chain as the delay.

@@ -41,6 +41,7 @@
 #include "sim/core/hardware.h"
 #include "sim/schedule/kernel_family.h"
 #include "sim/timing/instruction_mix.h"
+#include "sim/timing/sm_sim.h"
 #include "sim/timing/step_profile.h"
 
 namespace iosim {
@@ -105,6 +106,7 @@ struct StepCost {
   double block_reduce = 0; ///< the block's atomic adds at its SM's share of the L2's reduction rate
   InstructionMix mix;      ///< one warp's instructions
   const char* pipe = "";   ///< that busiest pipe
+  WarpStep sim;            ///< the step as the SM simulation issues it (sm_sim.h)
 };
 
 [[nodiscard]] StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& f,
