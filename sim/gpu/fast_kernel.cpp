@@ -36,7 +36,8 @@ class FastKernel {
              FastKernelStats& stats, TraceUse& trace)
       : k_(k), ctx_(ctx), opt_(opt), l2_(l2), partitioned_(partitioned), dram_(dram), amap_(amap), sample_(sample),
         stats_(stats), trace_(trace), batch_(l2, partitioned), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
-        recorded_(xs_), seen_(xs_, false) {
+        blocks_(trace.blocks != nullptr ? *trace.blocks : own_blocks_), seen_(xs_, false) {
+    if (blocks_.kernel != &k || blocks_.x.size() != xs_) blocks_ = {&k, std::vector<BlockBytes>(xs_), 0};
     const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
     period_ = shared_kv ? ctx.problem.group() : 1;
     for (Tensor t : kAllTensors) maps_[index(t)] = k.head_map(t);
@@ -77,8 +78,8 @@ class FastKernel {
         // The slots' events are far apart in memory, and each turn reads a few: fetch ahead.
         if (i + kAhead < slots.size()) {
           const Slot& a = slots[i + kAhead];
-          if (a.busy && a.next < a.rec->items.size()) {
-            const char* at = reinterpret_cast<const char*>(&a.rec->items[a.next]);
+          if (a.busy && a.at.segment < a.rec->segments.size()) {
+            const char* at = reinterpret_cast<const char*>(&a.rec->items[a.rec->segments[a.at.segment].begin]);
             for (int line = 0; line < 4; ++line) __builtin_prefetch(at + 64 * line);
           }
         }
@@ -104,15 +105,15 @@ class FastKernel {
     std::uint64_t head = 0;
     std::uint64_t block = 0;  ///< head × xs + x: where its counts go
     std::uint32_t partition = 0;
-    const BlockBytes* rec = nullptr;  ///< recorded_[x], or own
-    BlockBytes own;                   ///< when recorded_ is full
+    const BlockBytes* rec = nullptr;  ///< blocks_.x[x], or own
+    BlockBytes own;                   ///< when blocks_ is full
     std::array<std::uint64_t, kTensorCount> offset{};  ///< AddressMap::head_offset of each tensor
-    std::size_t next = 0;
+    BlockCursor at;                   ///< its next step in `rec`
     bool busy = false;
   };
-  /// Transfers of recorded blocks kept for reuse by later heads (32 bytes each); past it, blocks
-  /// are recorded again for each head.
-  static constexpr std::uint64_t kRecordedItems = std::uint64_t{1} << 21;
+  /// Bytes of recorded blocks kept for later heads and runs (BlockBytes' items and segments); past
+  /// it, blocks are recorded again for each head.
+  static constexpr std::uint64_t kRecordedBytes = std::uint64_t{64} << 20;
   static constexpr std::size_t kAhead = 16;  ///< slots whose next events are fetched ahead
   /// A head this many waves long or more may be skipped whatever slots its successors then take
   /// (naive's P·V, 64 blocks a head in 264 slots, leaves 27% fewer dirty bytes when it is not).
@@ -134,7 +135,7 @@ class FastKernel {
     ++replayed_blocks_;
     s.rec = &recording(x, s.own);
     for (Tensor t : kAllTensors) s.offset[index(t)] = amap_.head_offset(t, head, maps_[index(t)]);
-    s.next = 0;
+    s.at = {};
     s.busy = true;
     if (head < period_) footprint(s);
     return true;
@@ -142,10 +143,14 @@ class FastKernel {
 
   /// Block x's transfers: recorded once and kept while there is room, else recorded into `own`.
   const BlockBytes& recording(std::uint64_t x, BlockBytes& own) {
-    if (!recorded_[x].items.empty()) return recorded_[x];
-    BlockBytes& r = kept_items_ < kRecordedItems ? recorded_[x] : own;
-    r.record(k_, x, amap_, ctx_.problem.dtype, scratch_);
-    if (&r == &recorded_[x]) kept_items_ += r.items.size();
+    BlockBytes& kept = blocks_.x[x];
+    const bool room = blocks_.bytes < kRecordedBytes;
+    if (!kept.recorded) {
+      BlockBytes& r = room ? kept : own;
+      r.record(k_, x, amap_, ctx_.problem.dtype, scratch_);
+      if (room) blocks_.bytes += r.items.size() * sizeof(BlockBytes::Item) + r.segments.size() * sizeof(BlockBytes::Segment);
+    }
+    const BlockBytes& r = kept.recorded ? kept : own;
     if (!seen_[x]) {
       seen_[x] = true;
       BlockWork& p = profiles_[x];
@@ -158,13 +163,17 @@ class FastKernel {
 
   /// Widens the byte spans that the first period's blocks touch, per tensor and copy.
   void footprint(const Slot& s) {
-    for (const auto& e : s.rec->items) {
-      if (e.tensor == BlockBytes::kStep) continue;
-      const TileBytes b = e.at(s.offset[e.tensor]);
-      if (b.rows == 0 || b.width == 0) continue;
-      auto& span = spans_[std::size_t{e.tensor} * AddressMap::kMaxSlices + e.slice];
-      span.first = std::min(span.first, b.start);
-      span.second = std::max(span.second, b.start + (b.rows - 1) * b.stride + b.width);
+    for (const BlockBytes::Segment& g : s.rec->segments) {
+      for (std::uint32_t i = g.begin; i < g.end; ++i) {
+        const BlockBytes::Item& e = s.rec->items[i];
+        if (e.rows == 0 || e.width == 0) continue;
+        // Its first and last repeat (a segment's starts move one way).
+        const TileBytes first = e.at(s.offset[e.tensor], 0), last = e.at(s.offset[e.tensor], g.repeats - 1);
+        auto& span = spans_[std::size_t{e.tensor} * AddressMap::kMaxSlices + e.slice];
+        span.first = std::min({span.first, first.start, last.start});
+        span.second = std::max({span.second, first.start + (first.rows - 1) * first.stride + first.width,
+                                last.start + (last.rows - 1) * last.stride + last.width});
+      }
     }
   }
 
@@ -279,16 +288,16 @@ class FastKernel {
   /// refresh under LRU (FIFO and random do not age hits: there reuse is exact), which decide later
   /// victims only among lines touched since the step reused.
   bool step(Slot& s) {
-    const auto& ev = s.rec->items;
     key_.clear();
-    bool more = false, loads_only = true, contiguous = true;
-    while (s.next < ev.size()) {
-      const auto& e = ev[s.next++];
-      if (e.tensor == BlockBytes::kStep) {
-        more = true;
-        break;
-      }
-      const TileBytes b = e.at(s.offset[e.tensor]);
+    if (s.at.segment == s.rec->segments.size()) return false;
+    const BlockBytes::Segment& g = s.rec->segments[s.at.segment];
+    const std::uint64_t repeat = s.at.repeat;
+    if (++s.at.repeat == g.repeats) s.at = {s.at.segment + 1, 0};
+    const bool more = g.marker;
+    bool loads_only = true, contiguous = true;
+    for (std::uint32_t i = g.begin; i < g.end; ++i) {
+      const BlockBytes::Item& e = s.rec->items[i];
+      const TileBytes b = e.at(s.offset[e.tensor], repeat);
       key_.emplace_back(b, e.request);
       loads_only = loads_only && e.request == Request::read;
       contiguous = contiguous && b.contiguous();
@@ -420,9 +429,9 @@ class FastKernel {
   std::array<HeadMap, kTensorCount> maps_{};  ///< k_.head_map() of each tensor, looked up once
   std::vector<HeadCounts> counts_;
   std::vector<BlockWork> profiles_;  ///< per x: what scheduling the launch needs
-  std::vector<BlockBytes> recorded_;  ///< per x, empty until recorded (and while there is no room)
-  std::vector<bool> seen_;            ///< per x: profiles_[x] is set
-  std::uint64_t kept_items_ = 0;
+  KernelBlocks own_blocks_;  ///< when the caller keeps none
+  KernelBlocks& blocks_;     ///< per x, empty until recorded (and while there is no room)
+  std::vector<bool> seen_;   ///< per x: profiles_[x] is set
   BlockRecorder scratch_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> spans_;  ///< [first, end) bytes per tensor and copy
   // The shortened launch: blocks [0, jump_from_) then [jump_to_, all) in launch order; heads

@@ -150,8 +150,11 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
   const FirstPass first = first_pass(s, ctx, opt);
   std::uint32_t stride = first.stride;
   const std::vector<const Kernel*> kernels = s.kernels();
+  std::shared_ptr<std::vector<KernelBlocks>> blocks;
   for (;;) {
     auto r = std::make_unique<FastReplay>(ctx, opt, stride);
+    if (blocks) r->blocks_ = blocks;  // the blocks are the same at any stride
+    blocks = r->blocks_;
     cold = r->pass(kernels);
     const double e = r->standard_error();
     if (stride == 1 || e <= kMaxStandardError) return r;
@@ -172,6 +175,11 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
   }
 }
 
+KernelBlocks& FastReplay::blocks_for(std::size_t i, std::size_t kernels) {
+  if (blocks_->size() != kernels) blocks_->assign(kernels, {});
+  return (*blocks_)[i];
+}
+
 Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   if (spent_) throw std::logic_error("FastReplay: pass() after warm()");
   Prediction p;
@@ -184,6 +192,7 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
     l2_->reset_counters();
     dram_.reset_counters();
     TraceUse use{opt_.follow_cold ? &traces_[i] : nullptr, nullptr};
+    use.blocks = &blocks_for(i, kernels.size());
     p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_, use));
     error_ = std::max(error_, dram_.relative_error(sample_.stride()));
   }
@@ -218,6 +227,7 @@ Prediction FastReplay::warm(const std::vector<const Kernel*>& kernels) {
     l2_->reset_counters();
     dram_.reset_counters();
     TraceUse use{nullptr, follow && traces_[i].complete ? &traces_[i] : nullptr};
+    use.blocks = &blocks_for(i, kernels.size());
     p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, partitioned_, dram_, amap_, sample_, stats_, use));
     converged = use.converged;
   }

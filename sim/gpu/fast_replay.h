@@ -126,6 +126,9 @@ class FastReplay {
   [[nodiscard]] const FastKernelStats& stats() const { return stats_; }
 
  private:
+  /// Kernel i's recorded blocks (of `kernels`; a run checks they are that kernel's).
+  KernelBlocks& blocks_for(std::size_t i, std::size_t kernels);
+
   const ScheduleContext& ctx_;
   const GpuModelOptions& opt_;
   SetSample sample_;
@@ -136,6 +139,8 @@ class FastReplay {
   double error_ = 0;
   FastKernelStats stats_;
   std::vector<KernelTrace> traces_;  ///< the last pass's kernels
+  /// Each kernel's recorded blocks, handed from one fit pass's replay to the next's.
+  std::shared_ptr<std::vector<KernelBlocks>> blocks_ = std::make_shared<std::vector<KernelBlocks>>();
   Bytes dirty_at_end_;               ///< the last pass's
   bool spent_ = false;
 };
