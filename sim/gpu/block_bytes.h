@@ -59,10 +59,4 @@ struct BlockBytes {
   bool recorded = false;  ///< record() has filled it
 };
 
-/// Where a slot is in a recorded block: its next segment and repeat.
-struct BlockCursor {
-  std::uint32_t segment = 0;
-  std::uint64_t repeat = 0;
-};
-
 }  // namespace iosim

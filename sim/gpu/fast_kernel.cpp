@@ -64,6 +64,7 @@ class FastKernel {
     const std::uint64_t sms = ctx_.hardware.sm.count;
     if (trace_.record != nullptr) *trace_.record = {};
     slots_.resize(std::min<std::uint64_t>(out.occupancy.concurrent, out.blocks));
+    own_.resize(slots_.size());
     std::vector<Slot>& slots = slots_;
     for (std::size_t i = 0; i < slots.size(); ++i) slots[i].partition = static_cast<std::uint32_t>(i % sms % 2);
     std::size_t running = 0;
@@ -75,14 +76,6 @@ class FastKernel {
     }
     while (running > 0 && !converged_) {
       for (std::size_t i = 0; i < slots.size() && !converged_; ++i) {
-        // The slots' events are far apart in memory, and each turn reads a few: fetch ahead.
-        if (i + kAhead < slots.size()) {
-          const Slot& a = slots[i + kAhead];
-          if (a.busy && a.at.segment < a.rec->segments.size()) {
-            const char* at = reinterpret_cast<const char*>(&a.rec->items[a.rec->segments[a.at.segment].begin]);
-            for (int line = 0; line < 4; ++line) __builtin_prefetch(at + 64 * line);
-          }
-        }
         Slot& s = slots[i];
         if (!s.busy || step(s)) continue;
         s.busy = false;
@@ -101,23 +94,31 @@ class FastKernel {
   }
 
  private:
+  /// Bytes of recorded blocks kept for later heads and runs (BlockBytes' items and segments); past
+  /// it, blocks are recorded again for each head.
+  static constexpr std::uint64_t kRecordedBytes = std::uint64_t{64} << 20;
+  static constexpr std::size_t kInline = 4;  ///< transfers of a step a slot holds itself
+  /// A head this many waves long or more may be skipped whatever slots its successors then take
+  /// (naive's P·V, 64 blocks a head in 264 slots, leaves 27% fewer dirty bytes when it is not).
+  static constexpr std::uint64_t kWavesPerHead = 1;
+
   struct Slot {
     std::uint64_t head = 0;
     std::uint64_t block = 0;  ///< head × xs + x: where its counts go
     std::uint32_t partition = 0;
-    const BlockBytes* rec = nullptr;  ///< blocks_.x[x], or own
-    BlockBytes own;                   ///< when blocks_ is full
+    const BlockBytes* rec = nullptr;  ///< blocks_.x[x], or own_[slot]
     std::array<std::uint64_t, kTensorCount> offset{};  ///< AddressMap::head_offset of each tensor
-    BlockCursor at;                   ///< its next step in `rec`
+    std::uint32_t segment = 0;        ///< the segment of `rec` held in `items`
+    std::uint64_t repeat = 0;         ///< its next repeat
+    // The segment's transfers moved by their tensors' offsets (when they are at most kInline; else
+    // read from `rec`), so that a step reads the slot alone: the slots' blocks lie far apart.
+    std::uint64_t repeats = 0;
+    std::uint32_t count = 0;
+    bool marker = false;
+    bool done = false;  ///< every segment run
+    std::array<BlockBytes::Item, kInline> items{};
     bool busy = false;
   };
-  /// Bytes of recorded blocks kept for later heads and runs (BlockBytes' items and segments); past
-  /// it, blocks are recorded again for each head.
-  static constexpr std::uint64_t kRecordedBytes = std::uint64_t{64} << 20;
-  static constexpr std::size_t kAhead = 16;  ///< slots whose next events are fetched ahead
-  /// A head this many waves long or more may be skipped whatever slots its successors then take
-  /// (naive's P·V, 64 blocks a head in 264 slots, leaves 27% fewer dirty bytes when it is not).
-  static constexpr std::uint64_t kWavesPerHead = 1;
 
   /// The next block of the (shortened) launch into `s`; false when none is left, or when the run
   /// has taken the rest of the trace it follows.
@@ -133,12 +134,30 @@ class FastKernel {
     s.head = head;
     s.block = head * xs_ + x;
     ++replayed_blocks_;
-    s.rec = &recording(x, s.own);
+    s.rec = &recording(x, own_[static_cast<std::size_t>(&s - slots_.data())]);
     for (Tensor t : kAllTensors) s.offset[index(t)] = amap_.head_offset(t, head, maps_[index(t)]);
-    s.at = {};
+    hold(s, 0);
     s.busy = true;
     if (head < period_) footprint(s);
     return true;
+  }
+
+  /// Puts segment `g` of the slot's block into the slot (or past the end).
+  static void hold(Slot& s, std::uint32_t g) {
+    s.segment = g;
+    s.repeat = 0;
+    s.done = g == s.rec->segments.size();
+    if (s.done) return;
+    const BlockBytes::Segment& seg = s.rec->segments[g];
+    s.repeats = seg.repeats;
+    s.marker = seg.marker;
+    s.count = seg.end - seg.begin;
+    if (s.count > kInline) return;
+    for (std::uint32_t i = 0; i < s.count; ++i) {
+      BlockBytes::Item e = s.rec->items[seg.begin + i];
+      e.start += s.offset[e.tensor];
+      s.items[i] = e;
+    }
   }
 
   /// Block x's transfers: recorded once and kept while there is room, else recorded into `own`.
@@ -289,19 +308,23 @@ class FastKernel {
   /// victims only among lines touched since the step reused.
   bool step(Slot& s) {
     key_.clear();
-    if (s.at.segment == s.rec->segments.size()) return false;
-    const BlockBytes::Segment& g = s.rec->segments[s.at.segment];
-    const std::uint64_t repeat = s.at.repeat;
-    if (++s.at.repeat == g.repeats) s.at = {s.at.segment + 1, 0};
-    const bool more = g.marker;
+    if (s.done) return false;
+    const bool more = s.marker;
+    const std::uint64_t repeat = s.repeat;
     bool loads_only = true, contiguous = true;
-    for (std::uint32_t i = g.begin; i < g.end; ++i) {
-      const BlockBytes::Item& e = s.rec->items[i];
-      const TileBytes b = e.at(s.offset[e.tensor], repeat);
+    const auto add = [&](const BlockBytes::Item& e, std::uint64_t offset) {
+      const TileBytes b = e.at(offset, repeat);
       key_.emplace_back(b, e.request);
       loads_only = loads_only && e.request == Request::read;
       contiguous = contiguous && b.contiguous();
+    };
+    if (s.count <= kInline) {
+      for (std::uint32_t i = 0; i < s.count; ++i) add(s.items[i], 0);
+    } else {
+      const BlockBytes::Segment& g = s.rec->segments[s.segment];
+      for (std::uint32_t i = g.begin; i < g.end; ++i) add(s.rec->items[i], s.offset[s.rec->items[i].tensor]);
     }
+    if (++s.repeat == s.repeats) hold(s, s.segment + 1);
     if (key_.empty()) return more;
     ++stats_.steps;
     HeadCounts& c = counts_[s.block];
@@ -439,6 +462,7 @@ class FastKernel {
   std::uint64_t launched_ = 0, replayed_blocks_ = 0;
   bool planned_ = false;
   std::vector<Slot> slots_;
+  std::vector<BlockBytes> own_;  ///< per slot: its block, when blocks_ is full
   // Checkpoints (KernelTrace): the last launch count checked, whether the L2 can be digested, the
   // next of the followed trace's checkpoints, whether its rest was taken.
   std::uint64_t checked_ = ~std::uint64_t{0};
