@@ -97,7 +97,7 @@ class FastKernel {
   /// Bytes of recorded blocks kept for later heads and runs (BlockBytes' items and segments); past
   /// it, blocks are recorded again for each head.
   static constexpr std::uint64_t kRecordedBytes = std::uint64_t{64} << 20;
-  static constexpr std::size_t kInline = 4;  ///< transfers of a step a slot holds itself
+  static constexpr std::size_t kInline = 8;  ///< transfers of a step a slot holds itself (flash2 bwd: 5)
   /// A head this many waves long or more may be skipped whatever slots its successors then take
   /// (naive's P·V, 64 blocks a head in 264 slots, leaves 27% fewer dirty bytes when it is not).
   static constexpr std::uint64_t kWavesPerHead = 1;
