@@ -47,6 +47,9 @@ class RequestBatch {
     }
   }
   [[nodiscard]] bool full() const { return lines_.size() >= kLines; }
+  /// Whether drain() hints the L2 ahead (the default); without, where the L2's state fits in the
+  /// host's caches, the hints are work that hides no latency.
+  void set_hints(bool on) { hints_ = on; }
 
   /// Sends every waiting request to the L2 in order, hinting it kAhead requests ahead (its lookups
   /// miss the host's caches on big problems); `before(tag)` and `after(tag)` run around each run.
@@ -63,13 +66,14 @@ class RequestBatch {
         l2_.prefetch(lines_[i].line, r.request);
       }
     };
-    for (std::size_t i = 0; i < std::min(kAhead, n); ++i) hint(i);
+    const std::size_t hinted = hints_ ? n : 0;
+    for (std::size_t i = 0; i < std::min(kAhead, hinted); ++i) hint(i);
     std::size_t i = 0;
     for (const Run& r : runs_) {
       if (partitioned_ != nullptr) partitioned_->set_requester(r.partition);
       before(r.tag);
       for (; i < r.end; ++i) {
-        if (i + kAhead < n) hint(i + kAhead);
+        if (i + kAhead < hinted) hint(i + kAhead);
         l2_.request(r.request, lines_[i].line, lines_[i].mask);
       }
       after(r.tag);
@@ -95,6 +99,7 @@ class RequestBatch {
   PartitionedL2* partitioned_;
   std::vector<LineAccess> lines_;
   std::vector<Run> runs_;
+  bool hints_ = true;
 };
 
 }  // namespace iosim
