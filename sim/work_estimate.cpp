@@ -113,8 +113,9 @@ WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, 
     // Every pass also handles each transfer of the heads it replays, whatever its stride: about
     // FastReplay::kLinesPerTransfer line requests' worth each, a line request priced as its sectors.
     const double sectors_per_line = static_cast<double>(l2.line_bytes) / std::max<double>(1, l2.sector_bytes);
-    const double transfers = f.transfers * f.heads_replayed * FastReplay::kLinesPerTransfer * sectors_per_line * ns * 1e-9;
-    const double replayed = exact * f.heads_replayed;  // skipped heads are not replayed
+    const double share = f.lines > 0 ? f.lines_replayed / f.lines : 1;  // of the heads, replayed
+    const double transfers = f.transfers * share * FastReplay::kLinesPerTransfer * sectors_per_line * ns * 1e-9;
+    const double replayed = exact * share;
     e.seconds = replayed / first + (replays - 1) * replayed / later + replays * transfers;
     e.bytes = c.base_bytes +
               static_cast<std::uint64_t>(lines * 8 / later + running_blocks_bytes(s, ctx) + recorded_bytes(s, c));
