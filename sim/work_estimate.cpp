@@ -58,7 +58,8 @@ double running_blocks_bytes(const Schedule& s, const ScheduleContext& ctx) {
 
 /// What the fast replay keeps of the blocks it records, the largest kernel's (one kernel at a time):
 /// 32 bytes a transfer or step of every x (the mean of the first and last block's, which a causal
-/// mask makes the shortest and the longest), up to WorkCosts::fast_recorded_bytes.
+/// mask makes the shortest and the longest), up to WorkCosts::fast_recorded_bytes. High: the records
+/// keep repeated steps once (BlockBytes' segments), often a few items a block.
 double recorded_bytes(const Schedule& s, const WorkCosts& c) {
   constexpr double kItemBytes = 32;
   double most = 0;

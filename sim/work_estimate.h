@@ -34,7 +34,7 @@ struct WorkCosts {
   /// that follows the cold one, and a first stride the fit accepts are left out: an estimate on the
   /// high side where they work (docs/performance.md, "Work estimates", says how close it comes).
   double fast_later_stride_step = 8;
-  /// The most the fast replay keeps of the blocks it records (32 bytes a transfer, 2^21 a kernel).
+  /// The most the fast replay keeps of the blocks it records, a kernel's (FastKernel's 64 MiB).
   double fast_recorded_bytes = 64.0 * (1 << 20);
   /// Execution on numbers, per floating-point operation of its matrix products: the reference (in
   /// double, blocks of 256 query rows) and the schedule's own run in fp32 or fp64.

@@ -9,6 +9,7 @@
 #include "sim/gpu/address_map.h"
 #include "sim/gpu/block_bytes.h"
 #include "sim/gpu/request_batch.h"
+#include "sim/schedule/kernel.h"
 #include "support/fixtures.h"
 
 using namespace iosim;
@@ -55,7 +56,43 @@ std::vector<Flat> events(const Kernel& k, std::uint64_t x, const AddressMap& ama
   return out;
 }
 
+/// One block whose steps load K tiles at rows `rows` in turn, then store an O tile: steps that look
+/// alike but do not move by one distance, and steps that do.
+class Irregular final : public Kernel {
+ public:
+  explicit Irregular(std::vector<std::uint64_t> rows) : rows_(std::move(rows)) {}
+  std::string_view name() const override { return "irregular"; }
+  Tiling grid_x() const override { return {64, 64}; }
+  std::uint64_t grid_heads() const override { return 1; }
+  LaunchShape launch() const override { return {}; }
+  void block(const Span&, const Emitter& e) const override {
+    for (std::uint64_t r : rows_) {
+      e.load({Tensor::K, r, 64, 0, 64, 0});
+      e.load({Tensor::V, r, 64, 0, 64, 0});
+      e.step();
+    }
+    e.store({Tensor::O, 0, 64, 0, 64, 0});
+  }
+
+ private:
+  std::vector<std::uint64_t> rows_;
+};
+
 }  // namespace
+
+TEST_CASE("block bytes: steps that look alike but do not move by one distance are not folded") {
+  const ScheduleContext ctx = context(problem(1024, 64, 1, 1));
+  const AddressMap amap(ctx.problem, ctx.hardware.l2.line_bytes, ctx.hardware.l2.sector_bytes);
+  // 0, 64, 128 move by 64; 320 breaks the run; 384, 448 move by 64 again; 0 goes back.
+  const Irregular k({0, 64, 128, 320, 384, 448, 0});
+  BlockBytes r;
+  BlockRecorder scratch;
+  r.record(k, 0, amap, ctx.problem.dtype, scratch);
+  CHECK(expanded(r) == events(k, 0, amap, ctx.problem.dtype));
+  CHECK(r.steps == 7);
+  // {0, 64, 128}, {320, 384, 448}, {0}, then the store: four segments.
+  CHECK(r.segments.size() == 4);
+}
 
 TEST_CASE("block bytes: segments of repeated steps replay every block's events in order") {
   std::uint64_t steps = 0, segments = 0;
