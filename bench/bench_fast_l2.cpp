@@ -3,12 +3,13 @@
 // warm as `--predict` runs them (predict_cold_warm), and the tile searches of `iosim tiles`:
 //   naive/h16/n8192/d64                   a stream of misses: sampled sets
 //   flash2/h32/n32768/d128                heads shorter than a wave: steps reused
-//   flash2/h32/n131072/d128/causal/fwdbwd the largest: skipped heads, sampled sets
+//   flash2/h32/n131072/d128/causal/fwdbwd the largest: skipped heads, sampled sets (and
+//                                         its fwd and bwd alone)
 //   tiles/h16/n8192/d64, tiles/h8/n16384/d128  every candidate through the fast replay, on all cores
 //                                              (one replay per group of candidates that share one;
 //                                              *_unshared: one per candidate)
 // Targets: a prediction within 1 s, a search within 2 s. Run: build/bench/bench_fast_l2
-// (--benchmark_filter=... for one; the n 131072 one takes about a minute).
+// (--benchmark_filter=... for one; the n 131072 ones take about 10 s each).
 #include <benchmark/benchmark.h>
 
 #include "sim/gpu/gpu_model.h"
@@ -52,9 +53,19 @@ void flash2_h32_n32768_d128(benchmark::State& state) {
 void flash2_h32_n131072_d128_causal_fwdbwd(benchmark::State& state) {
   predict_fast(state, "flash2", {Pass::fwd, Pass::bwd}, context(32, 131072, 128, true));
 }
+// The largest, one pass at a time: the forward (two fit passes and a warm run that follows
+// the cold one from its second head) and the backward (one fit pass).
+void flash2_h32_n131072_d128_causal_fwd(benchmark::State& state) {
+  predict_fast(state, "flash2", {Pass::fwd}, context(32, 131072, 128, true));
+}
+void flash2_h32_n131072_d128_causal_bwd(benchmark::State& state) {
+  predict_fast(state, "flash2", {Pass::bwd}, context(32, 131072, 128, true));
+}
 BENCHMARK(naive_h16_n8192_d64)->Unit(benchmark::kMillisecond);
 BENCHMARK(flash2_h32_n32768_d128)->Unit(benchmark::kMillisecond);
 BENCHMARK(flash2_h32_n131072_d128_causal_fwdbwd)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(flash2_h32_n131072_d128_causal_fwd)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(flash2_h32_n131072_d128_causal_bwd)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void tiles_fast(benchmark::State& state, std::uint64_t heads, std::uint64_t n, std::uint64_t d, bool shared = true) {
   const ScheduleContext ctx = context(heads, n, d);

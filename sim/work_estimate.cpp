@@ -58,7 +58,8 @@ double running_blocks_bytes(const Schedule& s, const ScheduleContext& ctx) {
 
 /// What the fast replay keeps of the blocks it records, the largest kernel's (one kernel at a time):
 /// 32 bytes a transfer or step of every x (the mean of the first and last block's, which a causal
-/// mask makes the shortest and the longest), up to WorkCosts::fast_recorded_bytes.
+/// mask makes the shortest and the longest), up to WorkCosts::fast_recorded_bytes. High: the records
+/// keep repeated steps once (BlockBytes' segments), often a few items a block.
 double recorded_bytes(const Schedule& s, const WorkCosts& c) {
   constexpr double kItemBytes = 32;
   double most = 0;
@@ -107,9 +108,16 @@ WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, 
   const double lines = static_cast<double>(l2.capacity.value) / std::max<double>(1, l2.line_bytes);
   WorkEstimate e;
   if (gpu.l2 == L2Mode::fast && gpu.observer == nullptr) {
-    const double first = first_pass(s, ctx, gpu).line_stride;
+    const FirstPass f = first_pass(s, ctx, gpu);
+    const double first = f.stride;
     const double later = std::max(1.0, first / c.fast_later_stride_step);
-    e.seconds = exact / first + (replays - 1) * exact / later;
+    // Every pass also handles each transfer of the heads it replays, whatever its stride: about
+    // FastReplay::kLinesPerTransfer line requests' worth each, a line request priced as its sectors.
+    const double sectors_per_line = static_cast<double>(l2.line_bytes) / std::max<double>(1, l2.sector_bytes);
+    const double share = f.lines > 0 ? f.lines_replayed / f.lines : 1;  // of the heads, replayed
+    const double transfers = f.transfers * share * FastReplay::kLinesPerTransfer * sectors_per_line * ns * 1e-9;
+    const double replayed = exact * share;
+    e.seconds = replayed / first + (replays - 1) * replayed / later + replays * transfers;
     e.bytes = c.base_bytes +
               static_cast<std::uint64_t>(lines * 8 / later + running_blocks_bytes(s, ctx) + recorded_bytes(s, c));
   } else {

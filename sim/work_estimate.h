@@ -26,13 +26,15 @@ struct WorkCosts {
   double ns_per_sector_streaming = 26;
   double ns_per_sector_tiled = 8;
   /// The fast replay (--l2 fast) is priced as the exact one through stride-fewer sets, pass by pass:
-  /// its first pass at the line budget's stride (sim/gpu/fast_replay.h, FirstPass::line_stride: a
-  /// first pass the transfers' count makes finer costs about what their handling does), every later one
-  /// (the fit's next stride, the warm run) at this many times smaller (FastReplay::kMaxStrideStep:
-  /// the most a pass narrows it). Reuse and skipped heads are left out: an estimate on the high side
-  /// where they work (docs/performance.md, "Work estimates", says how close it comes).
+  /// its first pass at the first stride it tries (sim/gpu/fast_replay.h, FirstPass::stride), every
+  /// later one (the fit's next stride, the warm run) at this many times smaller
+  /// (FastReplay::kMaxStrideStep: the most a pass narrows it), each through the heads it is expected
+  /// to replay (FirstPass::heads_replayed), plus its transfers' handling (FastReplay::kLinesPerTransfer
+  /// line requests a transfer of those heads). Reuse, a warm run
+  /// that follows the cold one, and a first stride the fit accepts are left out: an estimate on the
+  /// high side where they work (docs/performance.md, "Work estimates", says how close it comes).
   double fast_later_stride_step = 8;
-  /// The most the fast replay keeps of the blocks it records (32 bytes a transfer, 2^21 a kernel).
+  /// The most the fast replay keeps of the blocks it records, a kernel's (FastKernel's 64 MiB).
   double fast_recorded_bytes = 64.0 * (1 << 20);
   /// Execution on numbers, per floating-point operation of its matrix products: the reference (in
   /// double, blocks of 256 query rows) and the schedule's own run in fp32 or fp64.

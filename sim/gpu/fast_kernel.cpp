@@ -6,6 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "sim/core/error.h"
 #include "sim/gpu/block_bytes.h"
 #include "sim/gpu/block_recorder.h"
@@ -28,6 +30,14 @@ HeadCounts& HeadCounts::operator-=(const HeadCounts& o) {
 
 namespace {
 
+/// The host's per-core L2 in bytes (sysconf), or 1 MiB where it does not say.
+std::uint64_t host_l2_bytes() {
+  static const std::uint64_t bytes = [] {
+    const long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return v > 0 ? static_cast<std::uint64_t>(v) : std::uint64_t{1} << 20;
+  }();
+  return bytes;
+}
 
 class FastKernel {
  public:
@@ -36,7 +46,8 @@ class FastKernel {
              FastKernelStats& stats, TraceUse& trace)
       : k_(k), ctx_(ctx), opt_(opt), l2_(l2), dram_(dram), amap_(amap), sample_(sample),
         stats_(stats), trace_(trace), batch_(l2), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
-        recorded_(xs_), seen_(xs_, false) {
+        blocks_(trace.blocks != nullptr ? *trace.blocks : own_blocks_), seen_(xs_, false) {
+    if (blocks_.kernel != &k || blocks_.x.size() != xs_) blocks_ = {&k, std::vector<BlockBytes>(xs_), 0};
     const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
     period_ = shared_kv ? ctx.problem.group() : 1;
     for (Tensor t : kAllTensors) maps_[index(t)] = k.head_map(t);
@@ -47,6 +58,11 @@ class FastKernel {
     sets_ = sample.sets();
     keeps_new_lines_ = opt.replacement == "lru" || opt.replacement == "fifo";
     cache_lines_ = ctx.hardware.l2.capacity.value / ctx.hardware.l2.line_bytes / sample.stride();
+    // The sampled L2's state, about 8 bytes a line (sim/memory/l2_cache.h), is hinted ahead only
+    // when it is larger than half the host's per-core L2 (the rest for the slots, lines and
+    // counts): below, it stays in the host's caches and the hints hide nothing (n = 65536 causal
+    // forward at stride 16, 245 KiB: 0.83× the time without them; docs/performance.md).
+    batch_.set_hints(cache_lines_ * 8 > host_l2_bytes() / 2);
   }
 
   KernelPrediction run() {
@@ -63,6 +79,7 @@ class FastKernel {
     const std::uint64_t sms = ctx_.hardware.sm.count;
     if (trace_.record != nullptr) *trace_.record = {};
     slots_.resize(std::min<std::uint64_t>(out.occupancy.concurrent, out.blocks));
+    own_.resize(slots_.size());
     std::vector<Slot>& slots = slots_;
     for (std::size_t i = 0; i < slots.size(); ++i) {  // slot i runs on SM i mod SMs
       slots[i].sm = static_cast<std::uint32_t>(i % sms);
@@ -77,14 +94,6 @@ class FastKernel {
     }
     while (running > 0 && !converged_) {
       for (std::size_t i = 0; i < slots.size() && !converged_; ++i) {
-        // The slots' events are far apart in memory, and each turn reads a few: fetch ahead.
-        if (i + kAhead < slots.size()) {
-          const Slot& a = slots[i + kAhead];
-          if (a.busy && a.next < a.rec->items.size()) {
-            const char* at = reinterpret_cast<const char*>(&a.rec->items[a.next]);
-            for (int line = 0; line < 4; ++line) __builtin_prefetch(at + 64 * line);
-          }
-        }
         Slot& s = slots[i];
         if (!s.busy || step(s)) continue;
         s.busy = false;
@@ -103,24 +112,32 @@ class FastKernel {
   }
 
  private:
+  /// Bytes of recorded blocks kept for later heads and runs (BlockBytes' items and segments); past
+  /// it, blocks are recorded again for each head.
+  static constexpr std::uint64_t kRecordedBytes = std::uint64_t{64} << 20;
+  static constexpr std::size_t kInline = 8;  ///< transfers of a step a slot holds itself (flash2 bwd: 5)
+  /// A head this many waves long or more may be skipped whatever slots its successors then take
+  /// (naive's P·V, 64 blocks a head in 264 slots, leaves 27% fewer dirty bytes when it is not).
+  static constexpr std::uint64_t kWavesPerHead = 1;
+
   struct Slot {
     std::uint64_t head = 0;
     std::uint64_t block = 0;  ///< head × xs + x: where its counts go
     std::uint32_t sm = 0;
     std::uint32_t partition = 0;  ///< of the L2, the SM's (MemoryLevel::partition_of)
-    const BlockBytes* rec = nullptr;  ///< recorded_[x], or own
-    BlockBytes own;                   ///< when recorded_ is full
+    const BlockBytes* rec = nullptr;  ///< blocks_.x[x], or own_[slot]
     std::array<std::uint64_t, kTensorCount> offset{};  ///< AddressMap::head_offset of each tensor
-    std::size_t next = 0;
+    std::uint32_t segment = 0;        ///< the segment of `rec` held in `items`
+    std::uint64_t repeat = 0;         ///< its next repeat
+    // The segment's transfers moved by their tensors' offsets (when they are at most kInline; else
+    // read from `rec`), so that a step reads the slot alone: the slots' blocks lie far apart.
+    std::uint64_t repeats = 0;
+    std::uint32_t count = 0;
+    bool marker = false;
+    bool done = false;  ///< every segment run
+    std::array<BlockBytes::Item, kInline> items{};
     bool busy = false;
   };
-  /// Transfers of recorded blocks kept for reuse by later heads (32 bytes each); past it, blocks
-  /// are recorded again for each head.
-  static constexpr std::uint64_t kRecordedItems = std::uint64_t{1} << 21;
-  static constexpr std::size_t kAhead = 16;  ///< slots whose next events are fetched ahead
-  /// A head this many waves long or more may be skipped whatever slots its successors then take
-  /// (naive's P·V, 64 blocks a head in 264 slots, leaves 27% fewer dirty bytes when it is not).
-  static constexpr std::uint64_t kWavesPerHead = 1;
 
   /// The next block of the (shortened) launch into `s`; false when none is left, or when the run
   /// has taken the rest of the trace it follows.
@@ -136,20 +153,42 @@ class FastKernel {
     s.head = head;
     s.block = head * xs_ + x;
     ++replayed_blocks_;
-    s.rec = &recording(x, s.own);
+    s.rec = &recording(x, own_[static_cast<std::size_t>(&s - slots_.data())]);
     for (Tensor t : kAllTensors) s.offset[index(t)] = amap_.head_offset(t, head, maps_[index(t)]);
-    s.next = 0;
+    hold(s, 0);
     s.busy = true;
     if (head < period_) footprint(s);
     return true;
   }
 
+  /// Puts segment `g` of the slot's block into the slot (or past the end).
+  static void hold(Slot& s, std::uint32_t g) {
+    s.segment = g;
+    s.repeat = 0;
+    s.done = g == s.rec->segments.size();
+    if (s.done) return;
+    const BlockBytes::Segment& seg = s.rec->segments[g];
+    s.repeats = seg.repeats;
+    s.marker = seg.marker;
+    s.count = seg.end - seg.begin;
+    if (s.count > kInline) return;
+    for (std::uint32_t i = 0; i < s.count; ++i) {
+      BlockBytes::Item e = s.rec->items[seg.begin + i];
+      e.start += s.offset[e.tensor];
+      s.items[i] = e;
+    }
+  }
+
   /// Block x's transfers: recorded once and kept while there is room, else recorded into `own`.
   const BlockBytes& recording(std::uint64_t x, BlockBytes& own) {
-    if (!recorded_[x].items.empty()) return recorded_[x];
-    BlockBytes& r = kept_items_ < kRecordedItems ? recorded_[x] : own;
-    r.record(k_, x, amap_, ctx_.problem.dtype, scratch_);
-    if (&r == &recorded_[x]) kept_items_ += r.items.size();
+    BlockBytes& kept = blocks_.x[x];
+    const bool room = blocks_.bytes < kRecordedBytes;
+    if (!kept.recorded) {
+      BlockBytes& r = room ? kept : own;
+      r.record(k_, x, amap_, ctx_.problem.dtype, scratch_);
+      if (room) blocks_.bytes += r.items.size() * sizeof(BlockBytes::Item) + r.segments.size() * sizeof(BlockBytes::Segment);
+    }
+    const BlockBytes& r = kept.recorded ? kept : own;
     if (!seen_[x]) {
       seen_[x] = true;
       BlockWork& p = profiles_[x];
@@ -162,13 +201,17 @@ class FastKernel {
 
   /// Widens the byte spans that the first period's blocks touch, per tensor and copy.
   void footprint(const Slot& s) {
-    for (const auto& e : s.rec->items) {
-      if (e.tensor == BlockBytes::kStep) continue;
-      const TileBytes b = e.at(s.offset[e.tensor]);
-      if (b.rows == 0 || b.width == 0) continue;
-      auto& span = spans_[std::size_t{e.tensor} * AddressMap::kMaxSlices + e.slice];
-      span.first = std::min(span.first, b.start);
-      span.second = std::max(span.second, b.start + (b.rows - 1) * b.stride + b.width);
+    for (const BlockBytes::Segment& g : s.rec->segments) {
+      for (std::uint32_t i = g.begin; i < g.end; ++i) {
+        const BlockBytes::Item& e = s.rec->items[i];
+        if (e.rows == 0 || e.width == 0) continue;
+        // Its first and last repeat (a segment's starts move one way).
+        const TileBytes first = e.at(s.offset[e.tensor], 0), last = e.at(s.offset[e.tensor], g.repeats - 1);
+        auto& span = spans_[std::size_t{e.tensor} * AddressMap::kMaxSlices + e.slice];
+        span.first = std::min({span.first, first.start, last.start});
+        span.second = std::max({span.second, first.start + (first.rows - 1) * first.stride + first.width,
+                                last.start + (last.rows - 1) * last.stride + last.width});
+      }
     }
   }
 
@@ -283,20 +326,24 @@ class FastKernel {
   /// refresh under LRU (FIFO and random do not age hits: there reuse is exact), which decide later
   /// victims only among lines touched since the step reused.
   bool step(Slot& s) {
-    const auto& ev = s.rec->items;
     key_.clear();
-    bool more = false, loads_only = true, contiguous = true;
-    while (s.next < ev.size()) {
-      const auto& e = ev[s.next++];
-      if (e.tensor == BlockBytes::kStep) {
-        more = true;
-        break;
-      }
-      const TileBytes b = e.at(s.offset[e.tensor]);
+    if (s.done) return false;
+    const bool more = s.marker;
+    const std::uint64_t repeat = s.repeat;
+    bool loads_only = true, contiguous = true;
+    const auto add = [&](const BlockBytes::Item& e, std::uint64_t offset) {
+      const TileBytes b = e.at(offset, repeat);
       key_.emplace_back(b, e.request);
       loads_only = loads_only && e.request == Request::read;
       contiguous = contiguous && b.contiguous();
+    };
+    if (s.count <= kInline) {
+      for (std::uint32_t i = 0; i < s.count; ++i) add(s.items[i], 0);
+    } else {
+      const BlockBytes::Segment& g = s.rec->segments[s.segment];
+      for (std::uint32_t i = g.begin; i < g.end; ++i) add(s.rec->items[i], s.offset[s.rec->items[i].tensor]);
     }
+    if (++s.repeat == s.repeats) hold(s, s.segment + 1);
     if (key_.empty()) return more;
     ++stats_.steps;
     HeadCounts& c = counts_[s.block];
@@ -421,9 +468,9 @@ class FastKernel {
   std::array<HeadMap, kTensorCount> maps_{};  ///< k_.head_map() of each tensor, looked up once
   std::vector<HeadCounts> counts_;
   std::vector<BlockWork> profiles_;  ///< per x: what scheduling the launch needs
-  std::vector<BlockBytes> recorded_;  ///< per x, empty until recorded (and while there is no room)
-  std::vector<bool> seen_;            ///< per x: profiles_[x] is set
-  std::uint64_t kept_items_ = 0;
+  KernelBlocks own_blocks_;  ///< when the caller keeps none
+  KernelBlocks& blocks_;     ///< per x, empty until recorded (and while there is no room)
+  std::vector<bool> seen_;   ///< per x: profiles_[x] is set
   BlockRecorder scratch_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> spans_;  ///< [first, end) bytes per tensor and copy
   // The shortened launch: blocks [0, jump_from_) then [jump_to_, all) in launch order; heads
@@ -431,6 +478,7 @@ class FastKernel {
   std::uint64_t launched_ = 0, replayed_blocks_ = 0;
   bool planned_ = false;
   std::vector<Slot> slots_;
+  std::vector<BlockBytes> own_;  ///< per slot: its block, when blocks_ is full
   // Checkpoints (KernelTrace): the last launch count checked, whether the L2 can be digested, the
   // next of the followed trace's checkpoints, whether its rest was taken.
   std::uint64_t checked_ = ~std::uint64_t{0};

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/gpu/address_map.h"
+#include "sim/gpu/block_bytes.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/gpu/set_sample.h"
 #include "sim/memory/memory_level.h"
@@ -58,11 +59,21 @@ struct KernelTrace {
   bool complete = false;           ///< every checkpoint could be digested and the run finished
 };
 
-/// A run's relation to another run of the kernel: none, recording a trace, or following one.
+/// A kernel's blocks mapped to bytes (BlockBytes, per x), kept from one run of the kernel to the
+/// next (the fit's passes and the warm run record each x once), up to a number of bytes.
+struct KernelBlocks {
+  const Kernel* kernel = nullptr;  ///< whose blocks `x` holds
+  std::vector<BlockBytes> x;       ///< per x, empty until recorded (and while there is no room)
+  std::uint64_t bytes = 0;         ///< of items and segments kept in `x`, all x
+};
+
+/// A run's relation to another run of the kernel: none, recording a trace, or following one; and
+/// the blocks earlier runs recorded.
 struct TraceUse {
   KernelTrace* record = nullptr;        ///< filled by the run
   const KernelTrace* follow = nullptr;  ///< a complete trace of an earlier run, from the same L2 shape
   bool converged = false;               ///< set when the run took the rest of `follow`
+  KernelBlocks* blocks = nullptr;       ///< kept for later runs; the run's own when nullptr
 };
 
 /// Replays kernel `k` through `l2` (one partition or two), whose misses

@@ -46,6 +46,14 @@ std::uint64_t sets_per_partition(const L2Spec& spec) {
   return L2Cache::sets_of(part);
 }
 
+/// Which tensors a kernel's transfers touch.
+class TensorsTouched final : public EventSink {
+ public:
+  void on_transfer(const Transfer& t) override { any[index(t.tile.tensor)] = true; }
+  void on_compute(const Compute&) override {}
+  std::array<bool, kTensorCount> any{};
+};
+
 }  // namespace
 
 FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
@@ -54,6 +62,30 @@ FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuMod
   s.emit(Emitter(est, Walk::runs));
   f.lines = est.lines;
   f.transfers = est.transfers;
+  // The share of the heads replayed, the largest of any kernel's, from a period's footprint in
+  // the tensors the schedule touches (every kernel's counted with them all).
+  TensorsTouched touched;
+  s.emit(Emitter(touched, Walk::runs));
+  const AddressMap amap(ctx.problem, ctx.hardware.l2.line_bytes, ctx.hardware.l2.sector_bytes);
+  double share = 0;
+  for (const Kernel* k : s.kernels()) {
+    const std::uint64_t heads = k->grid_heads();
+    const bool shared_kv = k->head_map(Tensor::K) == HeadMap::kv_of_query || k->head_map(Tensor::V) == HeadMap::kv_of_query;
+    std::uint64_t period = shared_kv ? ctx.problem.group() : 1;
+    if (period == 0 || heads % period != 0) period = heads;
+    std::uint64_t bytes = 0;  // each tensor's distance from one period to the next
+    for (Tensor t : kAllTensors) {
+      if (touched.any[index(t)]) bytes += amap.head_offset(t, period, k->head_map(t)) - amap.head_offset(t, 0, k->head_map(t));
+    }
+    double replayed = 1;
+    if (opt.skip_heads && bytes > 0) {
+      const std::uint64_t enough = period * ceil_div(2 * ctx.hardware.l2.capacity.value, bytes);
+      const std::uint64_t heads_replayed = 2 * enough + 2 * period;  // warm-up, two steady periods, tail
+      if (heads_replayed + period <= heads) replayed = static_cast<double>(heads_replayed) / static_cast<double>(heads);
+    }
+    share = std::max(share, replayed);
+  }
+  f.lines_replayed = f.lines * (s.kernels().empty() ? 1.0 : share);
   // Heads skipped: about four periods replayed when the heads are many and large (an estimate only:
   // it sets the stride, not the counts).
   const auto grid = static_cast<double>(ctx.problem.batch * ctx.problem.heads);
@@ -150,8 +182,11 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
   const FirstPass first = first_pass(s, ctx, opt);
   std::uint32_t stride = first.stride;
   const std::vector<const Kernel*> kernels = s.kernels();
+  std::shared_ptr<std::vector<KernelBlocks>> blocks;
   for (;;) {
     auto r = std::make_unique<FastReplay>(ctx, opt, stride);
+    if (blocks) r->blocks_ = blocks;  // the blocks are the same at any stride
+    blocks = r->blocks_;
     cold = r->pass(kernels);
     const double e = r->standard_error();
     if (stride == 1 || e <= kMaxStandardError) return r;
@@ -172,6 +207,11 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
   }
 }
 
+KernelBlocks& FastReplay::blocks_for(std::size_t i, std::size_t kernels) {
+  if (blocks_->size() != kernels) blocks_->assign(kernels, {});
+  return (*blocks_)[i];
+}
+
 Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   if (spent_) throw std::logic_error("FastReplay: pass() after warm()");
   Prediction p;
@@ -184,6 +224,7 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
     l2_->reset_counters();
     dram_.reset_counters();
     TraceUse use{opt_.follow_cold ? &traces_[i] : nullptr, nullptr};
+    use.blocks = &blocks_for(i, kernels.size());
     p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, dram_, amap_, sample_, stats_, use));
     error_ = std::max(error_, dram_.relative_error(sample_.stride()));
   }
@@ -217,6 +258,7 @@ Prediction FastReplay::warm(const std::vector<const Kernel*>& kernels) {
     l2_->reset_counters();
     dram_.reset_counters();
     TraceUse use{nullptr, follow && traces_[i].complete ? &traces_[i] : nullptr};
+    use.blocks = &blocks_for(i, kernels.size());
     p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, dram_, amap_, sample_, stats_, use));
     converged = use.converged;
   }

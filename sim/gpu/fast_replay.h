@@ -76,6 +76,11 @@ struct FirstPass {
   double lines = 0;           ///< line requests of every kernel and head (each tile's lines, plus one)
   double heads_replayed = 1;  ///< the share of the heads expected to be replayed (skipped heads aside)
   double transfers = 0;       ///< transfers of every kernel and head (Σ Transfer::times)
+  /// The line requests of the heads expected to be replayed, as the fast kernel plans them (a
+  /// warm-up and a tail that each touch twice the L2, two steady periods; every head where that
+  /// leaves none to skip), from a period's footprint, the largest share of any kernel: what
+  /// sim/work_estimate.h prices (an estimate; the stride is chosen from `heads_replayed`, as before).
+  double lines_replayed = 0;
   /// The line requests a pass may replay: FastReplay::kLineBudget, or, where the replayed heads'
   /// transfers are many, FastReplay::kLinesPerTransfer a transfer (a pass handles each transfer of
   /// the heads it replays whatever its stride, so lines cheaper than that barely shorten it).
@@ -126,6 +131,9 @@ class FastReplay {
   [[nodiscard]] const FastKernelStats& stats() const { return stats_; }
 
  private:
+  /// Kernel i's recorded blocks (of `kernels`; a run checks they are that kernel's).
+  KernelBlocks& blocks_for(std::size_t i, std::size_t kernels);
+
   const ScheduleContext& ctx_;
   const GpuModelOptions& opt_;
   SetSample sample_;
@@ -135,6 +143,8 @@ class FastReplay {
   double error_ = 0;
   FastKernelStats stats_;
   std::vector<KernelTrace> traces_;  ///< the last pass's kernels
+  /// Each kernel's recorded blocks, handed from one fit pass's replay to the next's.
+  std::shared_ptr<std::vector<KernelBlocks>> blocks_ = std::make_shared<std::vector<KernelBlocks>>();
   Bytes dirty_at_end_;               ///< the last pass's
   bool spent_ = false;
 };

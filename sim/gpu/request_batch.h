@@ -45,6 +45,9 @@ class RequestBatch {
     }
   }
   [[nodiscard]] bool full() const { return lines_.size() >= kLines; }
+  /// Whether drain() hints the L2 ahead (the default); without, where the L2's state fits in the
+  /// host's caches, the hints are work that hides no latency.
+  void set_hints(bool on) { hints_ = on; }
 
   /// Sends every waiting request to the L2 in order, hinting it kAhead requests ahead (its lookups
   /// miss the host's caches on big problems); `before(tag)` and `after(tag)` run around each run.
@@ -57,12 +60,13 @@ class RequestBatch {
       const Run& r = runs_[hinted_run];
       l2_.prefetch(lines_[i].line, r.request, r.sm);
     };
-    for (std::size_t i = 0; i < std::min(kAhead, n); ++i) hint(i);
+    const std::size_t hinted = hints_ ? n : 0;
+    for (std::size_t i = 0; i < std::min(kAhead, hinted); ++i) hint(i);
     std::size_t i = 0;
     for (const Run& r : runs_) {
       before(r.tag);
       for (; i < r.end; ++i) {
-        if (i + kAhead < n) hint(i + kAhead);
+        if (i + kAhead < hinted) hint(i + kAhead);
         l2_.request(r.request, lines_[i].line, lines_[i].mask, r.sm);
       }
       after(r.tag);
@@ -87,6 +91,7 @@ class RequestBatch {
   MemoryLevel& l2_;
   std::vector<LineAccess> lines_;
   std::vector<Run> runs_;
+  bool hints_ = true;
 };
 
 }  // namespace iosim
