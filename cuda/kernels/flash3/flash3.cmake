@@ -50,10 +50,11 @@ endif()
 message(STATUS "iosim: flash3 kernels ON (sm_90a, CUTLASS ${_flash3_v} from ${IOSIM_CUTLASS_INCLUDE})")
 
 set(_flash3_dir ${CMAKE_CURRENT_LIST_DIR})
-set(_flash3_inst fwd_d128_fp16)
+set(_flash3_inst fwd_d128_fp16 bwd_d128_fp16)
 if(IOSIM_CUDA_FULL_TILES)
   list(APPEND _flash3_inst fwd_d128_bf16 fwd_d64_fp16 fwd_d64_bf16
-       fwd_d128_fp16_plain fwd_d128_bf16_plain fwd_d64_fp16_plain fwd_d64_bf16_plain)
+       fwd_d128_fp16_plain fwd_d128_bf16_plain fwd_d64_fp16_plain fwd_d64_bf16_plain
+       bwd_d128_bf16 bwd_d64_fp16 bwd_d64_bf16)
 endif()
 list(TRANSFORM _flash3_inst PREPEND ${_flash3_dir}/inst/)
 list(TRANSFORM _flash3_inst APPEND .cu)
@@ -64,7 +65,7 @@ set(_flash3_cuda_flags ${IOSIM_CUDA_STD_FLAG} --expt-relaxed-constexpr -lineinfo
 if(IOSIM_FLASH3_PTXAS_VERBOSE)
   list(APPEND _flash3_cuda_flags -Xptxas=-v)
 endif()
-add_library(iosim_flash3 STATIC ${_flash3_dir}/registry.cpp ${_flash3_inst})
+add_library(iosim_flash3 STATIC ${_flash3_dir}/registry.cpp ${_flash3_dir}/registry_bwd.cpp ${_flash3_inst})
 target_include_directories(iosim_flash3 PUBLIC ${PROJECT_SOURCE_DIR})
 target_include_directories(iosim_flash3 SYSTEM PRIVATE ${IOSIM_CUTLASS_INCLUDE})
 target_link_libraries(iosim_flash3 PUBLIC CUDA::cudart_static)
