@@ -8,7 +8,8 @@
 //     producer (warpgroup 0, 24 registers): one thread issues every TMA copy — K_j and V_j once (one
 //       mbarrier counting their bytes), then for each Q tile i that sees K_j: Q_i with L_i (one stage
 //       of a PipelineTmaAsync ring) and dO_i with D_i (a second ring), `kStages` stages each. L_i and
-//       D_i come by 1-D TMA boxes of B_r floats over the flat [heads · n] arrays.
+//       D_i come by 1-D TMA boxes of B_r + 4 floats over the flat [heads · n] arrays (from the
+//       16-byte boundary at or below the tile's first row).
 //     consumers (warpgroups 1 and 2, 240 registers): each owns B_c / 2 = 64 keys of K_j, V_j and their
 //       dK_j, dV_j accumulators (fp32, registers, held across the Q loop). Per Q tile:
 //         Sᵀ = K_j Q_iᵀ and dPᵀ = V_j dO_iᵀ   wgmma SS (M = this warpgroup's 64 keys, N = B_r rows)
@@ -96,7 +97,12 @@ struct BwdTraits {
   using GStride = Stride<int64_t, _1, int64_t>;
   using GShape1 = Shape<int32_t>;
   using GStride1 = Stride<_1>;
-  using SmemLayoutRow = Layout<Shape<Int<BR>>>;  // one stage of L or D
+  // One stage of L or D: a box of B_r + 4 floats from the 16-byte boundary at or below the tile's first
+  // row (a TMA box must start 16-byte aligned in the flat [heads · n] array: rows start at
+  // bh · n + q0, and n need not be a multiple of 4); a stage every kRowStride floats (128-byte aligned).
+  static constexpr int kRowBox = BR + 4;
+  static constexpr int kRowStride = BR + 32;
+  using SmemLayoutRow = Layout<Shape<Int<kRowBox>>>;
   using TmaQ = decltype(make_tma_copy(SM90_TMA_LOAD{},
                                       make_tensor(make_gmem_ptr(static_cast<const Element*>(nullptr)), GShape{}, GStride{}),
                                       take<0, 2>(SmemLayoutQ{}), Shape<Int<BR>, Int<D>>{}, _1{}));
@@ -105,8 +111,8 @@ struct BwdTraits {
                                       SmemLayoutK{}, Shape<Int<BC>, Int<D>>{}, _1{}));
   using TmaRow = decltype(make_tma_copy(SM90_TMA_LOAD{},
                                         make_tensor(make_gmem_ptr(static_cast<const float*>(nullptr)), GShape1{}, GStride1{}),
-                                        SmemLayoutRow{}, Shape<Int<BR>>{}, _1{}));
-  static constexpr std::uint32_t kBytesQ = BR * D * sizeof(Element) + BR * sizeof(float);  // Q_i + L_i (or dO_i + D_i)
+                                        SmemLayoutRow{}, Shape<Int<kRowBox>>{}, _1{}));
+  static constexpr std::uint32_t kBytesQ = BR * D * sizeof(Element) + kRowBox * sizeof(float);  // Q_i + L_i (or dO_i + D_i)
   static constexpr std::uint32_t kBytesKV = 2 * BC * D * sizeof(Element);
 
   using Pipeline = cutlass::PipelineTmaAsync<STAGES>;
@@ -118,8 +124,8 @@ struct BwdTraits {
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>, 1024> k;
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>, 1024> v;
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutdS>, 1024> ds;
-    cute::array_aligned<float, BR * STAGES, 128> lse;
-    cute::array_aligned<float, BR * STAGES, 128> dsum;
+    cute::array_aligned<float, kRowStride * STAGES, 128> lse;
+    cute::array_aligned<float, kRowStride * STAGES, 128> dsum;
     alignas(16) cutlass::arch::ClusterTransactionBarrier barrier_kv;
     alignas(16) typename Pipeline::SharedStorage pipe_q;
     alignas(16) typename Pipeline::SharedStorage pipe_do;
@@ -196,8 +202,12 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
   Tensor sV = make_tensor(make_smem_ptr(ss.v.data()), typename Tr::SmemLayoutK{});
   Tensor sKt = make_tensor(make_smem_ptr(ss.k.data()), typename Tr::SmemLayoutKt{});
   Tensor sdS = make_tensor(make_smem_ptr(ss.ds.data()), typename Tr::SmemLayoutdS{});
-  Tensor sL = make_tensor(make_smem_ptr(ss.lse.data()), make_layout(make_shape(Int<kBr>{}, Int<Tr::kStages>{})));
-  Tensor sDs = make_tensor(make_smem_ptr(ss.dsum.data()), make_layout(make_shape(Int<kBr>{}, Int<Tr::kStages>{})));
+  // (box element, stage); row r of the tile is element r + row_shift.
+  auto row_layout = make_layout(make_shape(Int<Tr::kRowBox>{}, Int<Tr::kStages>{}), make_stride(_1{}, Int<Tr::kRowStride>{}));
+  Tensor sL = make_tensor(make_smem_ptr(ss.lse.data()), row_layout);
+  Tensor sDs = make_tensor(make_smem_ptr(ss.dsum.data()), row_layout);
+  const int row0 = bh * p.n;          // this head's rows in the flat L, D
+  const int row_shift = row0 & 3;     // the box of a tile starts at row0 + q0 − row_shift (q0 % 4 = 0)
 
   if (wg == 0) {  // ---- producer ----
     cutlass::arch::warpgroup_reg_dealloc<Tr::kProducerRegs>();
@@ -210,11 +220,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
                              make_coord(_, _0{}));  // (B_r, d, tiles)
       Tensor gdO = local_tile(p.tma_do.get_tma_tensor(p.shape_q)(_, _, bh), Shape<Int<kBr>, Int<kD>>{},
                               make_coord(_, _0{}));
-      const int row0 = bh * p.n;  // this head's rows in the flat L, D
-      Tensor gL = local_tile(domain_offset(make_coord(row0), p.tma_lse.get_tma_tensor(p.shape_row)), Shape<Int<kBr>>{},
-                             make_coord(_));  // (B_r, tiles)
-      Tensor gDs = local_tile(domain_offset(make_coord(row0), p.tma_dsum.get_tma_tensor(p.shape_row)), Shape<Int<kBr>>{},
-                              make_coord(_));
+      Tensor mL = p.tma_lse.get_tma_tensor(p.shape_row);
+      Tensor mDs = p.tma_dsum.get_tma_tensor(p.shape_row);
       auto cta_k = p.tma_k.get_slice(_0{});
       auto cta_v = p.tma_v.get_slice(_0{});
       auto cta_q = p.tma_q.get_slice(_0{});
@@ -225,9 +232,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
       Tensor tQsQ = group_modes<0, 3>(cta_q.partition_D(sQ));  // (TMA, stages)
       Tensor tdOgdO = group_modes<0, 3>(cta_do.partition_S(gdO));
       Tensor tdOsdO = group_modes<0, 3>(cta_do.partition_D(sdO));
-      Tensor tLgL = group_modes<0, 2>(cta_l.partition_S(gL));  // (TMA, tiles)
       Tensor tLsL = group_modes<0, 2>(cta_l.partition_D(sL));  // (TMA, stages)
-      Tensor tDgD = group_modes<0, 2>(cta_ds.partition_S(gDs));
       Tensor tDsD = group_modes<0, 2>(cta_ds.partition_D(sDs));
 
       using BarrierT = cutlass::arch::ClusterTransactionBarrier::ValueType;
@@ -238,10 +243,15 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
       for (int i = first_q; i < q_tiles; ++i) {
         pipe_q.producer_acquire(write);
         copy(p.tma_q.with(*pipe_q.producer_get_barrier(write), 0), tQgQ(_, i), tQsQ(_, write.index()));
-        copy(p.tma_lse.with(*pipe_q.producer_get_barrier(write), 0), tLgL(_, i), tLsL(_, write.index()));
+        const int box0 = row0 + i * kBr - row_shift;  // 16-byte aligned
+        Tensor gL = local_tile(domain_offset(make_coord(box0), mL), Shape<Int<Tr::kRowBox>>{}, make_coord(0));
+        Tensor gDs = local_tile(domain_offset(make_coord(box0), mDs), Shape<Int<Tr::kRowBox>>{}, make_coord(0));
+        copy(p.tma_lse.with(*pipe_q.producer_get_barrier(write), 0), group_modes<0, 2>(cta_l.partition_S(gL)),
+             tLsL(_, write.index()));
         pipe_do.producer_acquire(write);
         copy(p.tma_do.with(*pipe_do.producer_get_barrier(write), 0), tdOgdO(_, i), tdOsdO(_, write.index()));
-        copy(p.tma_dsum.with(*pipe_do.producer_get_barrier(write), 0), tDgD(_, i), tDsD(_, write.index()));
+        copy(p.tma_dsum.with(*pipe_do.producer_get_barrier(write), 0), group_modes<0, 2>(cta_ds.partition_S(gDs)),
+             tDsD(_, write.index()));
         ++write;
       }
     }
@@ -306,7 +316,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
         CUTLASS_PRAGMA_UNROLL
         for (int ni = 0; ni < size<1>(s_rc); ++ni) {
           const int row = get<1>(tScS_rc(0, ni));
-          const float lse2 = sL(row, st) * kLog2e;
+          const float lse2 = sL(row + row_shift, st) * kLog2e;
           CUTLASS_PRAGMA_UNROLL
           for (int mi = 0; mi < size<0>(s_rc); ++mi) {
             float e = exp2_ftz(fmaf(s_rc(mi, ni), sl2, -lse2));
@@ -321,7 +331,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
         warpgroup_wait<0>();  // dPᵀ is in
         CUTLASS_PRAGMA_UNROLL
         for (int ni = 0; ni < size<1>(s_rc); ++ni) {
-          const float dd = sDs(get<1>(tScS_rc(0, ni)), st);
+          const float dd = sDs(get<1>(tScS_rc(0, ni)) + row_shift, st);
           CUTLASS_PRAGMA_UNROLL
           for (int mi = 0; mi < size<0>(s_rc); ++mi) dp_rc(mi, ni) = s_rc(mi, ni) * (dp_rc(mi, ni) - dd);
         }
@@ -461,8 +471,8 @@ cudaError_t launch_bwd_main(const BwdArgs& a, cudaStream_t stream) {
       make_tma_copy(SM90_TMA_LOAD{}, mdO, take<0, 2>(typename Tr::SmemLayoutQ{}), tile_q, _1{}),
       make_tma_copy(SM90_TMA_LOAD{}, mK, typename Tr::SmemLayoutK{}, tile_k, _1{}),
       make_tma_copy(SM90_TMA_LOAD{}, mV, typename Tr::SmemLayoutK{}, tile_k, _1{}),
-      make_tma_copy(SM90_TMA_LOAD{}, mL, typename Tr::SmemLayoutRow{}, Shape<Int<Tr::kBr>>{}, _1{}),
-      make_tma_copy(SM90_TMA_LOAD{}, mDs, typename Tr::SmemLayoutRow{}, Shape<Int<Tr::kBr>>{}, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, mL, typename Tr::SmemLayoutRow{}, Shape<Int<Tr::kRowBox>>{}, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, mDs, typename Tr::SmemLayoutRow{}, Shape<Int<Tr::kRowBox>>{}, _1{}),
       shape_q,
       shape_k,
       shape_row,

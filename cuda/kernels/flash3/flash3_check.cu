@@ -629,6 +629,7 @@ int main(int argc, char** argv) {
   }
   BenchArgs bench_args;
   bool small = false;
+  int only_case = -1;  // --case C: the C-th of kCases only (1-based)
   int only = -1;  // --kernel K: the K-th kernel of `list` only (1-based on the command line)
   if (cmd == "bench" || cmd == "bench-bwd") {
     bench_args = parse_bench(argc, argv);
@@ -637,6 +638,8 @@ int main(int argc, char** argv) {
       const std::string f = argv[i];
       if (f == "--small") {
         small = true;
+      } else if (f == "--case" && i + 1 < argc) {
+        only_case = int_arg("--case", argv[++i]) - 1;
       } else if (f == "--kernel" && i + 1 < argc) {
         only = int_arg("--kernel", argv[++i]) - 1;
         const std::size_t count = backward ? all_bwd.size() : all.size();
@@ -644,7 +647,7 @@ int main(int argc, char** argv) {
           die("--kernel: " + std::to_string(only + 1) + " is past the " + std::to_string(count) + " kernels of this build", 2);
         }
       } else {
-        die("correctness: unknown option '" + f + "' (--small, --kernel K)", 2);
+        die("correctness: unknown option '" + f + "' (--small, --kernel K, --case C)", 2);
       }
     }
   }
@@ -666,7 +669,9 @@ int main(int argc, char** argv) {
   if (backward) {
     for (std::size_t ki = 0; ki < all_bwd.size(); ++ki) {
       if (only >= 0 && static_cast<int>(ki) != only) continue;
+      int ci = 0;
       for (const auto& c : kCases) {
+        if (only_case >= 0 && ci++ != only_case) continue;
         ++total;
         if (!run_bwd_case(all_bwd[ki], c, seed++)) ++failed;
         if (small) break;
@@ -678,7 +683,9 @@ int main(int argc, char** argv) {
   for (std::size_t ki = 0; ki < all.size(); ++ki) {
     if (only >= 0 && static_cast<int>(ki) != only) continue;
     const auto& k = all[ki];
+    int ci = 0;
     for (const auto& c : kCases) {
+      if (only_case >= 0 && ci++ != only_case) continue;
       ++total;
       if (!run_case(k, c, seed++)) ++failed;
       if (small) break;
