@@ -18,7 +18,7 @@
 //         dQ_i = dS K_j                          wgmma SS (both warpgroups share it: split along d or rows)
 //         dV_j += Pᵀ dO_i, dK_j += dSᵀ Q_i       wgmma RS (Pᵀ, dSᵀ from registers, dO_i, Q_i viewed
 //                                                 transposed, MN-major, in their TMA tiles)
-//         dQacc_i += τ·dQ_i                      fp32 atomics (float2) from the accumulators
+//         τ·dQ_i → shared memory (fp32); the producer's warps 1–3 add it into dQacc (float4 atomics)
 //       and at the end dK_j ← τ·dK_j, dV_j out (element type; per query head with grouped K/V heads).
 //   convert: dQ = dQacc in the element type; group sum: dK, dV = Σ over each group of dKexp, dVexp.
 // Causal: a K/V tile's loop starts at the first Q tile that sees it; masks only in tiles that cross
@@ -124,6 +124,7 @@ struct BwdTraits {
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>, 1024> k;
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>, 1024> v;
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutdS>, 1024> ds;
+    cute::array_aligned<float, BR * D, 128> dq;  // τ·dQ_i, fp32, 16-byte chunks XOR-swizzled by row (dq_index)
     cute::array_aligned<float, kRowStride * STAGES, 128> lse;
     cute::array_aligned<float, kRowStride * STAGES, 128> dsum;
     alignas(16) cutlass::arch::ClusterTransactionBarrier barrier_kv;
@@ -156,6 +157,19 @@ struct BwdTraits {
 
 /// The consumers' barrier between dS into shared memory and the dQ wgmma that reads it.
 inline constexpr std::uint32_t kdSBarrier = 0;
+/// dQ_i in shared memory (consumers arrive, the producer's warps 1–3 wait), and read out again (the
+/// other way round): 256 consumer threads and 96 producer threads.
+inline constexpr std::uint32_t kdQFull = 1;
+inline constexpr std::uint32_t kdQEmpty = 2;
+inline constexpr int kdQThreads = 256 + 96;
+
+/// Index of (row, col) in the fp32 dQ tile: rows of D floats, the 16-byte chunk c / 4 XOR row % 8, so
+/// that a warp's float2 stores of accumulators (8 rows × 2 chunks) and the float4 reads of a row are
+/// free of bank conflicts.
+template <int D>
+__device__ __forceinline__ int dq_index(int r, int c) {
+  return r * D + ((((c >> 2) ^ (r & 7))) << 2) + (c & 3);
+}
 
 template <class Tr>
 __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_constant__ typename Tr::Params p) {
@@ -253,6 +267,22 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
         copy(p.tma_dsum.with(*pipe_do.producer_get_barrier(write), 0), group_modes<0, 2>(cta_ds.partition_S(gDs)),
              tDsD(_, write.index()));
         ++write;
+      }
+    } else if (threadIdx.x >= 32 && first_q < q_tiles) {
+      // Warps 1–3: dQacc_i += the consumers' τ·dQ_i, in float4 atomics along rows.
+      const int t = static_cast<int>(threadIdx.x) - 32;
+      constexpr int kChunks = kD / 4;
+      for (int i = first_q; i < q_tiles; ++i) {
+        const int q0 = i * kBr;
+        const int rows = p.n - q0 < kBr ? p.n - q0 : kBr;
+        float* const dq = p.dq_acc + (static_cast<std::int64_t>(bh) * p.n + q0) * kD;
+        cutlass::arch::NamedBarrier::sync(kdQThreads, kdQFull);
+        for (int k = t; k < rows * kChunks; k += 96) {
+          const int r = k / kChunks, c = (k % kChunks) * 4;
+          const float4 v = *reinterpret_cast<const float4*>(&ss.dq[dq_index<kD>(r, c)]);
+          atomicAdd(reinterpret_cast<float4*>(dq + r * kD + c), v);
+        }
+        if (i + 1 < q_tiles) cutlass::arch::NamedBarrier::arrive(kdQThreads, kdQEmpty);
       }
     }
   } else {  // ---- consumers ----
@@ -363,18 +393,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
         gemm_async<false>(mma_dkv, tdVrP, tdVrdOt(_, _, _, st), tdVrdV);
         gemm_async<false>(mma_dkv, tdKrdS, tdKrQt(_, _, _, st), tdKrdK);
         warpgroup_wait<2>();  // dQ is in
-        {
-          float* const dq = p.dq_acc + (static_cast<std::int64_t>(bh) * p.n + q0) * kD;
-          const int rows = p.n - q0;
-          CUTLASS_PRAGMA_UNROLL
-          for (int e = 0; e < size(tdQrdQ); e += 2) {
-            const int r = get<0>(tdQcdQ(e)), c = get<1>(tdQcdQ(e));
-            if (r < rows) {
-              atomicAdd(reinterpret_cast<float2*>(dq + r * kD + c),
-                        make_float2(tdQrdQ(e) * p.scale, tdQrdQ(e + 1) * p.scale));
-            }
-          }
+        // τ·dQ_i into shared memory for the producer's warps 1–3 (once they have read out dQ_{i−1}).
+        if (i > first_q) cutlass::arch::NamedBarrier::sync(kdQThreads, kdQEmpty);
+        CUTLASS_PRAGMA_UNROLL
+        for (int e = 0; e < size(tdQrdQ); e += 2) {
+          const int r = get<0>(tdQcdQ(e)), c = get<1>(tdQcdQ(e));
+          *reinterpret_cast<float2*>(&ss.dq[dq_index<kD>(r, c)]) = make_float2(tdQrdQ(e) * p.scale, tdQrdQ(e + 1) * p.scale);
         }
+        cutlass::arch::NamedBarrier::arrive(kdQThreads, kdQFull);
         warpgroup_wait<0>();  // dV, dK are in: Q_i, dO_i free
         if (tidx % cutlass::NumThreadsPerWarpGroup == 0) {
           pipe_q.consumer_release(read);
