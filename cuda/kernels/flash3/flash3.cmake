@@ -2,9 +2,11 @@
 # nvcc can target sm_90a (CUDA >= 12.0) and the CUTLASS headers are found: IOSIM_CUTLASS_INCLUDE if
 # set, else .deps/cutlass/include (scripts/vendor-deps), else the include directory of the pinned PyPI
 # package nvidia-cutlass (scripts/setup installs it). Targets:
-#   iosim_flash3        the kernels (static library; the default build one instantiation, fp16 d = 128
-#                       overlapped, IOSIM_CUDA_FULL_TILES all eight: fp16/bf16 × d 64/128 × overlapped/plain)
+#   iosim_flash3        the kernels (static library; the default build one forward instantiation, fp16
+#                       d = 128 overlapped, and one backward, fp16 d = 128; IOSIM_CUDA_FULL_TILES all eight
+#                       forward (fp16/bf16 × d 64/128 × overlapped/plain) and four backward (fp16/bf16 × d 64/128))
 #   flash3_check        the GPU harness: correctness against the double-precision CPU reference, timing
+#                       (forward and backward)
 #   flash3_layout_test  a CPU test (ctest, tests/gpu/CMakeLists.txt): the register layouts the kernel's softmax and P·V rely on
 # -DIOSIM_FLASH3_PTXAS_VERBOSE=ON adds ptxas -v (registers, spills) to the kernels' compile lines.
 # The pin (nvidia-cutlass==4.2.0.0 → headers 4.2.0), one file for setup, vendor-deps and this check.

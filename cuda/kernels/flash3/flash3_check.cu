@@ -1,4 +1,4 @@
-// flash3_check: the GPU harness of the flash3 forward kernels (cuda/kernels/flash3/).
+// flash3_check: the GPU harness of the flash3 forward and backward kernels (cuda/kernels/flash3/).
 //
 //   flash3_check list                       the kernels of this build, one line each
 //   flash3_check correctness [--small] [--kernel K]
@@ -17,6 +17,15 @@
 //                                           timed with CUDA events: W launches, then R launches each
 //                                           timed, median / min / max and TFLOP/s (4·B·H·N²·D flops,
 //                                           half that causal); one line.
+//   flash3_check correctness-bwd [--small] [--kernel K] [--case C]
+//                                           the backward kernels (list's "bwd" lines) on the same cases:
+//                                           Q, K, V, dO random, O and L from the reference, every output
+//                                           and scratch buffer poisoned; dQ, dK, dV against the reference
+//                                           backward, same tolerances
+//   flash3_check bench-bwd --batch B --heads H --n N --d D [--dtype T] [--causal] [--warmup W] [--runs R]
+//                                           the whole backward and its main kernel timed (O and L from
+//                                           the forward kernel); 10·B·H·N²·D flops, half causal
+// --case C (correctness, correctness-bwd): the C-th case only.
 // Exit codes: 0 pass, 1 a failed check, 2 bad arguments (one line on stderr), 3 a hang, 77 no sm_90 GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
