@@ -22,8 +22,8 @@ namespace {
 [[nodiscard]] std::string compiled_text() {
   std::string out;
   for (const KernelEntry& e : flash3_registry()) {
-    out += (out.empty() ? "" : ", ") + std::string(e.pass == Direction::fwd ? "fwd " : "bwd ") + name(e.dtype) +
-           " d=" + std::to_string(e.d);
+    out += (out.empty() ? "" : ", ") + std::string(e.pass == Direction::fwd ? "fwd " : "bwd ") +
+           std::string(name(e.dtype)) + " d=" + std::to_string(e.d);
   }
   return out.empty() ? "none" : out;
 }
