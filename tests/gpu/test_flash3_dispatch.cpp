@@ -9,6 +9,7 @@
 
 #include "cuda/backend.h"
 #include "cuda/kernels/flash3/entries.h"
+#include "cuda/kernels/flash3/flash3_bwd.h"
 #include "cuda/kernels/flash3/flash3_fwd.h"
 #include "cuda/kernels/registry.h"
 #include "support/fixtures.h"
@@ -36,24 +37,28 @@ bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == std::
 
 }  // namespace
 
-TEST_CASE("flash3's registry entries are its list's overlapped kernels: 128 x 128, 12 warps, 2 stages") {
+TEST_CASE("flash3's registry entries are its list's overlapped kernels (128 x 128) and its backward kernels, 12 warps, 2 stages") {
   int overlapped = 0;
   for (const flash3::FwdKernel& k : flash3::fwd_kernels()) overlapped += k.overlap ? 1 : 0;
   const auto& entries = detail::flash3_registry();
-  REQUIRE(overlapped > 0);  // the default build compiles fp16 d = 128 overlapped
-  CHECK(static_cast<int>(entries.size()) == overlapped);
+  REQUIRE(overlapped > 0);  // the default build compiles fp16 d = 128 overlapped, and its backward
+  REQUIRE(!flash3::bwd_kernels().empty());
+  CHECK(static_cast<int>(entries.size()) == overlapped + static_cast<int>(flash3::bwd_kernels().size()));
   for (const detail::KernelEntry& e : entries) {
     CAPTURE(e.d);
     CHECK(e.algo == Algo::flash3);
-    CHECK(e.pass == Direction::fwd);
-    CHECK(e.br == 128);
+    CHECK(e.br == (e.pass == Direction::fwd || e.d == 64 ? 128 : 64));
     CHECK(e.bc == 128);
     CHECK(e.warps == 12);  // a producer warpgroup and two consumers
     CHECK(e.stages == 2);
     CHECK(static_cast<bool>(e.launch));
   }
   CHECK(compiled_tiles(Algo::flash3, Direction::fwd, 128, DType::fp16) == std::vector<std::pair<int, int>>{{128, 128}});
-  CHECK(compiled_tiles(Algo::flash3, Direction::bwd, 128, DType::fp16).empty());
+  CHECK(compiled_tiles(Algo::flash3, Direction::bwd, 128, DType::fp16) == std::vector<std::pair<int, int>>{{64, 128}});
+  const KernelSpec sb = flash3_spec(Direction::bwd, 128, DType::fp16, 64, 128);
+  CHECK(unsupported_in_build(sb).empty());
+  REQUIRE(detail::find_kernel(sb) != nullptr);
+  CHECK(detail::find_kernel(sb)->pass == Direction::bwd);
   const KernelSpec s = flash3_spec(Direction::fwd, 128, DType::fp16, 128, 128);
   CHECK(unsupported_in_build(s).empty());
   REQUIRE(detail::find_kernel(s) != nullptr);
@@ -69,10 +74,10 @@ TEST_CASE("flash3's registry entries are its list's overlapped kernels: 128 x 12
   if (const detail::KernelEntry* e = detail::find_kernel(f2)) CHECK(e->algo == Algo::flash2);
 }
 
-TEST_CASE("flash3: the backward, another tile, warps or stages, and an uncompiled type are refused in one line") {
+TEST_CASE("flash3: another tile, warps or stages, and an uncompiled type are refused in one line") {
   const std::string bwd = unsupported_in_build(flash3_spec(Direction::bwd, 128, DType::fp16, 128, 128));
   CHECK(one_line(bwd));
-  CHECK(bwd.find("the flash3 backward kernel does not exist") != std::string::npos);
+  CHECK(bwd.find("the flash3 kernel has one tile, 64x128 with 12 warps") != std::string::npos);
   const std::string tile = unsupported_in_build(flash3_spec(Direction::fwd, 128, DType::fp16, 128, 176));
   CHECK(one_line(tile));
   CHECK(tile.find("the flash3 kernel has one tile, 128x128 with 12 warps") != std::string::npos);
@@ -91,7 +96,7 @@ TEST_CASE("flash3: the backward, another tile, warps or stages, and an uncompile
     const std::string why = unsupported_in_build(flash3_spec(Direction::fwd, d, t, 128, 128));
     if (compiled_tiles(Algo::flash3, Direction::fwd, d, t).empty()) {
       CHECK(one_line(why));
-      CHECK(why.find("no flash3 kernel of this type and head dimension in this build (compiled: fp16 d=128") !=
+      CHECK(why.find("no flash3 kernel of this pass, type and head dimension in this build (compiled: fwd fp16 d=128") !=
             std::string::npos);
     } else {
       CHECK(why.empty());  // IOSIM_CUDA_FULL_TILES

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda/kernels/flash3/flash3_bwd.h"
 #include "cuda/kernels/flash3/flash3_fwd.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/runtime/check.h"
@@ -21,7 +22,8 @@ namespace {
 [[nodiscard]] std::string compiled_text() {
   std::string out;
   for (const KernelEntry& e : flash3_registry()) {
-    out += (out.empty() ? "" : ", ") + std::string(name(e.dtype)) + " d=" + std::to_string(e.d);
+    out += (out.empty() ? "" : ", ") + std::string(e.pass == Direction::fwd ? "fwd " : "bwd ") +
+           std::string(name(e.dtype)) + " d=" + std::to_string(e.d);
   }
   return out.empty() ? "none" : out;
 }
@@ -48,6 +50,36 @@ void launch_flash3_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   a.causal = spec.causal;
   IOSIM_CUDA_CHECK(k->launch(a, stream));
 }
+
+/// Enqueues the flash3 backward of `spec` (preprocess, main kernel, dQ conversion, and with grouped K/V
+/// heads the group sum): Q, K, V, O, dO, L as the forward left them (prepare_backward), D, dQacc and
+/// dKexp, dVexp the buffers flash2's backward uses.
+void launch_flash3_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
+  const KernelEntry* e = find_kernel(spec);
+  const flash3::BwdKernel* k =
+      e == nullptr ? nullptr : flash3::find_bwd(flash3_type(spec.dtype), spec.d, spec.br, spec.bc, e->stages);
+  if (k == nullptr) throw std::invalid_argument("launch: " + spec_text(spec) + ": no such flash3 kernel in this build");
+  flash3::BwdArgs a;
+  a.q = buf.device(Tensor::Q);
+  a.k = buf.device(Tensor::K);
+  a.v = buf.device(Tensor::V);
+  a.o = buf.device(Tensor::O);
+  a.dout = buf.device(Tensor::dO);
+  a.lse = static_cast<const float*>(buf.device(Tensor::L));
+  a.dsum = static_cast<float*>(buf.device(Tensor::D));
+  a.dq_acc = static_cast<float*>(buf.device(Tensor::dQacc));
+  a.dq = buf.device(Tensor::dQ);
+  a.dk = buf.device(Tensor::dK);
+  a.dv = buf.device(Tensor::dV);
+  a.dk_exp = buf.grad_per_query_head(Tensor::dK);
+  a.dv_exp = buf.grad_per_query_head(Tensor::dV);
+  a.heads = spec.batch * spec.heads;
+  a.kv_heads = spec.batch * kv_head_count(spec);
+  a.n = spec.n;
+  a.n_kv = spec.n_kv;
+  a.causal = spec.causal;
+  IOSIM_CUDA_CHECK(k->launch(a, stream));
+}
 #endif
 
 }  // namespace
@@ -62,6 +94,11 @@ const std::vector<KernelEntry>& flash3_registry() {
                                 k.dtype == flash3::DType::bf16 ? DType::bf16 : DType::fp16, k.br, k.bc,
                                 static_cast<std::size_t>(k.smem_bytes), &launch_flash3_fwd, k.threads / 32, k.stages});
     }
+    for (const flash3::BwdKernel& k : flash3::bwd_kernels()) {
+      out.push_back(KernelEntry{Algo::flash3, Direction::bwd, k.d,
+                                k.dtype == flash3::DType::bf16 ? DType::bf16 : DType::fp16, k.br, k.bc,
+                                static_cast<std::size_t>(k.smem_bytes), &launch_flash3_bwd, k.threads / 32, k.stages});
+    }
 #endif
     return out;
   }();
@@ -70,22 +107,19 @@ const std::vector<KernelEntry>& flash3_registry() {
 
 std::string flash3_unsupported_in_build(const KernelSpec& s) {
   if (s.algo != Algo::flash3) return "";
-  if (s.pass == Direction::bwd) {
-    return "flash3 bwd: the flash3 backward kernel does not exist (cuda/kernels/flash3/ has the forward only)";
-  }
 #ifndef IOSIM_FLASH3
   return "flash3: this build has no flash3 kernels (they need nvcc 12.0 or newer and CUTLASS's headers; cmake's "
          "configure says which was missing)";
 #else
   const KernelEntry* first = nullptr;
   for (const KernelEntry& e : flash3_registry()) {
-    if (e.d == s.d && e.dtype == s.dtype) {
+    if (e.pass == s.pass && e.d == s.d && e.dtype == s.dtype) {
       first = &e;
       break;
     }
   }
   if (first == nullptr) {
-    return spec_text(s) + ": no flash3 kernel of this type and head dimension in this build (compiled: " +
+    return spec_text(s) + ": no flash3 kernel of this pass, type and head dimension in this build (compiled: " +
            compiled_text() + "; -DIOSIM_CUDA_FULL_TILES=ON adds fp16/bf16 x d = 64/128)";
   }
   if (s.br == 0 && s.bc == 0) return "";
@@ -94,7 +128,7 @@ std::string flash3_unsupported_in_build(const KernelSpec& s) {
     return spec_text(s) + ": the flash3 kernel has one tile, " + std::to_string(first->br) + "x" +
            std::to_string(first->bc) + " with " + std::to_string(first->warps) + " warps (a producer and " +
            std::to_string(first->warps / 4 - 1) + " consumer warpgroups) and " + std::to_string(first->stages) +
-           " K/V stages; asked for " + std::to_string(s.br) + "x" + std::to_string(s.bc) +
+           (s.pass == Direction::fwd ? " K/V stages" : " Q/dO stages") + "; asked for " + std::to_string(s.br) + "x" + std::to_string(s.bc) +
            (s.warps != 0 ? " with " + std::to_string(s.warps) + " warps" : "") +
            (s.stages != 0 ? ", " + std::to_string(s.stages) + " stages" : "");
   }

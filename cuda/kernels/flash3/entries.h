@@ -14,12 +14,13 @@ namespace iosim::gpu::detail {
 /// The kernels whose loads are TMA's (their L2 reads are counted at the L1 side: measure.cpp).
 [[nodiscard]] constexpr bool loads_by_tma(Algo a) { return a == Algo::flash3; }
 
-/// One entry per overlapped forward kernel of fwd_kernels() (FA3's schedule: warps = its 384 threads / 32,
-/// stages its K/V stages); the plain-order kernels stay flash3_check's. Empty in a build without flash3.
+/// One entry per overlapped forward kernel of fwd_kernels() (stages: its K/V stages) and per backward
+/// kernel of bwd_kernels() (stages: its Q/dO stages); warps = 384 threads / 32. The plain-order
+/// forward kernels stay flash3_check's. Empty in a build without flash3.
 [[nodiscard]] const std::vector<KernelEntry>& flash3_registry();
 
-/// Empty, or one line saying why this build cannot run a flash3 spec whatever the GPU: the backward (no
-/// kernel), a build without flash3, a type and head dimension not compiled, a tile, warps or stages
+/// Empty, or one line saying why this build cannot run a flash3 spec whatever the GPU: a build without
+/// flash3, a pass, type and head dimension not compiled, a tile, warps or stages
 /// other than the kernel's (B_r = B_c = 0 is left to dispatch: "no tile given").
 [[nodiscard]] std::string flash3_unsupported_in_build(const KernelSpec& spec);
 

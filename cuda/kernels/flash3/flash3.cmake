@@ -2,9 +2,11 @@
 # nvcc can target sm_90a (CUDA >= 12.0) and the CUTLASS headers are found: IOSIM_CUTLASS_INCLUDE if
 # set, else .deps/cutlass/include (scripts/vendor-deps), else the include directory of the pinned PyPI
 # package nvidia-cutlass (scripts/setup installs it). Targets:
-#   iosim_flash3        the kernels (static library; the default build one instantiation, fp16 d = 128
-#                       overlapped, IOSIM_CUDA_FULL_TILES all eight: fp16/bf16 × d 64/128 × overlapped/plain)
+#   iosim_flash3        the kernels (static library; the default build one forward instantiation, fp16
+#                       d = 128 overlapped, and one backward, fp16 d = 128; IOSIM_CUDA_FULL_TILES all eight
+#                       forward (fp16/bf16 × d 64/128 × overlapped/plain) and four backward (fp16/bf16 × d 64/128))
 #   flash3_check        the GPU harness: correctness against the double-precision CPU reference, timing
+#                       (forward and backward)
 #   flash3_layout_test  a CPU test (ctest, tests/gpu/CMakeLists.txt): the register layouts the kernel's softmax and P·V rely on
 # -DIOSIM_FLASH3_PTXAS_VERBOSE=ON adds ptxas -v (registers, spills) to the kernels' compile lines.
 # The pin (nvidia-cutlass==4.2.0.0 → headers 4.2.0), one file for setup, vendor-deps and this check.
@@ -50,10 +52,11 @@ endif()
 message(STATUS "iosim: flash3 kernels ON (sm_90a, CUTLASS ${_flash3_v} from ${IOSIM_CUTLASS_INCLUDE})")
 
 set(_flash3_dir ${CMAKE_CURRENT_LIST_DIR})
-set(_flash3_inst fwd_d128_fp16)
+set(_flash3_inst fwd_d128_fp16 bwd_d128_fp16)
 if(IOSIM_CUDA_FULL_TILES)
   list(APPEND _flash3_inst fwd_d128_bf16 fwd_d64_fp16 fwd_d64_bf16
-       fwd_d128_fp16_plain fwd_d128_bf16_plain fwd_d64_fp16_plain fwd_d64_bf16_plain)
+       fwd_d128_fp16_plain fwd_d128_bf16_plain fwd_d64_fp16_plain fwd_d64_bf16_plain
+       bwd_d128_bf16 bwd_d64_fp16 bwd_d64_bf16)
 endif()
 list(TRANSFORM _flash3_inst PREPEND ${_flash3_dir}/inst/)
 list(TRANSFORM _flash3_inst APPEND .cu)
@@ -64,7 +67,7 @@ set(_flash3_cuda_flags ${IOSIM_CUDA_STD_FLAG} --expt-relaxed-constexpr -lineinfo
 if(IOSIM_FLASH3_PTXAS_VERBOSE)
   list(APPEND _flash3_cuda_flags -Xptxas=-v)
 endif()
-add_library(iosim_flash3 STATIC ${_flash3_dir}/registry.cpp ${_flash3_inst})
+add_library(iosim_flash3 STATIC ${_flash3_dir}/registry.cpp ${_flash3_dir}/registry_bwd.cpp ${_flash3_inst})
 target_include_directories(iosim_flash3 PUBLIC ${PROJECT_SOURCE_DIR})
 target_include_directories(iosim_flash3 SYSTEM PRIVATE ${IOSIM_CUTLASS_INCLUDE})
 target_link_libraries(iosim_flash3 PUBLIC CUDA::cudart_static)

@@ -1,4 +1,4 @@
-// flash3_check: the GPU harness of the flash3 forward kernels (cuda/kernels/flash3/).
+// flash3_check: the GPU harness of the flash3 forward and backward kernels (cuda/kernels/flash3/).
 //
 //   flash3_check list                       the kernels of this build, one line each
 //   flash3_check correctness [--small] [--kernel K]
@@ -17,6 +17,15 @@
 //                                           timed with CUDA events: W launches, then R launches each
 //                                           timed, median / min / max and TFLOP/s (4·B·H·N²·D flops,
 //                                           half that causal); one line.
+//   flash3_check correctness-bwd [--small] [--kernel K] [--case C]
+//                                           the backward kernels (list's "bwd" lines) on the same cases:
+//                                           Q, K, V, dO random, O and L from the reference, every output
+//                                           and scratch buffer poisoned; dQ, dK, dV against the reference
+//                                           backward, same tolerances
+//   flash3_check bench-bwd --batch B --heads H --n N --d D [--dtype T] [--causal] [--warmup W] [--runs R]
+//                                           the whole backward and its main kernel timed (O and L from
+//                                           the forward kernel); 10·B·H·N²·D flops, half causal
+// --case C (correctness, correctness-bwd): the C-th case only.
 // Exit codes: 0 pass, 1 a failed check, 2 bad arguments (one line on stderr), 3 a hang, 77 no sm_90 GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -35,11 +44,14 @@
 #include <thread>
 #include <vector>
 
+#include "cuda/kernels/flash3/flash3_bwd.h"
 #include "cuda/kernels/flash3/flash3_fwd.h"
 #include "cuda/reference/reference.h"
 
 namespace {
 
+using iosim::gpu::flash3::BwdArgs;
+using iosim::gpu::flash3::BwdKernel;
 using iosim::gpu::flash3::DType;
 using iosim::gpu::flash3::FwdArgs;
 using iosim::gpu::flash3::FwdKernel;
@@ -408,34 +420,243 @@ int bench(const BenchArgs& args) {
   return nans == 0 ? 0 : 1;
 }
 
+/// Device buffers of one backward run, freed at the end.
+struct BwdDevice {
+  std::vector<void*> ptrs;
+  void* alloc(std::size_t bytes, bool poison) {
+    void* p = nullptr;
+    check_cuda(cudaMalloc(&p, bytes), "cudaMalloc");
+    ptrs.push_back(p);
+    if (poison) check_cuda(cudaMemset(p, 0xFF, bytes), "poison");
+    return p;
+  }
+  ~BwdDevice() {
+    for (void* p : ptrs) cudaFree(p);
+  }
+};
+
+/// The backward on one case: Q, K, V, dO random (normal), O and L from the double-precision reference
+/// (O rounded to the element type), every output and scratch buffer poisoned with NaN; dQ, dK, dV
+/// against the reference's gradients (rel. error ≤ 2e-3 fp16, 1e-2 bf16, no NaN).
+bool run_bwd_case(const BwdKernel& kern, const Case& c, std::uint64_t seed) {
+  const int d = kern.d;
+  const std::size_t nq = static_cast<std::size_t>(c.heads) * c.n * d;
+  const std::size_t nkv = static_cast<std::size_t>(c.kv_heads) * c.n_kv * d;
+  const std::size_t nkv_exp = static_cast<std::size_t>(c.heads) * c.n_kv * d;
+  const std::size_t rows = static_cast<std::size_t>(c.heads) * c.n;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  auto fill = [&](std::size_t count, std::vector<std::uint16_t>& bits, std::vector<double>& held) {
+    bits.resize(count);
+    held.resize(count);
+    for (std::size_t i = 0; i < count; ++i) bits[i] = to_bits(kern.dtype, normal(rng), &held[i]);
+  };
+  std::vector<std::uint16_t> qb, kb, vb, dob;
+  std::vector<double> q, k, v, dout;
+  fill(nq, qb, q);
+  fill(nkv, kb, k);
+  fill(nkv, vb, v);
+  fill(nq, dob, dout);
+  iosim::gpu::reference::Shape s;
+  s.heads = c.heads;
+  s.n = c.n;
+  s.n_kv = c.n_kv;
+  s.d = d;
+  s.scale = 1.0 / std::sqrt(static_cast<double>(d));
+  s.group = c.heads / c.kv_heads;
+  s.causal = c.causal;
+  const std::vector<double> o_ref = iosim::gpu::reference::attention_forward(s, q, k, v);
+  const std::vector<double> l_ref = reference_lse(s, q, k);
+  std::vector<std::uint16_t> ob(nq);
+  double held;
+  for (std::size_t i = 0; i < nq; ++i) ob[i] = to_bits(kern.dtype, static_cast<float>(o_ref[i]), &held);
+  std::vector<float> lb(rows);
+  for (std::size_t i = 0; i < rows; ++i) lb[i] = static_cast<float>(l_ref[i]);
+
+  BwdDevice dev;
+  BwdArgs a;
+  auto upload = [&](const std::vector<std::uint16_t>& h) {
+    void* p = dev.alloc(h.size() * 2, false);
+    check_cuda(cudaMemcpy(p, h.data(), h.size() * 2, cudaMemcpyHostToDevice), "copy");
+    return p;
+  };
+  a.q = upload(qb);
+  a.k = upload(kb);
+  a.v = upload(vb);
+  a.o = upload(ob);
+  a.dout = upload(dob);
+  auto* lse = static_cast<float*>(dev.alloc(rows * 4, false));
+  check_cuda(cudaMemcpy(lse, lb.data(), rows * 4, cudaMemcpyHostToDevice), "copy L");
+  a.lse = lse;
+  a.dsum = static_cast<float*>(dev.alloc(rows * 4, true));
+  a.dq_acc = static_cast<float*>(dev.alloc(nq * 4, true));
+  a.dq = dev.alloc(nq * 2, true);
+  a.dk = dev.alloc(nkv * 2, true);
+  a.dv = dev.alloc(nkv * 2, true);
+  if (c.heads != c.kv_heads) {
+    a.dk_exp = dev.alloc(nkv_exp * 2, true);
+    a.dv_exp = dev.alloc(nkv_exp * 2, true);
+  }
+  a.heads = c.heads;
+  a.kv_heads = c.kv_heads;
+  a.n = c.n;
+  a.n_kv = c.n_kv;
+  a.causal = c.causal;
+  check_cuda(kern.launch(a, nullptr), "launch");
+  wait_or_die(kern.label() + " heads " + std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) + " n " +
+              std::to_string(c.n) + " n_kv " + std::to_string(c.n_kv) + (c.causal ? " causal" : " full"));
+  check_cuda(cudaGetLastError(), "kernel");
+  auto download = [&](const void* p, std::size_t count) {
+    std::vector<std::uint16_t> h(count);
+    check_cuda(cudaMemcpy(h.data(), p, count * 2, cudaMemcpyDeviceToHost), "copy back");
+    std::vector<double> out(count);
+    for (std::size_t i = 0; i < count; ++i) out[i] = from_bits(kern.dtype, h[i]);
+    return out;
+  };
+  const std::vector<double> dq = download(a.dq, nq), dk = download(a.dk, nkv), dv = download(a.dv, nkv);
+  const iosim::gpu::reference::Gradients g = iosim::gpu::reference::attention_backward(s, q, k, v, dout);
+  const Error eq = compare(dq, g.dq), ek = compare(dk, g.dk), ev = compare(dv, g.dv);
+  const double tol = kern.dtype == DType::fp16 ? 2e-3 : 1e-2;
+  const bool ok = eq.rel <= tol && ek.rel <= tol && ev.rel <= tol && eq.nan + ek.nan + ev.nan == 0 &&
+                  eq.inf_mismatch + ek.inf_mismatch + ev.inf_mismatch == 0;
+  std::printf("%-4s %-22s heads %d/%d n %5d n_kv %5d %-6s  dQ rel %.2e  dK rel %.2e  dV rel %.2e  nan %zu/%zu/%zu  (tol %.0e)  %s\n",
+              ok ? "PASS" : "FAIL", kern.label().c_str(), c.heads, c.kv_heads, c.n, c.n_kv, c.causal ? "causal" : "full",
+              eq.rel, ek.rel, ev.rel, eq.nan, ek.nan, ev.nan, tol, c.what);
+  if (!ok) {
+    std::printf("     dQ:");
+    explain(c, d, dq, g.dq);
+    Case ckv = c;
+    ckv.n = c.n_kv;
+    std::printf("     dK:");
+    explain(ckv, d, dk, g.dk);
+    std::printf("     dV:");
+    explain(ckv, d, dv, g.dv);
+  }
+  return ok;
+}
+
+/// The backward timed: the whole backward (preprocess, main kernel, dQ conversion) and the main
+/// kernel alone, CUDA events around each launch, W warm-up launches, median of R. 10·B·H·N²·D flops
+/// (half that causal).
+int bench_bwd(const BenchArgs& args) {
+  const auto& [batch, heads, n, d, warmup, runs, dtype, causal, plain] = args;
+  (void)plain;
+  const auto& all = iosim::gpu::flash3::bwd_kernels();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const BwdKernel& k) { return k.d == d && k.dtype == dtype; });
+  if (it == all.end()) die(std::string("bench-bwd: no backward kernel for ") + name(dtype) + " d=" + std::to_string(d), 2);
+  const std::size_t elems = static_cast<std::size_t>(batch) * heads * n * d;
+  const std::size_t rows = static_cast<std::size_t>(batch) * heads * n;
+  BwdDevice dev;
+  std::vector<std::uint16_t> host(elems);
+  std::mt19937_64 rng(7);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  double held;
+  auto random_tensor = [&]() {
+    for (auto& b : host) b = to_bits(dtype, normal(rng), &held);
+    void* p = dev.alloc(elems * 2, false);
+    check_cuda(cudaMemcpy(p, host.data(), elems * 2, cudaMemcpyHostToDevice), "copy");
+    return p;
+  };
+  BwdArgs a;
+  a.q = random_tensor();
+  a.k = random_tensor();
+  a.v = random_tensor();
+  a.dout = random_tensor();
+  FwdArgs f;  // O and L from the forward kernel of the same type and d, where this build has one
+  f.q = a.q;
+  f.k = a.k;
+  f.v = a.v;
+  f.o = dev.alloc(elems * 2, false);
+  f.lse = static_cast<float*>(dev.alloc(rows * 4, false));
+  f.heads = f.kv_heads = batch * heads;
+  f.n = f.n_kv = n;
+  f.causal = causal;
+  const auto& fwd = iosim::gpu::flash3::fwd_kernels();
+  const auto fit = std::find_if(fwd.begin(), fwd.end(), [&](const FwdKernel& k) { return k.d == d && k.dtype == dtype; });
+  if (fit == fwd.end()) die("bench-bwd: no forward kernel to make O and L", 2);
+  check_cuda(fit->launch(f, nullptr), "forward");
+  a.o = f.o;
+  a.lse = f.lse;
+  a.dsum = static_cast<float*>(dev.alloc(rows * 4, false));
+  a.dq_acc = static_cast<float*>(dev.alloc(elems * 4, false));
+  a.dq = dev.alloc(elems * 2, true);
+  a.dk = dev.alloc(elems * 2, true);
+  a.dv = dev.alloc(elems * 2, true);
+  a.heads = a.kv_heads = batch * heads;
+  a.n = a.n_kv = n;
+  a.causal = causal;
+  auto time = [&](cudaError_t (*launch)(const BwdArgs&, cudaStream_t), const char* what) {
+    for (int i = 0; i < warmup; ++i) check_cuda(launch(a, nullptr), "launch");
+    wait_or_die(std::string("bench-bwd ") + what + " (warm-up)");
+    cudaEvent_t t0, t1;
+    check_cuda(cudaEventCreate(&t0), "event");
+    check_cuda(cudaEventCreate(&t1), "event");
+    std::vector<float> ms(static_cast<std::size_t>(runs));
+    for (int i = 0; i < runs; ++i) {
+      check_cuda(cudaEventRecord(t0), "event");
+      check_cuda(launch(a, nullptr), "launch");
+      check_cuda(cudaEventRecord(t1), "event");
+      check_cuda(cudaEventSynchronize(t1), "kernel");
+      check_cuda(cudaEventElapsedTime(&ms[static_cast<std::size_t>(i)], t0, t1), "event");
+    }
+    cudaEventDestroy(t0);
+    cudaEventDestroy(t1);
+    std::sort(ms.begin(), ms.end());
+    return ms;
+  };
+  const std::vector<float> full = time(it->launch, "whole");
+  const std::vector<float> main_only = time(it->launch_main, "main");
+  std::vector<std::uint16_t> ob(std::min<std::size_t>(elems, 1 << 20));
+  std::size_t nans = 0;
+  for (void* p : {a.dq, a.dk, a.dv}) {
+    check_cuda(cudaMemcpy(ob.data(), p, ob.size() * 2, cudaMemcpyDeviceToHost), "copy");
+    nans += static_cast<std::size_t>(std::count_if(ob.begin(), ob.end(), [&](std::uint16_t b) { return std::isnan(from_bits(dtype, b)); }));
+  }
+  const double flops = 10.0 * batch * heads * static_cast<double>(n) * n * d * (causal ? 0.5 : 1.0);
+  const double med = full[full.size() / 2], med_main = main_only[main_only.size() / 2];
+  std::printf("bench-bwd flash3 %s d%d batch %d heads %d n %d %-6s  median %.4f ms  min %.4f  max %.4f  %.1f TFLOP/s  main kernel %.4f ms %.1f TFLOP/s  (%d runs; NaN in dQ/dK/dV heads: %zu)\n",
+              name(dtype), d, batch, heads, n, causal ? "causal" : "full", med, static_cast<double>(full.front()),
+              static_cast<double>(full.back()), flops / (med * 1e-3) / 1e12, med_main, flops / (med_main * 1e-3) / 1e12, runs, nans);
+  return nans == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) die("usage: flash3_check list | correctness [--small] | bench --batch B --heads H --n N --d D [...]", 2);
   const std::string cmd = argv[1];
   const auto& all = iosim::gpu::flash3::fwd_kernels();
+  const auto& all_bwd = iosim::gpu::flash3::bwd_kernels();
   if (cmd == "list") {
     for (const auto& k : all) std::printf("%s  %d threads  %d B shared\n", k.label().c_str(), k.threads, k.smem_bytes);
+    for (const auto& k : all_bwd) std::printf("%s  %d threads  %d B shared\n", k.label().c_str(), k.threads, k.smem_bytes);
     return 0;
   }
-  if (cmd != "correctness" && cmd != "bench") die("unknown command '" + cmd + "' (list, correctness, bench)", 2);
+  const bool backward = cmd == "correctness-bwd" || cmd == "bench-bwd";
+  if (cmd != "correctness" && cmd != "bench" && !backward) {
+    die("unknown command '" + cmd + "' (list, correctness, bench, correctness-bwd, bench-bwd)", 2);
+  }
   BenchArgs bench_args;
   bool small = false;
+  int only_case = -1;  // --case C: the C-th of kCases only (1-based)
   int only = -1;  // --kernel K: the K-th kernel of `list` only (1-based on the command line)
-  if (cmd == "bench") {
+  if (cmd == "bench" || cmd == "bench-bwd") {
     bench_args = parse_bench(argc, argv);
   } else {
     for (int i = 2; i < argc; ++i) {
       const std::string f = argv[i];
       if (f == "--small") {
         small = true;
+      } else if (f == "--case" && i + 1 < argc) {
+        only_case = int_arg("--case", argv[++i]) - 1;
       } else if (f == "--kernel" && i + 1 < argc) {
         only = int_arg("--kernel", argv[++i]) - 1;
-        if (only >= static_cast<int>(all.size())) {
-          die("--kernel: " + std::to_string(only + 1) + " is past the " + std::to_string(all.size()) + " kernels of this build", 2);
+        const std::size_t count = backward ? all_bwd.size() : all.size();
+        if (only >= static_cast<int>(count)) {
+          die("--kernel: " + std::to_string(only + 1) + " is past the " + std::to_string(count) + " kernels of this build", 2);
         }
       } else {
-        die("correctness: unknown option '" + f + "' (--small, --kernel K)", 2);
+        die("correctness: unknown option '" + f + "' (--small, --kernel K, --case C)", 2);
       }
     }
   }
@@ -451,12 +672,29 @@ int main(int argc, char** argv) {
     return 77;
   }
   if (cmd == "bench") return bench(bench_args);
+  if (cmd == "bench-bwd") return bench_bwd(bench_args);
   int failed = 0, total = 0;
   std::uint64_t seed = 1;
+  if (backward) {
+    for (std::size_t ki = 0; ki < all_bwd.size(); ++ki) {
+      if (only >= 0 && static_cast<int>(ki) != only) continue;
+      int ci = 0;
+      for (const auto& c : kCases) {
+        if (only_case >= 0 && ci++ != only_case) continue;
+        ++total;
+        if (!run_bwd_case(all_bwd[ki], c, seed++)) ++failed;
+        if (small) break;
+      }
+    }
+    std::printf("flash3_check correctness-bwd on %s: %d of %d passed\n", prop.name, total - failed, total);
+    return failed == 0 ? 0 : 1;
+  }
   for (std::size_t ki = 0; ki < all.size(); ++ki) {
     if (only >= 0 && static_cast<int>(ki) != only) continue;
     const auto& k = all[ki];
+    int ci = 0;
     for (const auto& c : kCases) {
+      if (only_case >= 0 && ci++ != only_case) continue;
       ++total;
       if (!run_case(k, c, seed++)) ++failed;
       if (small) break;

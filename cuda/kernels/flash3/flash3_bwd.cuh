@@ -1,0 +1,559 @@
+// flash3 backward — FlashAttention-3's backward (Shah et al. 2024, arXiv 2407.08608, §3; the structure
+// of Dao-AILab/flash-attention hopper/flash_bwd_kernel_sm90.h with SdP_swapAB and the dK/dV products
+// register-sourced) for sm_90a, on CUTLASS's CuTe. Layouts: flash3_bwd.h.
+//
+// Three kernels (four with grouped K/V heads), as flash2's backward (cuda/kernels/flash2_bwd.cuh):
+//   preprocess, one warp per row:  D = rowsum(dO ∘ O) (fp32), dQacc = 0
+//   main, grid (⌈n_kv / B_c⌉, heads), one block per K/V tile j, 384 threads:
+//     producer (warpgroup 0, 24 registers): one thread issues every TMA copy — K_j and V_j once (one
+//       mbarrier counting their bytes), then for each Q tile i that sees K_j: Q_i with L_i (one stage
+//       of a PipelineTmaAsync ring) and dO_i with D_i (a second ring), `kStages` stages each. L_i and
+//       D_i come by 1-D TMA boxes of B_r + 4 floats over the flat [heads · n] arrays (from the
+//       16-byte boundary at or below the tile's first row).
+//     consumers (warpgroups 1 and 2, 240 registers): each owns B_c / 2 = 64 keys of K_j, V_j and their
+//       dK_j, dV_j accumulators (fp32, registers, held across the Q loop). Per Q tile:
+//         Sᵀ = K_j Q_iᵀ and dPᵀ = V_j dO_iᵀ   wgmma SS (M = this warpgroup's 64 keys, N = B_r rows)
+//         Pᵀ = exp2(Sᵀ·τ·log2e − L·log2e), dSᵀ = Pᵀ ∘ (dPᵀ − D)   on the accumulators
+//         dS → shared memory (element type, rows contiguous), one barrier of the 256 consumer threads
+//         dQ_i = dS K_j                          wgmma SS (both warpgroups share it: split along d or rows)
+//         dV_j += Pᵀ dO_i, dK_j += dSᵀ Q_i       wgmma RS (Pᵀ, dSᵀ from registers, dO_i, Q_i viewed
+//                                                 transposed, MN-major, in their TMA tiles)
+//         τ·dQ_i → shared memory (fp32); the producer's warps 1–3 add it into dQacc (float4 atomics)
+//       and at the end dK_j ← τ·dK_j, dV_j out (element type; per query head with grouped K/V heads).
+//   convert: dQ = dQacc in the element type; group sum: dK, dV = Σ over each group of dKexp, dVexp.
+// Causal: a K/V tile's loop starts at the first Q tile that sees it; masks only in tiles that cross
+// the diagonal, n or n_kv.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "cuda/kernels/flash3/flash3_bwd.h"
+#include "cuda/kernels/flash3/flash3_fwd.cuh"
+
+namespace iosim::gpu::flash3 {
+
+/// The first Q tile (of B_r rows) whose rows see key kv0; tiles before it see none of K/V tile kv0.
+__host__ __device__ constexpr int first_q_tile(bool causal, int kv0, int n, int n_kv, int br) {
+  if (!causal) return 0;
+  const int row = kv0 - (n_kv - n);  // the first row that sees key kv0
+  return row <= 0 ? 0 : row / br;
+}
+
+namespace detail {
+
+using namespace cute;
+
+template <class Element_, int D, int BR, int BC = 128, int STAGES = 2>
+struct BwdTraits {
+  using Element = Element_;
+  static constexpr int kD = D, kBr = BR, kBc = BC, kStages = STAGES;
+  static constexpr int kConsumerWGs = 2;
+  static_assert(BC == 64 * kConsumerWGs, "64 keys per consumer warpgroup");
+  static_assert(D == 64 || D == 128, "head dimension 64 or 128");
+  static_assert(BR == 64 || BR == 128, "B_r 64 or 128");
+  static constexpr int kConsumerThreads = kConsumerWGs * cutlass::NumThreadsPerWarpGroup;
+  static constexpr int kThreads = kConsumerThreads + cutlass::NumThreadsPerWarpGroup;
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = 240;
+
+  using AtomLayoutKV = Layout<Shape<Int<kConsumerWGs>, _1, _1>>;
+  // Sᵀ = K Qᵀ, dPᵀ = V dOᵀ: M = keys, N = rows, K = d; both operands K-major in shared memory.
+  using TiledMmaSdP = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<Element, Element, float, Shape<Int<BC>, Int<BR>, Int<D>>>(), AtomLayoutKV{}));
+  // dV += Pᵀ dO, dK += dSᵀ Q: M = keys, N = d, K = rows; A from registers, B MN-major.
+  using TiledMmadKV = decltype(make_tiled_mma(
+      GMMA::rs_op_selector<Element, Element, float, Shape<Int<BC>, Int<D>, Int<BR>>, GMMA::Major::K, GMMA::Major::MN>(),
+      AtomLayoutKV{}));
+  // dQ = dS K: M = rows, N = d, K = keys; dS MN-major (rows contiguous), K viewed as Kᵀ (MN-major).
+  // B_r = 128: each warpgroup its 64 rows; B_r = 64: each warpgroup half of d.
+  static constexpr int kdQWgM = BR / 64;
+  static constexpr int kdQWgN = kConsumerWGs / kdQWgM;
+  using TiledMmadQ = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<Element, Element, float, Shape<_64, Int<D / kdQWgN>, Int<BC>>, GMMA::Major::MN,
+                           GMMA::Major::MN>(),
+      Layout<Shape<Int<kdQWgM>, Int<kdQWgN>, _1>>{}));
+
+  // Shared tiles. Q, dO (stages) and K, V as TMA brings them (rows of d contiguous, K-major, 128-byte
+  // swizzle); the same bytes viewed transposed (d × rows, MN-major: the atoms tile the same way, as
+  // flash3_fwd's Vᵀ) for the B operands of dV, dK (dOᵀ, Qᵀ) and dQ (Kᵀ).
+  using SmemAtomQ = decltype(cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::K, Element, Int<BR>, Int<D>>());
+  using SmemLayoutQ = decltype(tile_to_shape(SmemAtomQ{}, Shape<Int<BR>, Int<D>, Int<STAGES>>{}));
+  using SmemAtomQt = decltype(cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::MN, Element, Int<D>, Int<BR>>());
+  using SmemLayoutQt = decltype(tile_to_shape(SmemAtomQt{}, Shape<Int<D>, Int<BR>, Int<STAGES>>{}, Step<_2, _1, _3>{}));
+  using SmemAtomK = decltype(cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::K, Element, Int<BC>, Int<D>>());
+  using SmemLayoutK = decltype(tile_to_shape(SmemAtomK{}, Shape<Int<BC>, Int<D>>{}));
+  using SmemAtomKt = decltype(cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::MN, Element, Int<D>, Int<BC>>());
+  using SmemLayoutKt = decltype(tile_to_shape(SmemAtomKt{}, Shape<Int<D>, Int<BC>>{}, Step<_2, _1>{}));
+  // dS (rows × keys), rows contiguous, two buffers (one per Q-tile parity).
+  using SmemAtomdS = decltype(cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::MN, Element, Int<BR>, Int<BC>>());
+  using SmemLayoutdS = decltype(tile_to_shape(SmemAtomdS{}, Shape<Int<BR>, Int<BC>, _2>{}, Step<_2, _1, _3>{}));
+  static_assert(cosize_v<SmemLayoutQ> == cosize_v<SmemLayoutQt>);
+  static_assert(cosize_v<SmemLayoutK> == cosize_v<SmemLayoutKt>);
+
+  using GShape = Shape<int32_t, int32_t, int32_t>;
+  using GStride = Stride<int64_t, _1, int64_t>;
+  using GShape1 = Shape<int32_t>;
+  using GStride1 = Stride<_1>;
+  // One stage of L or D: a box of B_r + 4 floats from the 16-byte boundary at or below the tile's first
+  // row (a TMA box must start 16-byte aligned in the flat [heads · n] array: rows start at
+  // bh · n + q0, and n need not be a multiple of 4); a stage every kRowStride floats (128-byte aligned).
+  static constexpr int kRowBox = BR + 4;
+  static constexpr int kRowStride = BR + 32;
+  using SmemLayoutRow = Layout<Shape<Int<kRowBox>>>;
+  using TmaQ = decltype(make_tma_copy(SM90_TMA_LOAD{},
+                                      make_tensor(make_gmem_ptr(static_cast<const Element*>(nullptr)), GShape{}, GStride{}),
+                                      take<0, 2>(SmemLayoutQ{}), Shape<Int<BR>, Int<D>>{}, _1{}));
+  using TmaK = decltype(make_tma_copy(SM90_TMA_LOAD{},
+                                      make_tensor(make_gmem_ptr(static_cast<const Element*>(nullptr)), GShape{}, GStride{}),
+                                      SmemLayoutK{}, Shape<Int<BC>, Int<D>>{}, _1{}));
+  using TmaRow = decltype(make_tma_copy(SM90_TMA_LOAD{},
+                                        make_tensor(make_gmem_ptr(static_cast<const float*>(nullptr)), GShape1{}, GStride1{}),
+                                        SmemLayoutRow{}, Shape<Int<kRowBox>>{}, _1{}));
+  static constexpr std::uint32_t kBytesQ = BR * D * sizeof(Element) + kRowBox * sizeof(float);  // Q_i + L_i (or dO_i + D_i)
+  static constexpr std::uint32_t kBytesKV = 2 * BC * D * sizeof(Element);
+
+  using Pipeline = cutlass::PipelineTmaAsync<STAGES>;
+  using PipelineState = typename Pipeline::PipelineState;
+
+  struct SharedStorage {
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>, 1024> q;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>, 1024> dout;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>, 1024> k;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>, 1024> v;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutdS>, 1024> ds;
+    cute::array_aligned<float, BR * D, 128> dq;  // τ·dQ_i, fp32, 16-byte chunks XOR-swizzled by row (dq_index)
+    cute::array_aligned<float, kRowStride * STAGES, 128> lse;
+    cute::array_aligned<float, kRowStride * STAGES, 128> dsum;
+    alignas(16) cutlass::arch::ClusterTransactionBarrier barrier_kv;
+    alignas(16) typename Pipeline::SharedStorage pipe_q;
+    alignas(16) typename Pipeline::SharedStorage pipe_do;
+  };
+  static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
+
+  struct Params {
+    TmaQ tma_q;
+    TmaQ tma_do;
+    TmaK tma_k;
+    TmaK tma_v;
+    TmaRow tma_lse;
+    TmaRow tma_dsum;
+    GShape shape_q;   // (n, d, heads)
+    GShape shape_k;   // (n_kv, d, kv_heads)
+    GShape1 shape_row;  // (heads · n)
+    float* dq_acc;
+    Element* dk;  // per query head when group > 1 (dKexp), else dK
+    Element* dv;
+    int n;
+    int n_kv;
+    int group;
+    float scale;
+    float scale_log2;
+    bool causal;
+  };
+};
+
+/// The consumers' barrier between dS into shared memory and the dQ wgmma that reads it.
+inline constexpr std::uint32_t kdSBarrier = 0;
+/// dQ_i in shared memory (consumers arrive, the producer's warps 1–3 wait), and read out again (the
+/// other way round): 256 consumer threads and 96 producer threads.
+inline constexpr std::uint32_t kdQFull = 1;
+inline constexpr std::uint32_t kdQEmpty = 2;
+inline constexpr int kdQThreads = 256 + 96;
+
+/// Index of (row, col) in the fp32 dQ tile: rows of D floats, the 16-byte chunk c / 4 XOR row % 8, so
+/// that a warp's float2 stores of accumulators (8 rows × 2 chunks) and the float4 reads of a row are
+/// free of bank conflicts.
+template <int D>
+__device__ __forceinline__ int dq_index(int r, int c) {
+  return r * D + ((((c >> 2) ^ (r & 7))) << 2) + (c & 3);
+}
+
+template <class Tr>
+__global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_constant__ typename Tr::Params p) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Element = typename Tr::Element;
+  using Pipeline = typename Tr::Pipeline;
+  using PipelineState = typename Tr::PipelineState;
+  constexpr int kBr = Tr::kBr, kBc = Tr::kBc, kD = Tr::kD;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  auto& ss = *reinterpret_cast<typename Tr::SharedStorage*>(smem_raw);
+
+  const int warp_idx = cutlass::canonical_warp_idx_sync();
+  const int wg = cutlass::canonical_warp_group_idx();
+  const int n_block = static_cast<int>(blockIdx.x);
+  const int kv0 = n_block * kBc;
+  const int bh = static_cast<int>(blockIdx.y);
+  const int bh_kv = bh / p.group;
+  const int q_tiles = (p.n + kBr - 1) / kBr;
+  const int first_q = first_q_tile(p.causal, kv0, p.n, p.n_kv, kBr);
+
+  if (warp_idx == 0 && cute::elect_one_sync()) {
+    cute::prefetch_tma_descriptor(p.tma_q.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_do.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_k.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_v.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_lse.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_dsum.get_tma_descriptor());
+    ss.barrier_kv.init(1);
+  }
+  typename Pipeline::Params pp;
+  pp.role = wg == 0 ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
+  pp.is_leader = threadIdx.x == 0;
+  pp.num_consumers = Tr::kConsumerWGs;  // one arrival per consumer warpgroup (flash3_fwd.cuh)
+  pp.transaction_bytes = Tr::kBytesQ;
+  Pipeline pipe_q(ss.pipe_q, pp, Shape<_1, _1, _1>{});
+  Pipeline pipe_do(ss.pipe_do, pp, Shape<_1, _1, _1>{});
+  __syncthreads();
+
+  Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Tr::SmemLayoutQ{});
+  Tensor sdO = make_tensor(make_smem_ptr(ss.dout.data()), typename Tr::SmemLayoutQ{});
+  Tensor sQt = make_tensor(make_smem_ptr(ss.q.data()), typename Tr::SmemLayoutQt{});
+  Tensor sdOt = make_tensor(make_smem_ptr(ss.dout.data()), typename Tr::SmemLayoutQt{});
+  Tensor sK = make_tensor(make_smem_ptr(ss.k.data()), typename Tr::SmemLayoutK{});
+  Tensor sV = make_tensor(make_smem_ptr(ss.v.data()), typename Tr::SmemLayoutK{});
+  Tensor sKt = make_tensor(make_smem_ptr(ss.k.data()), typename Tr::SmemLayoutKt{});
+  Tensor sdS = make_tensor(make_smem_ptr(ss.ds.data()), typename Tr::SmemLayoutdS{});
+  // (box element, stage); row r of the tile is element r + row_shift.
+  auto row_layout = make_layout(make_shape(Int<Tr::kRowBox>{}, Int<Tr::kStages>{}), make_stride(_1{}, Int<Tr::kRowStride>{}));
+  Tensor sL = make_tensor(make_smem_ptr(ss.lse.data()), row_layout);
+  Tensor sDs = make_tensor(make_smem_ptr(ss.dsum.data()), row_layout);
+  const int row0 = bh * p.n;          // this head's rows in the flat L, D
+  const int row_shift = row0 & 3;     // the box of a tile starts at row0 + q0 − row_shift (q0 % 4 = 0)
+
+  if (wg == 0) {  // ---- producer ----
+    cutlass::arch::warpgroup_reg_dealloc<Tr::kProducerRegs>();
+    if (threadIdx.x == 0 && first_q < q_tiles) {
+      Tensor gK = local_tile(p.tma_k.get_tma_tensor(p.shape_k)(_, _, bh_kv), Shape<Int<kBc>, Int<kD>>{},
+                             make_coord(n_block, _0{}));
+      Tensor gV = local_tile(p.tma_v.get_tma_tensor(p.shape_k)(_, _, bh_kv), Shape<Int<kBc>, Int<kD>>{},
+                             make_coord(n_block, _0{}));
+      Tensor gQ = local_tile(p.tma_q.get_tma_tensor(p.shape_q)(_, _, bh), Shape<Int<kBr>, Int<kD>>{},
+                             make_coord(_, _0{}));  // (B_r, d, tiles)
+      Tensor gdO = local_tile(p.tma_do.get_tma_tensor(p.shape_q)(_, _, bh), Shape<Int<kBr>, Int<kD>>{},
+                              make_coord(_, _0{}));
+      Tensor mL = p.tma_lse.get_tma_tensor(p.shape_row);
+      Tensor mDs = p.tma_dsum.get_tma_tensor(p.shape_row);
+      auto cta_k = p.tma_k.get_slice(_0{});
+      auto cta_v = p.tma_v.get_slice(_0{});
+      auto cta_q = p.tma_q.get_slice(_0{});
+      auto cta_do = p.tma_do.get_slice(_0{});
+      auto cta_l = p.tma_lse.get_slice(_0{});
+      auto cta_ds = p.tma_dsum.get_slice(_0{});
+      Tensor tQgQ = group_modes<0, 3>(cta_q.partition_S(gQ));  // (TMA, tiles)
+      Tensor tQsQ = group_modes<0, 3>(cta_q.partition_D(sQ));  // (TMA, stages)
+      Tensor tdOgdO = group_modes<0, 3>(cta_do.partition_S(gdO));
+      Tensor tdOsdO = group_modes<0, 3>(cta_do.partition_D(sdO));
+      Tensor tLsL = group_modes<0, 2>(cta_l.partition_D(sL));  // (TMA, stages)
+      Tensor tDsD = group_modes<0, 2>(cta_ds.partition_D(sDs));
+
+      using BarrierT = cutlass::arch::ClusterTransactionBarrier::ValueType;
+      ss.barrier_kv.arrive_and_expect_tx(Tr::kBytesKV);
+      copy(p.tma_k.with(reinterpret_cast<BarrierT&>(ss.barrier_kv), 0), cta_k.partition_S(gK), cta_k.partition_D(sK));
+      copy(p.tma_v.with(reinterpret_cast<BarrierT&>(ss.barrier_kv), 0), cta_v.partition_S(gV), cta_v.partition_D(sV));
+      PipelineState write = cutlass::make_producer_start_state<Pipeline>();
+      for (int i = first_q; i < q_tiles; ++i) {
+        pipe_q.producer_acquire(write);
+        copy(p.tma_q.with(*pipe_q.producer_get_barrier(write), 0), tQgQ(_, i), tQsQ(_, write.index()));
+        const int box0 = row0 + i * kBr - row_shift;  // 16-byte aligned
+        Tensor gL = local_tile(domain_offset(make_coord(box0), mL), Shape<Int<Tr::kRowBox>>{}, make_coord(0));
+        Tensor gDs = local_tile(domain_offset(make_coord(box0), mDs), Shape<Int<Tr::kRowBox>>{}, make_coord(0));
+        copy(p.tma_lse.with(*pipe_q.producer_get_barrier(write), 0), group_modes<0, 2>(cta_l.partition_S(gL)),
+             tLsL(_, write.index()));
+        pipe_do.producer_acquire(write);
+        copy(p.tma_do.with(*pipe_do.producer_get_barrier(write), 0), tdOgdO(_, i), tdOsdO(_, write.index()));
+        copy(p.tma_dsum.with(*pipe_do.producer_get_barrier(write), 0), group_modes<0, 2>(cta_ds.partition_S(gDs)),
+             tDsD(_, write.index()));
+        ++write;
+      }
+    } else if (threadIdx.x >= 32 && first_q < q_tiles) {
+      // Warps 1–3: dQacc_i += the consumers' τ·dQ_i, in float4 atomics along rows.
+      const int t = static_cast<int>(threadIdx.x) - 32;
+      constexpr int kChunks = kD / 4;
+      for (int i = first_q; i < q_tiles; ++i) {
+        const int q0 = i * kBr;
+        const int rows = p.n - q0 < kBr ? p.n - q0 : kBr;
+        float* const dq = p.dq_acc + (static_cast<std::int64_t>(bh) * p.n + q0) * kD;
+        cutlass::arch::NamedBarrier::sync(kdQThreads, kdQFull);
+        for (int k = t; k < rows * kChunks; k += 96) {
+          const int r = k / kChunks, c = (k % kChunks) * 4;
+          const float4 v = *reinterpret_cast<const float4*>(&ss.dq[dq_index<kD>(r, c)]);
+          atomicAdd(reinterpret_cast<float4*>(dq + r * kD + c), v);
+        }
+        if (i + 1 < q_tiles) cutlass::arch::NamedBarrier::arrive(kdQThreads, kdQEmpty);
+      }
+    }
+  } else {  // ---- consumers ----
+    cutlass::arch::warpgroup_reg_alloc<Tr::kConsumerRegs>();
+    const int tidx = static_cast<int>(threadIdx.x) - cutlass::NumThreadsPerWarpGroup;  // 0 … 255
+    const int cwg = tidx / cutlass::NumThreadsPerWarpGroup;
+    typename Tr::TiledMmaSdP mma_sdp;
+    typename Tr::TiledMmadKV mma_dkv;
+    typename Tr::TiledMmadQ mma_dq;
+    auto thr_sdp = mma_sdp.get_thread_slice(tidx);
+    auto thr_dkv = mma_dkv.get_thread_slice(tidx);
+    auto thr_dq = mma_dq.get_thread_slice(tidx);
+    auto wg_sdp = mma_sdp.get_slice(cwg * cutlass::NumThreadsPerWarpGroup);
+    auto wg_dkv = mma_dkv.get_slice(cwg * cutlass::NumThreadsPerWarpGroup);
+    auto wg_dq = mma_dq.get_slice(cwg * cutlass::NumThreadsPerWarpGroup);
+
+    Tensor tdVrdV = partition_fragment_C(mma_dkv, Shape<Int<kBc>, Int<kD>>{});
+    Tensor tdKrdK = partition_fragment_C(mma_dkv, Shape<Int<kBc>, Int<kD>>{});
+    clear(tdVrdV);
+    clear(tdKrdK);
+
+    if (first_q < q_tiles) {
+      Tensor tSrK = wg_sdp.partition_fragment_A(sK);    // descriptors
+      Tensor tSrV = wg_sdp.partition_fragment_A(sV);
+      Tensor tSrQ = wg_sdp.partition_fragment_B(sQ);    // (…, stages)
+      Tensor tSrdO = wg_sdp.partition_fragment_B(sdO);  // (…, stages)
+      Tensor tdVrdOt = wg_dkv.partition_fragment_B(sdOt);  // (…, stages)
+      Tensor tdKrQt = wg_dkv.partition_fragment_B(sQt);    // (…, stages)
+      Tensor tdQrdS = wg_dq.partition_fragment_A(sdS);     // (…, 2 buffers)
+      Tensor tdQrKt = wg_dq.partition_fragment_B(sKt);
+
+      // (key, row) of this thread's Sᵀ accumulators; (row, col) of its dQ ones; (key, col) of dK, dV.
+      Tensor tScS = thr_sdp.partition_C(make_identity_tensor(Shape<Int<kBc>, Int<kBr>>{}));
+      Tensor tScS_rc = make_tensor(tScS.data(), rowcol(tScS.layout()));
+      Tensor tdQcdQ = thr_dq.partition_C(make_identity_tensor(Shape<Int<kBr>, Int<kD>>{}));
+      const int offset = p.n_kv - p.n;
+      const float sl2 = p.scale_log2;
+      constexpr float kLog2e = 1.4426950408889634f;
+
+      auto consumer_wait = [](Pipeline& pipe, const PipelineState& st) {
+        auto token = pipe.consumer_try_wait(st);
+        pipe.consumer_wait(st, token);
+      };
+      ss.barrier_kv.wait(0);
+      PipelineState read;
+      CUTLASS_PRAGMA_NO_UNROLL
+      for (int i = first_q; i < q_tiles; ++i) {
+        const int q0 = i * kBr;
+        const int st = read.index();
+        const int buf = i & 1;
+        Tensor tSrS = partition_fragment_C(mma_sdp, Shape<Int<kBc>, Int<kBr>>{});
+        Tensor tdPrdP = partition_fragment_C(mma_sdp, Shape<Int<kBc>, Int<kBr>>{});
+        consumer_wait(pipe_q, read);
+        gemm_async<true>(mma_sdp, tSrK, tSrQ(_, _, _, st), tSrS);
+        consumer_wait(pipe_do, read);
+        gemm_async<true>(mma_sdp, tSrV, tSrdO(_, _, _, st), tdPrdP);
+        const bool masked = (kv0 + kBc > p.n_kv) || (q0 + kBr > p.n) || (p.causal && kv0 + kBc - 1 > q0 + offset);
+        Tensor s_rc = make_tensor(tSrS.data(), rowcol(tSrS.layout()));
+        Tensor dp_rc = make_tensor(tdPrdP.data(), rowcol(tdPrdP.layout()));
+        warpgroup_wait<1>();  // Sᵀ is in
+        CUTLASS_PRAGMA_UNROLL
+        for (int ni = 0; ni < size<1>(s_rc); ++ni) {
+          const int row = get<1>(tScS_rc(0, ni));
+          const float lse2 = sL(row + row_shift, st) * kLog2e;
+          CUTLASS_PRAGMA_UNROLL
+          for (int mi = 0; mi < size<0>(s_rc); ++mi) {
+            float e = exp2_ftz(fmaf(s_rc(mi, ni), sl2, -lse2));
+            if (masked) {
+              const int key = kv0 + get<0>(tScS_rc(mi, ni));
+              const int r = q0 + row;
+              if (key >= p.n_kv || r >= p.n || (p.causal && key > r + offset)) e = 0.f;
+            }
+            s_rc(mi, ni) = e;
+          }
+        }
+        warpgroup_wait<0>();  // dPᵀ is in
+        CUTLASS_PRAGMA_UNROLL
+        for (int ni = 0; ni < size<1>(s_rc); ++ni) {
+          const float dd = sDs(get<1>(tScS_rc(0, ni)) + row_shift, st);
+          CUTLASS_PRAGMA_UNROLL
+          for (int mi = 0; mi < size<0>(s_rc); ++mi) dp_rc(mi, ni) = s_rc(mi, ni) * (dp_rc(mi, ni) - dd);
+        }
+        // Pᵀ and dSᵀ in the element type, as the A operands of dV and dK.
+        Tensor tdVrP = make_tensor<Element>(as_a_operand(tSrS.layout()));
+        Tensor tdKrdS = make_tensor<Element>(as_a_operand(tdPrdP.layout()));
+        {
+          constexpr int kN = decltype(size(tSrS))::value;
+          cutlass::NumericArrayConverter<Element, float, kN> conv;
+          *reinterpret_cast<cutlass::Array<Element, kN>*>(tdVrP.data()) =
+              conv(*reinterpret_cast<const cutlass::Array<float, kN>*>(tSrS.data()));
+          *reinterpret_cast<cutlass::Array<Element, kN>*>(tdKrdS.data()) =
+              conv(*reinterpret_cast<const cutlass::Array<float, kN>*>(tdPrdP.data()));
+        }
+        // dS into shared memory: accumulators i, i + 1 are rows r, r + 1 of one key (r even), adjacent
+        // in the rows-contiguous tile.
+        CUTLASS_PRAGMA_UNROLL
+        for (int e = 0; e < size(tdPrdP); e += 2) {
+          cutlass::Array<Element, 2> pair;  // (the fragment is compact: element e is register e)
+          pair[0] = static_cast<Element>(tdPrdP(e));
+          pair[1] = static_cast<Element>(tdPrdP(e + 1));
+          *reinterpret_cast<cutlass::Array<Element, 2>*>(&sdS(get<1>(tScS(e)), get<0>(tScS(e)), buf)) = pair;
+        }
+        cutlass::arch::fence_view_async_shared();  // generic-proxy stores before the wgmma reads them
+        cutlass::arch::NamedBarrier::sync(Tr::kConsumerThreads, kdSBarrier);
+
+        Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBr>, Int<kD>>{});
+        gemm_async<true>(mma_dq, tdQrdS(_, _, _, buf), tdQrKt, tdQrdQ);
+        gemm_async<false>(mma_dkv, tdVrP, tdVrdOt(_, _, _, st), tdVrdV);
+        gemm_async<false>(mma_dkv, tdKrdS, tdKrQt(_, _, _, st), tdKrdK);
+        warpgroup_wait<2>();  // dQ is in
+        // τ·dQ_i into shared memory for the producer's warps 1–3 (once they have read out dQ_{i−1}).
+        if (i > first_q) cutlass::arch::NamedBarrier::sync(kdQThreads, kdQEmpty);
+        CUTLASS_PRAGMA_UNROLL
+        for (int e = 0; e < size(tdQrdQ); e += 2) {
+          const int r = get<0>(tdQcdQ(e)), c = get<1>(tdQcdQ(e));
+          *reinterpret_cast<float2*>(&ss.dq[dq_index<kD>(r, c)]) = make_float2(tdQrdQ(e) * p.scale, tdQrdQ(e + 1) * p.scale);
+        }
+        cutlass::arch::NamedBarrier::arrive(kdQThreads, kdQFull);
+        warpgroup_wait<0>();  // dV, dK are in: Q_i, dO_i free
+        if (tidx % cutlass::NumThreadsPerWarpGroup == 0) {
+          pipe_q.consumer_release(read);
+          pipe_do.consumer_release(read);
+        }
+        ++read;
+      }
+    }
+
+    // dK ← τ·dK, dV out, pairs of columns, rows past n_kv left alone.
+    Tensor tdKVcdKV = thr_dkv.partition_C(make_identity_tensor(Shape<Int<kBc>, Int<kD>>{}));
+    const std::int64_t head = p.group > 1 ? bh : bh_kv;
+    Element* const dk = p.dk + (head * p.n_kv + kv0) * kD;
+    Element* const dv = p.dv + (head * p.n_kv + kv0) * kD;
+    const int keys = p.n_kv - kv0;
+    CUTLASS_PRAGMA_UNROLL
+    for (int e = 0; e < size(tdKrdK); e += 2) {
+      const int r = get<0>(tdKVcdKV(e)), c = get<1>(tdKVcdKV(e));
+      if (r < keys) {
+        cutlass::Array<Element, 2> pk, pv;
+        pk[0] = static_cast<Element>(tdKrdK(e) * p.scale);
+        pk[1] = static_cast<Element>(tdKrdK(e + 1) * p.scale);
+        pv[0] = static_cast<Element>(tdVrdV(e));
+        pv[1] = static_cast<Element>(tdVrdV(e + 1));
+        *reinterpret_cast<cutlass::Array<Element, 2>*>(dk + r * kD + c) = pk;
+        *reinterpret_cast<cutlass::Array<Element, 2>*>(dv + r * kD + c) = pv;
+      }
+    }
+  }
+#endif
+}
+
+/// D = rowsum(dO ∘ O) in fp32 and dQacc = 0: one warp per row.
+template <class Element, int D>
+__global__ void bwd_preprocess_kernel(const Element* o, const Element* dout, float* dsum, float* dq_acc, long rows) {
+  const long row = static_cast<long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if (row >= rows) return;
+  float acc = 0.f;
+  for (int c = lane; c < D; c += 32) {
+    acc += static_cast<float>(o[row * D + c]) * static_cast<float>(dout[row * D + c]);
+    dq_acc[row * D + c] = 0.f;
+  }
+  for (int m = 16; m > 0; m /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, m);
+  if (lane == 0) dsum[row] = acc;
+}
+
+template <class Element>
+__global__ void bwd_convert_kernel(const float* dq_acc, Element* dq, long count) {
+  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += static_cast<long>(gridDim.x) * blockDim.x) {
+    dq[i] = static_cast<Element>(dq_acc[i]);
+  }
+}
+
+/// dK, dV [kv_heads, n_kv, d] = Σ over each group of the per-query-head dKexp, dVexp.
+template <class Element>
+__global__ void bwd_group_sum_kernel(const Element* dk_exp, const Element* dv_exp, Element* dk, Element* dv, long per_head,
+                                     long count, int group) {
+  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += static_cast<long>(gridDim.x) * blockDim.x) {
+    const long h = i / per_head, e = i % per_head;
+    float sk = 0.f, sv = 0.f;
+    for (int g = 0; g < group; ++g) {
+      sk += static_cast<float>(dk_exp[(h * group + g) * per_head + e]);
+      sv += static_cast<float>(dv_exp[(h * group + g) * per_head + e]);
+    }
+    dk[i] = static_cast<Element>(sk);
+    dv[i] = static_cast<Element>(sv);
+  }
+}
+
+template <class Tr>
+cudaError_t launch_bwd_main(const BwdArgs& a, cudaStream_t stream) {
+  using Element = typename Tr::Element;
+  if (a.n <= 0 || a.n_kv <= 0 || a.heads <= 0 || a.kv_heads <= 0 || a.heads % a.kv_heads != 0) return cudaErrorInvalidValue;
+  const int group = a.heads / a.kv_heads;
+  if (group > 1 && (a.dk_exp == nullptr || a.dv_exp == nullptr)) return cudaErrorInvalidValue;
+  constexpr int kD = Tr::kD;
+  typename Tr::GShape shape_q = make_shape(a.n, kD, a.heads);
+  typename Tr::GShape shape_k = make_shape(a.n_kv, kD, a.kv_heads);
+  typename Tr::GShape1 shape_row = make_shape(static_cast<int32_t>(static_cast<long>(a.heads) * a.n));
+  typename Tr::GStride stride_q = make_stride(static_cast<int64_t>(kD), _1{}, static_cast<int64_t>(a.n) * kD);
+  typename Tr::GStride stride_k = make_stride(static_cast<int64_t>(kD), _1{}, static_cast<int64_t>(a.n_kv) * kD);
+  Tensor mQ = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.q)), shape_q, stride_q);
+  Tensor mdO = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.dout)), shape_q, stride_q);
+  Tensor mK = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.k)), shape_k, stride_k);
+  Tensor mV = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.v)), shape_k, stride_k);
+  Tensor mL = make_tensor(make_gmem_ptr(a.lse), shape_row, typename Tr::GStride1{});
+  Tensor mDs = make_tensor(make_gmem_ptr(static_cast<const float*>(a.dsum)), shape_row, typename Tr::GStride1{});
+  const float scale = 1.f / std::sqrt(static_cast<float>(kD));
+  auto tile_q = Shape<Int<Tr::kBr>, Int<kD>>{};
+  auto tile_k = Shape<Int<Tr::kBc>, Int<kD>>{};
+  typename Tr::Params p{
+      make_tma_copy(SM90_TMA_LOAD{}, mQ, take<0, 2>(typename Tr::SmemLayoutQ{}), tile_q, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, mdO, take<0, 2>(typename Tr::SmemLayoutQ{}), tile_q, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, mK, typename Tr::SmemLayoutK{}, tile_k, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, mV, typename Tr::SmemLayoutK{}, tile_k, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, mL, typename Tr::SmemLayoutRow{}, Shape<Int<Tr::kRowBox>>{}, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, mDs, typename Tr::SmemLayoutRow{}, Shape<Int<Tr::kRowBox>>{}, _1{}),
+      shape_q,
+      shape_k,
+      shape_row,
+      a.dq_acc,
+      static_cast<Element*>(group > 1 ? a.dk_exp : a.dk),
+      static_cast<Element*>(group > 1 ? a.dv_exp : a.dv),
+      a.n,
+      a.n_kv,
+      group,
+      scale,
+      scale * 1.4426950408889634f,
+      a.causal};
+  const auto kernel = bwd_kernel<Tr>;
+  if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
+      e != cudaSuccess) {
+    return e;
+  }
+  const dim3 grid(static_cast<unsigned>((a.n_kv + Tr::kBc - 1) / Tr::kBc), static_cast<unsigned>(a.heads));
+  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
+template <class Tr>
+cudaError_t launch_bwd(const BwdArgs& a, cudaStream_t stream) {
+  using Element = typename Tr::Element;
+  if (a.n <= 0 || a.n_kv <= 0 || a.heads <= 0 || a.kv_heads <= 0 || a.heads % a.kv_heads != 0) return cudaErrorInvalidValue;
+  constexpr int kD = Tr::kD;
+  const long rows = static_cast<long>(a.heads) * a.n;
+  bwd_preprocess_kernel<Element, kD><<<static_cast<unsigned>((rows + 7) / 8), 256, 0, stream>>>(
+      static_cast<const Element*>(a.o), static_cast<const Element*>(a.dout), a.dsum, a.dq_acc, rows);
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  if (const cudaError_t e = launch_bwd_main<Tr>(a, stream); e != cudaSuccess) return e;
+  const long count = rows * kD;
+  const auto blocks = static_cast<unsigned>(std::min<long>((count + 255) / 256, 132L * 16));
+  bwd_convert_kernel<Element><<<blocks, 256, 0, stream>>>(a.dq_acc, static_cast<Element*>(a.dq), count);
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  const int group = a.heads / a.kv_heads;
+  if (group > 1) {
+    const long per_head = static_cast<long>(a.n_kv) * kD;
+    const long kv_count = static_cast<long>(a.kv_heads) * per_head;
+    const auto b2 = static_cast<unsigned>(std::min<long>((kv_count + 255) / 256, 132L * 16));
+    bwd_group_sum_kernel<Element><<<b2, 256, 0, stream>>>(static_cast<const Element*>(a.dk_exp),
+                                                          static_cast<const Element*>(a.dv_exp), static_cast<Element*>(a.dk),
+                                                          static_cast<Element*>(a.dv), per_head, kv_count, group);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace detail
+
+template <class Element, DType kType, int D, int BR, int BC = 128, int STAGES = 2>
+BwdKernel bwd_kernel_entry() {
+  using Tr = detail::BwdTraits<Element, D, BR, BC, STAGES>;
+  return BwdKernel{kType, D, BR, BC, STAGES, Tr::kThreads, Tr::kSmemBytes, &detail::launch_bwd<Tr>, &detail::launch_bwd_main<Tr>};
+}
+
+}  // namespace iosim::gpu::flash3
