@@ -34,28 +34,6 @@ namespace iosim::gpu::detail {
   return spec.pass == Direction::bwd && spec.algo != Algo::naive && group_size(spec) > 1;
 }
 
-/// Every tensor the buffers of `spec` hold: the pass's inputs and outputs, and for a backward spec
-/// also what its forward writes (prepare_backward runs it into the same buffers).
-[[nodiscard]] inline std::vector<Tensor> held_tensors(const KernelSpec& spec) {
-  if (is_decode(spec.algo)) return written_decode_tensors(spec, true);
-  std::vector<Tensor> t = {Tensor::Q, Tensor::K, Tensor::V, Tensor::O};
-  switch (spec.algo) {
-    case Algo::naive: t.insert(t.end(), {Tensor::S, Tensor::P}); break;
-    case Algo::flash1: t.insert(t.end(), {Tensor::l, Tensor::m}); break;
-    case Algo::flash2:
-    case Algo::flash3: t.push_back(Tensor::L); break;
-    case Algo::flashdecode:
-    case Algo::flashdecode_heads: break;  // above
-  }
-  if (spec.pass == Direction::bwd) {
-    t.insert(t.end(), {Tensor::dO, Tensor::dQ, Tensor::dK, Tensor::dV});
-    if (spec.algo == Algo::naive) t.insert(t.end(), {Tensor::dS, Tensor::dP});
-    if (spec.algo == Algo::flash2) t.insert(t.end(), {Tensor::D, Tensor::dQacc});
-    if (grouped_grads(spec)) t.insert(t.end(), {Tensor::dKexp, Tensor::dVexp});
-  }
-  return t;
-}
-
 /// The tensors spec's pass writes (its results and intermediates).
 [[nodiscard]] inline std::vector<Tensor> written_tensors(const KernelSpec& spec) {
   if (spec.pass == Direction::fwd) {
@@ -72,12 +50,33 @@ namespace iosim::gpu::detail {
   switch (spec.algo) {
     case Algo::naive: return {Tensor::dV, Tensor::dP, Tensor::dS, Tensor::dQ, Tensor::dK};
     case Algo::flash1: t = {Tensor::dQ, Tensor::dK, Tensor::dV}; break;
-    case Algo::flash2: t = {Tensor::D, Tensor::dQacc, Tensor::dQ, Tensor::dK, Tensor::dV}; break;
+    case Algo::flash2:
+    case Algo::flash3: t = {Tensor::D, Tensor::dQacc, Tensor::dQ, Tensor::dK, Tensor::dV}; break;
     case Algo::flashdecode:
-    case Algo::flashdecode_heads:
-    case Algo::flash3: return {};  // no backward
+    case Algo::flashdecode_heads: return {};  // no backward
   }
   if (grouped_grads(spec)) t.insert(t.end(), {Tensor::dKexp, Tensor::dVexp});
+  return t;
+}
+
+/// Every tensor the buffers of `spec` hold: the pass's inputs and outputs, and for a backward spec
+/// also what its forward writes (prepare_backward runs it into the same buffers).
+[[nodiscard]] inline std::vector<Tensor> held_tensors(const KernelSpec& spec) {
+  if (is_decode(spec.algo)) return written_decode_tensors(spec, true);
+  std::vector<Tensor> t = {Tensor::Q, Tensor::K, Tensor::V, Tensor::O};
+  switch (spec.algo) {
+    case Algo::naive: t.insert(t.end(), {Tensor::S, Tensor::P}); break;
+    case Algo::flash1: t.insert(t.end(), {Tensor::l, Tensor::m}); break;
+    case Algo::flash2:
+    case Algo::flash3: t.push_back(Tensor::L); break;
+    case Algo::flashdecode:
+    case Algo::flashdecode_heads: break;  // above
+  }
+  if (spec.pass == Direction::bwd) {
+    t.push_back(Tensor::dO);
+    const std::vector<Tensor> written = written_tensors(spec);
+    t.insert(t.end(), written.begin(), written.end());
+  }
   return t;
 }
 
