@@ -323,13 +323,18 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
   for (const SegmentRun& run : p.runs) segments += run.count;
   const bool has_epilogue = segments > p.steps;
   double longest_issue = -1;
+  // A simulated family's steps that run once (the first, the epilogue) are priced by the queueing:
+  // the simulation measures a steady state of repeated steps, which one step has not.
+  const auto overlap_of = [&](std::uint64_t repeats) {
+    return f.overlap == Overlap::simulated && repeats < 2 ? Overlap::queued : f.overlap;
+  };
   for (std::size_t i = 0; i < p.runs.size(); ++i) {
     const SegmentRun& run = p.runs[i];
     const bool last = has_epilogue && i + 1 == p.runs.size();
     std::uint64_t rest = run.count;
     if (i == 0) {
       const StepCost c = step_cost(run.segment, true, last && run.count == 1, f, shape, r);
-      const StepTime t = step_time(c, shape, blocks, f.overlap);
+      const StepTime t = step_time(c, shape, blocks, overlap_of(1));
       out.cycles += t.cycles;
       out.latency_cycles += t.cycles - t.busy;
       out.instructions.add(c.mix, static_cast<double>(shape.warps));
@@ -337,7 +342,7 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
     }
     if (rest == 0) continue;
     const StepCost c = step_cost(run.segment, false, last, f, shape, r);
-    const StepTime t = step_time(c, shape, blocks, f.overlap);
+    const StepTime t = step_time(c, shape, blocks, overlap_of(rest));
     const double cycles = t.cycles * static_cast<double>(rest);
     out.cycles += cycles;
     out.latency_cycles += (t.cycles - t.busy) * static_cast<double>(rest);
