@@ -19,6 +19,14 @@ constexpr MatmulRole kGridShared{WarpSplit::grid, Operand::shared, Operand::shar
 // fa2-fwd, 42 kernels: 1.33 wait cycles a warp instruction (1.16–1.55), 3.8 a MIO instruction (0.8–7.5).
 constexpr DependencyWaits kFa2FwdWaits{1.33, 3.8};
 
+// The SM model of each family, chosen by measurement (docs/validation.md, "Barriers: a simulated SM";
+// the 254-kernel H200 sweep of 2026-12-01 and the 162 held-out kernels, predicted both ways, median /
+// 90th percentile of |error|): simulated (sm_sim.h) for fa2-fwd (7.1% / 22.1% against queued's 9.2% /
+// 23.8%; held out 5.2% / 19.8% against 8.2% / 20.9%), fa1-fwd (3.4% / 11.3% against 5.4% / 10.7%) and
+// fa1-bwd (14.5% / 26.3% against 15.3% / 28.2%), and the variants that share fa2-fwd's code; queued
+// (mean-value analysis) for fa2-bwd (simulated: 8.5% / 29.5% against 7.2% / 15.2%: the simulation
+// blocks its warps at each burst of dQ reductions, which the queueing averages) and for PyTorch's
+// families (simulated: 19.6% and 14.0% on the SDPA sweep against 8.9% and 11.3%).
 std::vector<KernelFamily> make_families() {
   std::vector<KernelFamily> f;
   // FlashAttention-2's forward (cuda/kernels/flash2_fwd.cuh; PyTorch's SDPA flash backend is the same

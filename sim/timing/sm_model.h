@@ -29,6 +29,10 @@
 //             work, where that is longer: the stations are visited one after another); many tend to the
 //             busiest pipe's work times w; in between each also waits behind the others on the pipe it
 //             needs, which neither bound sees.
+//   simulated (FlashAttention-2's forward, FlashAttention's forward and backward) the same warps and
+//             pipes, simulated instruction by instruction with the blocks' barriers (sm_sim.h), so that
+//             a block waits at each barrier for its slowest warp; at least the queued bound's issue
+//             and one warp's chain. A block's steps that run once (its first, its epilogue) are queued.
 //   staggered (FlashAttention-3's ping-pong) the larger of the chain and w times the busiest pipe's
 //             work (the bound of interval and MWP/CWP models, Hong & Kim ISCA 2009): the schedule keeps
 //             the warpgroups out of each other's way.
