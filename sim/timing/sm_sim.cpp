@@ -115,6 +115,12 @@ class Sim {
     const double per_step = static_cast<double>(prog_.size()) * warps * blocks;
     steps_ = static_cast<std::uint32_t>(std::clamp(kIssueBudget / std::max(1.0, per_step), double{kMinSteps},
                                                    double{kMaxSteps}));
+    needs_.reserve(prog_.size());
+    for (Op op : prog_) {
+      const int pipe = pipe_of(op);
+      needs_.push_back({static_cast<std::int8_t>(pipe), uses_smem(op) && s.smem_cycles > 0,
+                        op == Op::reduce && s.reduce_cycles > 0, op == Op::data_wait});
+    }
     const double smem_ops = std::round(s.ldmatrix) + std::round(s.load) + std::round(s.store);
     smem_per_op_ = smem_ops > 0 ? s.smem_cycles / smem_ops : 0;
     red_per_op_ = std::round(s.reduce) > 0 ? s.reduce_cycles / std::round(s.reduce) : 0;
@@ -146,14 +152,14 @@ class Sim {
   double run() {
     std::uint32_t turn = 0;  // ties go round the sub-partitions (the shared memory's arbitration)
     for (;;) {
-      SubPartition* next = nullptr;
-      for (std::uint32_t i = 0; i < subs_; ++i) {
-        SubPartition& p = sub_[(turn + i) % subs_];
-        if (next == nullptr || p.now < next->now) next = &p;
+      std::uint32_t next = turn;
+      for (std::uint32_t i = turn + 1; i < turn + subs_; ++i) {
+        const std::uint32_t k = i < subs_ ? i : i - subs_;
+        if (sub_[k].now < sub_[next].now) next = k;
       }
-      if (next->now == kNever) break;
-      turn = static_cast<std::uint32_t>(next - sub_.data()) + 1;
-      step(*next);
+      if (sub_[next].now == kNever) break;
+      turn = next + 1 < subs_ ? next + 1 : 0;
+      step(sub_[next]);
     }
     // The steady state's throughput: warp steps finished per cycle over the middle half of them
     // (the first quarter is the start, the last the drain as warps run out), as a block's step.
@@ -186,12 +192,12 @@ class Sim {
   double earliest(std::size_t w) const {
     const Warp& x = warp_[w];
     if (x.done || x.waiting) return kNever;
-    const Op op = prog_[x.pc];
+    const Need& need = needs_[x.pc];
     double t = x.ready;
-    if (const int p = pipe_of(op); p >= 0) t = std::max(t, sub_[x.sub].pipe_free[static_cast<std::size_t>(p)]);
-    if (uses_smem(op) && smem_per_op_ > 0) t = std::max(t, smem_free_);
-    if (op == Op::reduce && red_per_op_ > 0) t = std::max(t, red_free_);
-    if (op == Op::data_wait) {
+    if (need.pipe >= 0) t = std::max(t, sub_[x.sub].pipe_free[static_cast<std::size_t>(need.pipe)]);
+    if (need.smem) t = std::max(t, smem_free_);
+    if (need.reduce) t = std::max(t, red_free_);
+    if (need.data) {
       // Without a barrier each warp waits for its own loads.
       t = std::max(t, x.step >= s_.lead ? x.loads[x.step - s_.lead] + s_.memory : block_[x.block].start + s_.memory);
     }
@@ -209,18 +215,20 @@ class Sim {
     if (p.last != ~std::size_t{0} && earliest(p.last) <= now) {
       pick = p.last;
     } else {
+      // The oldest warp that can issue now; else, in the same pass, when the first one can.
+      double soonest = kNever;
       for (std::size_t w : p.warps) {
-        if (earliest(w) <= now) {
+        const double t = earliest(w);
+        if (t <= now) {
           pick = w;
           break;
         }
+        soonest = std::min(soonest, t);
       }
-    }
-    if (pick == ~std::size_t{0}) {
-      double t = kNever;
-      for (std::size_t w : p.warps) t = std::min(t, earliest(w));
-      p.now = t;
-      return;
+      if (pick == ~std::size_t{0}) {
+        p.now = soonest;
+        return;
+      }
     }
     if (prog_[warp_[pick].pc] == Op::data_wait) {  // not an instruction: the wait is over
       advance(pick);
@@ -301,8 +309,15 @@ class Sim {
     if (++x.step == steps_) x.done = true;
   }
 
+  /// What an instruction of the program waits for besides its warp: a pipe (−1: none), the SM's shared
+  /// memory, its reduction rate, the step's tiles.
+  struct Need {
+    std::int8_t pipe;
+    bool smem, reduce, data;
+  };
   const WarpStep& s_;
   std::vector<Op> prog_;
+  std::vector<Need> needs_;
   std::uint32_t warps_, blocks_, subs_, steps_ = kMinSteps;
   double smem_per_op_ = 0, red_per_op_ = 0;
   double smem_free_ = 0, red_free_ = 0;
