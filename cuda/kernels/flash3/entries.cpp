@@ -30,6 +30,20 @@ namespace {
 
 [[nodiscard]] flash3::DType flash3_type(DType t) { return t == DType::bf16 ? flash3::DType::bf16 : flash3::DType::fp16; }
 
+/// The arguments both passes share: Q, K, V, O and the shape, heads as batch × heads.
+template <class Args>
+void set_common(Args& a, const KernelSpec& spec, AttentionBuffers& buf) {
+  a.q = buf.device(Tensor::Q);
+  a.k = buf.device(Tensor::K);
+  a.v = buf.device(Tensor::V);
+  a.o = buf.device(Tensor::O);
+  a.heads = spec.batch * spec.heads;
+  a.kv_heads = spec.batch * kv_head_count(spec);
+  a.n = spec.n;
+  a.n_kv = spec.n_kv;
+  a.causal = spec.causal;
+}
+
 /// Enqueues the flash3 forward of `spec` on `stream`: Q, K, V, O and L as flash2's forward has them
 /// ([batch · heads, rows, d], K/V by batch · kv_heads), so FwdArgs' heads are batch × heads.
 void launch_flash3_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
@@ -38,16 +52,8 @@ void launch_flash3_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
       e == nullptr ? nullptr : flash3::find_fwd(flash3_type(spec.dtype), spec.d, spec.br, spec.bc, e->stages, true);
   if (k == nullptr) throw std::invalid_argument("launch: " + spec_text(spec) + ": no such flash3 kernel in this build");
   flash3::FwdArgs a;
-  a.q = buf.device(Tensor::Q);
-  a.k = buf.device(Tensor::K);
-  a.v = buf.device(Tensor::V);
-  a.o = buf.device(Tensor::O);
+  set_common(a, spec, buf);
   a.lse = static_cast<float*>(buf.device(Tensor::L));
-  a.heads = spec.batch * spec.heads;
-  a.kv_heads = spec.batch * kv_head_count(spec);
-  a.n = spec.n;
-  a.n_kv = spec.n_kv;
-  a.causal = spec.causal;
   IOSIM_CUDA_CHECK(k->launch(a, stream));
 }
 
@@ -60,10 +66,7 @@ void launch_flash3_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
       e == nullptr ? nullptr : flash3::find_bwd(flash3_type(spec.dtype), spec.d, spec.br, spec.bc, e->stages);
   if (k == nullptr) throw std::invalid_argument("launch: " + spec_text(spec) + ": no such flash3 kernel in this build");
   flash3::BwdArgs a;
-  a.q = buf.device(Tensor::Q);
-  a.k = buf.device(Tensor::K);
-  a.v = buf.device(Tensor::V);
-  a.o = buf.device(Tensor::O);
+  set_common(a, spec, buf);
   a.dout = buf.device(Tensor::dO);
   a.lse = static_cast<const float*>(buf.device(Tensor::L));
   a.dsum = static_cast<float*>(buf.device(Tensor::D));
@@ -73,11 +76,6 @@ void launch_flash3_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   a.dv = buf.device(Tensor::dV);
   a.dk_exp = buf.grad_per_query_head(Tensor::dK);
   a.dv_exp = buf.grad_per_query_head(Tensor::dV);
-  a.heads = spec.batch * spec.heads;
-  a.kv_heads = spec.batch * kv_head_count(spec);
-  a.n = spec.n;
-  a.n_kv = spec.n_kv;
-  a.causal = spec.causal;
   IOSIM_CUDA_CHECK(k->launch(a, stream));
 }
 #endif

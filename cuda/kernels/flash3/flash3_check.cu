@@ -100,6 +100,19 @@ struct Case {
   const char* what;
 };
 
+/// The CPU reference's description of case `c` at head dimension `d`.
+iosim::gpu::reference::Shape reference_shape(const Case& c, int d) {
+  iosim::gpu::reference::Shape s;
+  s.heads = c.heads;
+  s.n = c.n;
+  s.n_kv = c.n_kv;
+  s.d = d;
+  s.scale = 1.0 / std::sqrt(static_cast<double>(d));
+  s.group = c.heads / c.kv_heads;
+  s.causal = c.causal;
+  return s;
+}
+
 // n and n_kv ragged (not multiples of the 128 tiles), n ≠ n_kv both ways under the mask (n > n_kv: rows
 // that see no key), several heads (batch > 1) and grouped-query heads. The first is --small's.
 constexpr Case kCases[] = {
@@ -288,14 +301,7 @@ bool run_case(const FwdKernel& kern, const Case& c, std::uint64_t seed) {
   for (std::size_t i = 0; i < nq; ++i) o[i] = from_bits(kern.dtype, ob[i]);
   for (std::size_t i = 0; i < lb.size(); ++i) l[i] = static_cast<double>(lb[i]);
 
-  iosim::gpu::reference::Shape s;
-  s.heads = c.heads;
-  s.n = c.n;
-  s.n_kv = c.n_kv;
-  s.d = d;
-  s.scale = 1.0 / std::sqrt(static_cast<double>(d));
-  s.group = c.heads / c.kv_heads;
-  s.causal = c.causal;
+  const iosim::gpu::reference::Shape s = reference_shape(c, d);
   const std::vector<double> o_ref = iosim::gpu::reference::attention_forward(s, q, k, v);
   const Error eo = compare(o, o_ref);
   const Error el = compare(l, reference_lse(s, q, k));
@@ -457,14 +463,7 @@ bool run_bwd_case(const BwdKernel& kern, const Case& c, std::uint64_t seed) {
   fill(nkv, kb, k);
   fill(nkv, vb, v);
   fill(nq, dob, dout);
-  iosim::gpu::reference::Shape s;
-  s.heads = c.heads;
-  s.n = c.n;
-  s.n_kv = c.n_kv;
-  s.d = d;
-  s.scale = 1.0 / std::sqrt(static_cast<double>(d));
-  s.group = c.heads / c.kv_heads;
-  s.causal = c.causal;
+  const iosim::gpu::reference::Shape s = reference_shape(c, d);
   const std::vector<double> o_ref = iosim::gpu::reference::attention_forward(s, q, k, v);
   const std::vector<double> l_ref = reference_lse(s, q, k);
   std::vector<std::uint16_t> ob(nq);
