@@ -18,9 +18,47 @@ WarpStep plain(double other) {
 
 }  // namespace
 
-TEST_CASE("no warps or no blocks: nothing to time") {
+TEST_CASE("no warps, no blocks or no instructions: nothing to time") {
   CHECK(simulate_sm(plain(10), 0, 1) == 0);
   CHECK(simulate_sm(plain(10), 4, 0) == 0);
+  CHECK(simulate_sm(WarpStep{}, 4, 2) == 0);
+  CHECK(simulate_sm(plain(0.4), 4, 2) == 0);  // rounds to no instruction
+}
+
+TEST_CASE("without a barrier each warp waits for its own loads only") {
+  WarpStep s = plain(200);
+  s.load = 1;
+  s.memory = 600;
+  // One stage: each step waits for its own load's round trip, then its 200.
+  CHECK(simulate_sm(s, 4, 1) == doctest::Approx(1 + 600 + 200).epsilon(0.01));
+  s.lead = 1;
+  CHECK(simulate_sm(s, 4, 1) == doctest::Approx((1 + 600 + 200) / 2.0).epsilon(0.03));
+}
+
+TEST_CASE("the softmax's pipes: FP32, ex2 and shuffles each busy for their interval") {
+  WarpStep s;
+  s.ex2 = 20;
+  s.ex2_interval = 8;
+  CHECK(simulate_sm(s, 1, 1) == doctest::Approx(20 * 8));
+  // FP32 at one a cycle and ex2 at one in 8 interleave: the ex2 pipe bounds it.
+  s.fp32 = 60;
+  s.fp32_interval = 1;
+  CHECK(simulate_sm(s, 1, 1) == doctest::Approx(20 * 8).epsilon(0.05));
+  WarpStep h;
+  h.shuffle = 30;
+  h.shfl_interval = 2;
+  h.wait_mio = 3;  // a shuffle's own wait (1 + 3) is longer than its pipe's interval
+  CHECK(simulate_sm(h, 1, 1) == doctest::Approx(30 * 4));
+}
+
+TEST_CASE("atomic reductions queue at the SM's share of the L2's reduction rate") {
+  WarpStep s = plain(100);
+  s.reduce = 20;
+  s.reduce_cycles = 200;  // 10 cycles each
+  // 4 warps, one a sub-partition: 80 reductions 10 cycles apart bound the step.
+  CHECK(simulate_sm(s, 4, 1) == doctest::Approx(80 * 10).epsilon(0.05));
+  s.reduce_cycles = 0;  // not simulated: only their issue slots
+  CHECK(simulate_sm(s, 4, 1) == doctest::Approx(120));
 }
 
 TEST_CASE("a warp alone issues its step at its own pace: 1 + its waits a cycle") {

@@ -32,7 +32,8 @@
 //   simulated (FlashAttention-2's forward, FlashAttention's forward and backward) the same warps and
 //             pipes, simulated instruction by instruction with the blocks' barriers (sm_sim.h), so that
 //             a block waits at each barrier for its slowest warp; at least the queued bound's issue
-//             and one warp's chain. A block's steps that run once (its first, its epilogue) are queued.
+//             and one warp's chain (with its exposed loads). A run of one step (a block's first, its
+//             epilogue, a causal block's diagonal step) is queued: the simulation measures repeats.
 //   staggered (FlashAttention-3's ping-pong) the larger of the chain and w times the busiest pipe's
 //             work (the bound of interval and MWP/CWP models, Hong & Kim ISCA 2009): the schedule keeps
 //             the warpgroups out of each other's way.

@@ -231,6 +231,7 @@ class Sim {
       }
     }
     if (prog_[warp_[pick].pc] == Op::data_wait) {  // not an instruction: the wait is over
+      warp_[pick].ready = std::max(warp_[pick].ready, now);
       advance(pick);
       return;
     }
@@ -287,6 +288,8 @@ class Sim {
     x.waiting = true;
     b.last_arrival = std::max(b.last_arrival, x.ready);  // the barrier's issue and its wait, then its latency
     if (++b.arrived < warps_) return;
+    // The first barrier's latency runs while the tiles are still on their way (the warps wait for
+    // them with cp.async.wait_group before the barrier in the kernels, so this is the short side).
     double release = b.last_arrival + s_.bar_latency;
     if (first) release = std::max(release, data_ready(x.block, x.step));
     b.arrived = 0;
@@ -331,7 +334,7 @@ class Sim {
 }  // namespace
 
 double simulate_sm(const WarpStep& s, std::uint32_t warps, std::uint32_t blocks) {
-  if (warps == 0 || blocks == 0) return 0;
+  if (warps == 0 || blocks == 0 || program(s).empty()) return 0;
   // The time model asks for the same step many times (a causal kernel's blocks share their inner
   // steps, each at 1 … blocks-per-SM): the last answers are kept, per thread.
   struct Answer {

@@ -13,11 +13,12 @@
 // instruction needs its warp to be ready, its pipe on the sub-partition free (the tensor, FP32,
 // special-function and shuffle pipes, each busy for its interval per warp instruction), and, for the
 // instructions that move shared-memory bytes (ldmatrix, cp.async, stores), the SM's shared memory
-// free. Atomic reductions are sent and not waited for: they take their issue slot, and the L2's
-// reduction rate bounds the step from outside (sm_model.h's issue bound). After issuing, its
+// free; an atomic reduction, the SM's share of the L2's reduction rate free (its warp does not wait
+// for the result, but a burst of them queues at that rate: what makes fa2-bwd's simulation worse than
+// its queueing, kernel_family.cpp). After issuing, its
 // warp waits 1 + the family's fixed-latency waits a cycle, and the MIO waits more for an ldmatrix,
-// shuffle or ex2 (kernel_family.h's DependencyWaits, measured with ncu): a warp alone runs the
-// step in the SM model's serial time. A barrier holds a block's warps until all have arrived, plus
+// shuffle or ex2 (kernel_family.h's DependencyWaits, measured with ncu): a warp alone, where no pipe's
+// interval exceeds its waits and no load is exposed, runs the step in the SM model's serial time. A barrier holds a block's warps until all have arrived, plus
 // its latency; a step's first barrier also waits for the step's tiles: the loads its warps issued
 // `lead` steps before (stages − 1 when the loop keeps tiles in flight, else 0: its own), plus their
 // round trip.
@@ -26,8 +27,11 @@
 // products (ldmatrix and mma interleaved as their counts are); the element-wise work (FP32, ex2 and
 // shuffles interleaved); the second half of the products; its stores and reductions; the rest of the
 // barriers spread evenly through it; the step's other instructions spread evenly over all of it. The
-// blocks start a step apart ÷ blocks (uniform phases); the period is measured over the later steps,
-// once the start has washed out.
+// blocks start a step apart ÷ blocks (uniform phases); the period is the throughput over the middle
+// half of all warp steps' finishes (8 to 32 steps a warp, fewer for longer steps). Known bias, not yet
+// fixed: greedy-then-oldest lets the oldest block run ahead where the issue slot is oversubscribed,
+// so the window can reach past the time the first block is done, into a drain the GPU (which would
+// start another block) does not have: up to about 5% slow by hand (the review of 2026-12-02).
 #pragma once
 
 #include <cstdint>
