@@ -268,7 +268,7 @@ class Sim {
     if (uses_smem(op)) smem_free_ = now + smem_per_op_;
     x.ready = now + wait;
     const bool first = x.pc == 0 || prog_[x.pc - 1] == Op::load;
-    if (op == Op::barrier) arrive(x, now, first);
+    if (op == Op::barrier) arrive(x, first);
     advance(w);
   }
 
@@ -283,7 +283,7 @@ class Sim {
     }
   }
 
-  void arrive(Warp& x, double now, bool first) {
+  void arrive(Warp& x, bool first) {
     Block& b = block_[x.block];
     x.waiting = true;
     b.last_arrival = std::max(b.last_arrival, x.ready);  // the barrier's issue and its wait, then its latency
