@@ -10,18 +10,18 @@ The timed region is out.backward(dO) on a graph kept from one forward (retain_gr
 backward kernels (cuDNN: its dO·O row sums inside) and autograd's overhead, no forward. FLOPs counted
 as 10·b·h·n²·d (the five products of the backward), half that causal. Layout [b, h, n, d].
 """
-import argparse
+import importlib.util
+import os
 import statistics
 import sys
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shape", action="append", required=True, help="batch,heads,n,d")
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--runs", type=int, default=30)
-    args = ap.parse_args()
-    shapes = [tuple(int(x) for x in s.split(",")) for s in args.shape]
+    # The forward's script parses the same arguments (scripts/fa3-sdpa.py).
+    spec = importlib.util.spec_from_file_location("fa3_sdpa", os.path.join(os.path.dirname(__file__), "fa3-sdpa.py"))
+    forward = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(forward)
+    args, shapes = forward.parse_arguments(__doc__, "fa3-sdpa-bwd.py")
 
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel

@@ -14,8 +14,10 @@ import statistics
 import sys
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def parse_arguments(doc, prog):
+    """--shape (repeated), --warmup, --runs, as both SDPA scripts take them: (args, shapes); a shape that is
+    not four integers ends the program with one line and exit status 2."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shape", action="append", required=True, help="batch,heads,n,d")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--runs", type=int, default=30)
@@ -25,9 +27,14 @@ def main():
         try:
             b, h, n, d = (int(x) for x in s.split(","))
         except ValueError:
-            print(f"fa3-sdpa.py: --shape: expected batch,heads,n,d, got '{s}'", file=sys.stderr)
-            return 2
+            print(f"{prog}: --shape: expected batch,heads,n,d, got '{s}'", file=sys.stderr)
+            sys.exit(2)
         shapes.append((b, h, n, d))
+    return args, shapes
+
+
+def main():
+    args, shapes = parse_arguments(__doc__, "fa3-sdpa.py")
 
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel

@@ -150,6 +150,7 @@ class Sim {
   }
 
   double run() {
+    if (prog_.empty()) return 0;  // a step of no instruction
     std::uint32_t turn = 0;  // ties go round the sub-partitions (the shared memory's arbitration)
     for (;;) {
       std::uint32_t next = turn;
@@ -334,7 +335,7 @@ class Sim {
 }  // namespace
 
 double simulate_sm(const WarpStep& s, std::uint32_t warps, std::uint32_t blocks) {
-  if (warps == 0 || blocks == 0 || program(s).empty()) return 0;
+  if (warps == 0 || blocks == 0) return 0;
   // The time model asks for the same step many times (a causal kernel's blocks share their inner
   // steps, each at 1 … blocks-per-SM): the last answers are kept, per thread.
   struct Answer {

@@ -113,6 +113,16 @@ iosim::gpu::reference::Shape reference_shape(const Case& c, int d) {
   return s;
 }
 
+/// The shape of case `c` into a kernel's arguments (FwdArgs, BwdArgs).
+template <class Args>
+void set_shape(Args& a, const Case& c) {
+  a.heads = c.heads;
+  a.kv_heads = c.kv_heads;
+  a.n = c.n;
+  a.n_kv = c.n_kv;
+  a.causal = c.causal;
+}
+
 // n and n_kv ragged (not multiples of the 128 tiles), n ≠ n_kv both ways under the mask (n > n_kv: rows
 // that see no key), several heads (batch > 1) and grouped-query heads. The first is --small's.
 constexpr Case kCases[] = {
@@ -284,11 +294,7 @@ bool run_case(const FwdKernel& kern, const Case& c, std::uint64_t seed) {
   a.v = dev.v;
   a.o = dev.o;
   a.lse = dev.lse;
-  a.heads = c.heads;
-  a.kv_heads = c.kv_heads;
-  a.n = c.n;
-  a.n_kv = c.n_kv;
-  a.causal = c.causal;
+  set_shape(a, c);
   check_cuda(kern.launch(a, nullptr), "launch");
   wait_or_die(kern.label() + " heads " + std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) + " n " +
               std::to_string(c.n) + " n_kv " + std::to_string(c.n_kv) + (c.causal ? " causal" : " full"));
@@ -496,11 +502,7 @@ bool run_bwd_case(const BwdKernel& kern, const Case& c, std::uint64_t seed) {
     a.dk_exp = dev.alloc(nkv_exp * 2, true);
     a.dv_exp = dev.alloc(nkv_exp * 2, true);
   }
-  a.heads = c.heads;
-  a.kv_heads = c.kv_heads;
-  a.n = c.n;
-  a.n_kv = c.n_kv;
-  a.causal = c.causal;
+  set_shape(a, c);
   check_cuda(kern.launch(a, nullptr), "launch");
   wait_or_die(kern.label() + " heads " + std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) + " n " +
               std::to_string(c.n) + " n_kv " + std::to_string(c.n_kv) + (c.causal ? " causal" : " full"));
