@@ -38,6 +38,10 @@ FAMILY = {("flash2", "fwd", "iosim"): "fa2-fwd", ("flash2", "bwd", "iosim"): "fa
           ("flash1", "fwd", "iosim"): "fa1-fwd", ("flash1", "bwd", "iosim"): "fa1-bwd",
           ("flash2", "fwd", "pytorch"): "torch-fa2-fwd", ("flash2", "bwd", "pytorch"): "torch-fa2-bwd"}
 MIO_KINDS = ("ldmatrix", "shuffle", "ex2")
+# Families whose warps split B_r by rows (each warp owns B_r / warps rows of every product): their MIO
+# waits are also given by the rows a warp owns, since an ldmatrix'd K or V fragment feeds one product
+# per m16 tile of those rows, so that the more tiles, the more independent products hide its latency.
+ROWS_SPLIT = ("fa2-fwd", "fa1-fwd", "torch-fa2-fwd")
 
 
 def num(text):
@@ -78,7 +82,7 @@ def kernel_rows(stall_paths, mix_paths):
             inst = num(rec["smsp__inst_executed.sum"])
             mix = model.get(mkey)
             mio = sum(mix.get(k, 0) for k in MIO_KINDS) if mix else 0
-            out.append({"family": FAMILY[(schedule, pss, kernels)],
+            out.append({"family": FAMILY[(schedule, pss, kernels)], "rows_per_warp": int(br) // int(warps),
                         "kernel": f"{kernels} {schedule} {pss} d{d} {br}x{bc} {warps}w{stages}s",
                         "wait_per_instruction": stall(rec, "wait") / inst,
                         "wait_per_mio": stall(rec, "short_scoreboard") / mio if mio else None,
@@ -117,6 +121,16 @@ def main():
         s = spread([r.get("wait_per_mio") for r in mine])
         lines.append(f"| {fam} | {len(mine)} | {w[0]:.2f} ({w[1]:.2f}–{w[2]:.2f}) | "
                      + (f"{s[0]:.1f} ({s[1]:.1f}–{s[2]:.1f})" if s else "-") + " |")
+    by_rows = [(fam, n) for fam in dict.fromkeys(r["family"] for r in rows) if fam in ROWS_SPLIT
+               for n in sorted({r["rows_per_warp"] for r in rows if r["family"] == fam})]
+    if by_rows:
+        lines += ["", "By the rows a warp owns (B_r / warps), where the warps split the rows:", "",
+                  "| family | rows a warp | variants | short scoreboard per MIO instruction: median (min–max) |",
+                  "|---|---|---|---|"]
+        for fam, n in by_rows:
+            s = spread([r.get("wait_per_mio") for r in rows if r["family"] == fam and r["rows_per_warp"] == n])
+            if s:
+                lines.append(f"| {fam} | {n} | {s[3]} | {s[0]:.1f} ({s[1]:.1f}–{s[2]:.1f}) |")
     if a.reasons:
         lines += ["", "Cycles a warp spends per instruction it issues, by ncu's stall reason (selected = issuing):", "",
                   "| kernel | " + " | ".join(REASONS) + " |", "|---|" + "---|" * len(REASONS)]

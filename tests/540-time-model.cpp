@@ -107,9 +107,37 @@ TEST_CASE("flash2's step as warp instructions: rows split over the warps, Q and 
   // family's measured waits on its results (fixed-latency per instruction, MIO per ldmatrix and shuffle).
   const StepCost fast = step_cost(s, false, false, f, four, tensor_only(1));
   const double instructions = 128 + 32 + 8 + 2 + other;
-  const double serial = instructions * (1 + f.waits.per_instruction) + (32 + 8) * f.waits.per_mio;
+  // Each warp owns 32 rows, two m16 tiles: the family's MIO wait for warps of more than one tile.
+  CHECK(f.waits.mio(32) == f.waits.per_mio_multi_tile);
+  const double serial = instructions * (1 + f.waits.per_instruction) + (32 + 8) * f.waits.mio(32);
   CHECK(serial > 2 * 64 + other);
   CHECK(fast.chain == doctest::Approx(serial));
+}
+
+TEST_CASE("a warp of one m16 tile waits longer on its ldmatrix'd fragments than a warp of two") {
+  // fa2-fwd's measured waits (kernel_family.cpp): 4.6 cycles a MIO instruction with 16 rows a warp,
+  // 1.4 with 32; a family that gives one figure uses it for every warp.
+  const KernelFamily& f = family_of("flash2_fwd");
+  CHECK(f.waits.mio(16) == f.waits.per_mio);
+  CHECK(f.waits.mio(16) > 2 * f.waits.mio(32));
+  CHECK(f.waits.mio(64) == f.waits.mio(32));
+  const DependencyWaits one{2, 15.6, 0};
+  CHECK(one.mio(16) == 15.6);
+  CHECK(one.mio(32) == 15.6);
+  // The same 128 × 64 step with 1-cycle MMAs, where the warp's serial time binds: 8 warps own 16 rows
+  // each, 4 warps 32; per warp the 8-warp step has half the products but the larger wait.
+  Segment s;
+  s.matmuls = {{128, 64, 64}, {128, 64, 64}};
+  const StepCost eight = step_cost(s, false, false, f, BlockShape{8, 1, 1}, tensor_only(1));
+  KernelFamily flat = f;
+  flat.waits.per_mio_multi_tile = 0;
+  flat.waits.per_mio = f.waits.per_mio_multi_tile;
+  const StepCost eight_flat = step_cost(s, false, false, flat, BlockShape{8, 1, 1}, tensor_only(1));
+  const double mio = eight.mix.ldmatrix + eight.mix.shuffle + eight.mix.ex2;
+  CHECK(mio > 0);
+  CHECK(eight.chain - eight_flat.chain == doctest::Approx(mio * (f.waits.per_mio - f.waits.per_mio_multi_tile)));
+  CHECK(eight.sim.wait_mio == f.waits.per_mio);
+  CHECK(step_cost(s, false, false, f, BlockShape{4, 1, 1}, tensor_only(1)).sim.wait_mio == f.waits.per_mio_multi_tile);
 }
 
 TEST_CASE("a warp's own waits on its results bound a step: a family with none is faster") {

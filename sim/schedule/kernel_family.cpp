@@ -16,8 +16,10 @@ constexpr MatmulRole kGridShared{WarpSplit::grid, Operand::shared, Operand::shar
 // Dependency waits (kernel_family.h's DependencyWaits): ncu on the H200, 2026-12-01, every flash
 // variant of the tile menu at (2, 16, 2048, 64) and (2, 16, 2048, 128), fp16
 // (results/h200-2026-12-01c/stalls, scripts/fit-stalls.py; medians, with their range over the menu).
-// fa2-fwd, 42 kernels: 1.33 wait cycles a warp instruction (1.16–1.55), 3.8 a MIO instruction (0.8–7.5).
-constexpr DependencyWaits kFa2FwdWaits{1.33, 3.8};
+// fa2-fwd, 42 kernels: 1.33 wait cycles a warp instruction (1.16–1.55), 3.8 a MIO instruction (0.8–7.5),
+// which is two populations by the rows a warp owns: 4.6 (1.4–7.5) for the 30 with 16 rows, 1.4
+// (0.8–3.3) for the 12 with 32 (DependencyWaits::per_mio_multi_tile).
+constexpr DependencyWaits kFa2FwdWaits{1.33, 4.6, 1.4};
 
 // The SM model of each family, chosen by measurement (docs/validation.md, "Barriers: a simulated SM";
 // the 254-kernel H200 sweep of 2026-12-01 and the 162 held-out kernels, predicted both ways, median /

@@ -98,6 +98,16 @@ struct StepOverhead {
 struct DependencyWaits {
   double per_instruction = 0;  ///< fixed-latency waits ("wait": the stall counts the compiler encodes)
   double per_mio = 0;          ///< MIO results (short scoreboard) per ldmatrix, shuffle and ex2 the model counts
+  /// The same where a warp owns two or more m16 tiles of a product's rows (0: per_mio for every warp):
+  /// each K or V fragment it reads by ldmatrix then feeds one product per tile, whose issue hides the
+  /// load's latency; with one tile the warp soon waits for its next fragment. Measured in the same way
+  /// (fa2-fwd: 4.6 with 16 rows a warp, 1.4 with 32).
+  double per_mio_multi_tile = 0;
+
+  /// The MIO wait of a warp that owns `rows` rows of the step's first product.
+  [[nodiscard]] double mio(std::uint64_t rows) const {
+    return rows > 16 && per_mio_multi_tile > 0 ? per_mio_multi_tile : per_mio;
+  }
 };
 
 /// How a Hopper-native (sm_90a) family differs from an mma.sync one: all defaults for the others.

@@ -241,7 +241,8 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   // the barriers. The chain above is the other bound: the named dependences, queued behind the warps in
   // phase. The step cannot be shorter than either.
   const double mio = c.mix.ldmatrix + c.mix.shuffle + c.mix.ex2;
-  const double serial = instructions * (1 + f.waits.per_instruction) + mio * f.waits.per_mio +
+  const double wait_mio = f.waits.mio(rows_per_warp);
+  const double serial = instructions * (1 + f.waits.per_instruction) + mio * wait_mio +
                         (last ? 0 : f.barriers_per_step * r.lat.bar_latency);
   c.chain = std::max(c.chain, serial);
   const std::pair<double, const char*> pipes[] = {
@@ -274,7 +275,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   sim.smem_cycles = c.block_smem / w;
   sim.reduce_cycles = c.block_reduce / w;
   sim.wait = f.waits.per_instruction;
-  sim.wait_mio = f.waits.per_mio;
+  sim.wait_mio = wait_mio;
   sim.bar_latency = r.lat.bar_latency;
   sim.memory = c.memory;
   sim.lead = c.pipelined ? shape.stages - 1 : 0;
