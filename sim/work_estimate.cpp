@@ -192,7 +192,6 @@ WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& s
       for (std::uint32_t w : spec.warps) {
         for (std::uint32_t st : stages) {
           // The same rejections as search_tiles, before its prediction: they cost nothing.
-          if (warps_own_rows(spec.schedule) && (spec.pass == Pass::fwd ? br : bc) < kRowsPerWarp * w) continue;
           ScheduleContext ctx = base;
           ctx.tiles = {br, bc};
           ctx.kernel = {w, st};
@@ -202,7 +201,7 @@ WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& s
           } catch (const InputError&) {
             continue;
           }
-          if (!fits(*s, ctx)) continue;
+          if (!warp_split_refusal(*s, ctx).empty() || !fits(*s, ctx) || !family_register_refusal(*s, ctx).empty()) continue;
           if (!one) one = estimate_prediction(*s, ctx, replays, c, spec.gpu);
           peak = std::max(peak, one->bytes - c.base_bytes);
           // Candidates of one tile that get as many blocks per SM share one replay (sim/tiles/search.h).

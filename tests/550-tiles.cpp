@@ -67,3 +67,57 @@ TEST_CASE("a ranked candidate carries the registers and blocks per SM the time m
   }
   CHECK(with_family_registers > 0);
 }
+
+TEST_CASE("a tile the family's register model says would spill is rejected, naming the model") {
+  // 256 × 32 with 4 warps at d = 64: each thread holds 64 rows' share of S (64 fp32), O (128) and Q's
+  // fragments (64): 256 fragment registers, 44.2 + 1.261 × 256 = 367.02, 368 rounded up, by fa2-fwd's fit to ptxas, where
+  // the schedule's own estimate (the accumulators only) would fit the 255 a thread may have.
+  TileSearchSpec spec;
+  spec.sizes = {256, 32};
+  spec.warps = {4};
+  spec.stages = {2};
+  const auto c = search_tiles(context(problem(2048, 64), a100()), spec);
+  const KernelFamily& f = family_of("flash2_fwd");
+  bool seen = false;
+  for (const TileCandidate& t : c) {
+    if (t.tiles.br != 256 || t.tiles.bc != 32) continue;
+    seen = true;
+    CHECK(t.occupancy.infeasible.empty());  // the schedule's estimate alone would run it
+    CHECK(family_registers(f, t.launch.fragment_registers) == 368);
+    CHECK(t.rejected == "registers: about 368 per thread by fa2-fwd's register model (ptxas), the limit is 255: it would spill");
+  }
+  CHECK(seen);
+  // Every candidate that runs fits by the same model.
+  for (const TileCandidate& t : search_tiles(context(problem(2048, 64, 1, 4), a100()), TileSearchSpec{})) {
+    if (t.rejected.empty() && t.launch.fragment_registers > 0) {
+      CHECK(family_registers(f, t.launch.fragment_registers) <= 255);
+    }
+  }
+}
+
+TEST_CASE("the warps split the products as the family's kernels do: rows in a forward, a grid in a backward") {
+  // The backward kernels (cuda/kernels/flash_bwd_common.cuh) tile S, dP, dK, dV and dQ as a grid of
+  // warps, so B_c = 32 with 4 warps runs (the kernel menu has 32 × 32 with 4 warps) where a rule of
+  // 16 rows a warp along B_c would refuse it.
+  TileSearchSpec spec;
+  spec.pass = Pass::bwd;
+  spec.sizes = {32};
+  spec.warps = {4, 8};
+  spec.stages = {1};
+  const auto c = search_tiles(context(problem(2048, 64), a100()), spec);
+  REQUIRE(c.size() == 2);
+  for (const TileCandidate& t : c) {
+    if (t.kernel.warps == 4) CHECK(t.rejected.empty());
+    // 8 warps over 32 × 32: 2 m16 tiles, so 4 warps along n with one n8 tile each, less than 2.
+    if (t.kernel.warps == 8) {
+      CHECK(t.rejected == "threads: 8 warps do not tile S, dP (B_r × B_c) = 32 × 32 (each whole m16 rows and an even "
+                          "number, at least 2, of n8 columns)");
+    }
+  }
+  // The forward keeps its rule: 4 warps own 16 rows each of B_r.
+  spec.pass = Pass::fwd;
+  spec.warps = {4};
+  const auto f = search_tiles(context(problem(2048, 64), a100()), spec);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].rejected == "threads: 4 warps need B_r ≥ 64 (16 rows each)");
+}

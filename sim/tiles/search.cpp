@@ -10,6 +10,7 @@
 #include "sim/core/error.h"
 #include "sim/core/progress.h"
 #include "sim/gpu/replay_input.h"
+#include "sim/schedule/kernel_family.h"
 #include "sim/schedule/registry.h"
 
 namespace iosim {
@@ -37,14 +38,6 @@ void prepare(TileCandidate& c, Prepared& p, const ScheduleContext& base, const T
   p.ctx = base;
   p.ctx.tiles = {c.tiles.br, c.tiles.bc};
   p.ctx.kernel = c.kernel;
-  // Each warp owns whole MMA rows of the tile it splits: B_r rows in a forward, B_c in a backward.
-  const std::uint64_t split = spec.pass == Pass::fwd ? c.tiles.br : c.tiles.bc;
-  if (warps_own_rows(spec.schedule) && split < kRowsPerWarp * c.kernel.warps) {
-    c.rejected = "threads: " + std::to_string(c.kernel.warps) + " warps need " +
-                 std::string(spec.pass == Pass::fwd ? "B_r" : "B_c") + " ≥ " +
-                 std::to_string(kRowsPerWarp * c.kernel.warps) + " (16 rows each)";
-    return;
-  }
   try {
     p.schedule = make_schedule(spec.schedule, spec.pass, p.ctx);
   } catch (const InputError& e) {
@@ -55,11 +48,29 @@ void prepare(TileCandidate& c, Prepared& p, const ScheduleContext& base, const T
                                                                  : what;
     return;
   }
+  c.rejected = warp_split_refusal(*p.schedule, p.ctx);
+  if (!c.rejected.empty()) {
+    p.schedule.reset();
+    return;
+  }
   const Kernel& k = main_kernel(*p.schedule);
   c.launch = k.launch();
   c.occupancy = occupancy(c.launch, p.ctx.hardware.sm);
   if (!c.occupancy.infeasible.empty()) {
     c.rejected = c.occupancy.infeasible;
+    p.schedule.reset();
+    return;
+  }
+  for (const Kernel* other : p.schedule->kernels()) {  // the GPU model runs every kernel
+    const Occupancy o = occupancy(other->launch(), p.ctx.hardware.sm);
+    if (!o.infeasible.empty()) {
+      c.rejected = o.infeasible + " (" + std::string(other->name()) + ")";
+      p.schedule.reset();
+      return;
+    }
+  }
+  c.rejected = family_register_refusal(*p.schedule, p.ctx);
+  if (!c.rejected.empty()) {
     p.schedule.reset();
     return;
   }
@@ -128,9 +139,57 @@ TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass) {
   return spec;
 }
 
-bool warps_own_rows(const std::string& schedule) {
-  const ScheduleEntry* e = find_schedule(schedule);
-  return e == nullptr || !e->caps.warpgroups;
+namespace {
+
+/// Whether `warps` warps tile an m × n product as cuda/kernels/common.cuh's warp_grid does.
+bool warp_grid_ok(std::uint64_t m, std::uint64_t n, std::uint64_t warps) {
+  if (m % kRowsPerWarp != 0 || m == 0 || warps == 0) return false;
+  const std::uint64_t tiles_m = m / kRowsPerWarp;
+  const std::uint64_t wm = std::min(tiles_m, warps);
+  if (warps % wm != 0 || tiles_m % wm != 0) return false;
+  const std::uint64_t wn = warps / wm;
+  if (n % (8 * wn) != 0) return false;
+  const std::uint64_t nt = n / 8 / wn;
+  return nt >= 2 && nt % 2 == 0;
+}
+
+}  // namespace
+
+std::string family_register_refusal(const Schedule& s, const ScheduleContext& ctx) {
+  const Kernel& k = main_kernel(s);
+  const LaunchShape launch = k.launch();
+  const KernelFamily& family = family_of(k.name(), ctx.kernel.source);
+  if (launch.fragment_registers <= 0 || family.base_registers <= 0) return "";
+  const std::uint32_t need = family_registers(family, launch.fragment_registers);
+  const std::uint32_t limit = ctx.hardware.sm.max_registers_per_thread;
+  if (need <= limit) return "";
+  return "registers: about " + std::to_string(need) + " per thread by " + std::string(family.name) +
+         "'s register model (ptxas), the limit is " + std::to_string(limit) + ": it would spill";
+}
+
+std::string warp_split_refusal(const Schedule& s, const ScheduleContext& ctx) {
+  const ScheduleEntry* e = find_schedule(s.name());
+  if (e != nullptr && e->caps.warpgroups) return "";
+  const Kernel& k = main_kernel(s);
+  const KernelFamily& f = family_of(k.name(), ctx.kernel.source);
+  if (f.matmuls.empty()) return "";
+  const std::uint64_t warps = k.launch().threads / 32, br = s.tiles().br, bc = s.tiles().bc, d = ctx.problem.d;
+  const std::string w = std::to_string(warps) + " warps";
+  if (f.matmuls.front().split == WarpSplit::rows) {
+    if (br >= kRowsPerWarp * warps) return "";
+    return "threads: " + w + " need B_r ≥ " + std::to_string(kRowsPerWarp * warps) + " (16 rows each)";
+  }
+  const struct {
+    const char* what;
+    std::uint64_t m, n;
+  } products[] = {{"S, dP (B_r × B_c)", br, bc}, {"dK, dV (B_c × d)", bc, d}, {"dQ (B_r × d)", br, d}};
+  for (const auto& x : products) {
+    if (!warp_grid_ok(x.m, x.n, warps)) {
+      return "threads: " + w + " do not tile " + x.what + " = " + std::to_string(x.m) + " × " +
+             std::to_string(x.n) + " (each whole m16 rows and an even number, at least 2, of n8 columns)";
+    }
+  }
+  return "";
 }
 
 std::string default_tile_schedule() {

@@ -36,9 +36,20 @@ inline constexpr std::uint64_t kRowsPerWarp = 16;  ///< an m16n8k16 MMA's rows: 
 /// and stages.
 [[nodiscard]] TileSearchSpec tile_search_defaults(const std::string& schedule, Pass pass);
 
-/// Whether `schedule`'s warps each own kRowsPerWarp rows of the split side (mma.sync kernels; a
-/// warpgroup schedule checks its warpgroups' rows itself).
-[[nodiscard]] bool warps_own_rows(const std::string& schedule);
+/// Why the warps of `s`'s main kernel cannot split its products the way its kernel family's kernels
+/// do ("threads: …"), or "" when they can (and for a warpgroup schedule, which checks its warpgroups'
+/// rows itself, and a family without products):
+///   rows (the forwards, FlashAttention-2's and FlashAttention's): each warp owns kRowsPerWarp-row
+///        slices of B_r;
+///   grid (the backwards, cuda/kernels/flash_bwd_common.cuh): the warps tile each of S and dP
+///        (B_r × B_c), dK and dV (B_c × d) and dQ (B_r × d) as common.cuh's warp_grid does, a grid of
+///        warps each owning whole m16 tiles and an even number, at least 2, of n8 tiles.
+[[nodiscard]] std::string warp_split_refusal(const Schedule& s, const ScheduleContext& ctx);
+
+/// "registers: …" where the kernel family's register model (fitted to ptxas, the one the time model's
+/// occupancy uses) puts `s`'s main kernel past the registers a thread may have, so that it would spill
+/// (which the time model does not price); "" otherwise, and for a family without a fitted model.
+[[nodiscard]] std::string family_register_refusal(const Schedule& s, const ScheduleContext& ctx);
 
 struct TileCandidate {
   TileShape tiles;
