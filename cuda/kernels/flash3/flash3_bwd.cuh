@@ -21,7 +21,7 @@
 //                                                 of the 256 consumer threads
 //         dQ_i = dS K_j                          wgmma SS (both warpgroups share it: split along d or rows)
 //         dK_j += dSᵀ Q_i                        wgmma RS (dSᵀ from registers, Q_i as dO_i)
-//         τ·dQ_i → shared memory (fp32, rows contiguous, 16-byte chunks XOR row % 8); one thread of the
+//         τ·dQ_i → shared memory (fp32, rows contiguous, 16-byte chunks permuted by row: dq_swizzle); one thread of the
 //           producer's warp 1 adds the tile into dQacc by one bulk reduce-add (cp.reduce.async.bulk
 //           .add.f32), so dQacc's rows carry the same chunk permutation, which the convert kernel undoes
 //       and at the end dK_j ← τ·dK_j, dV_j out (element type; per query head with grouped K/V heads).
@@ -168,18 +168,25 @@ inline constexpr std::uint32_t kdQFull = 1;
 inline constexpr std::uint32_t kdQEmpty = 2;
 inline constexpr int kdQThreads = 256 + 32;
 
-/// Index of (row, col) in the fp32 dQ tile: rows of D floats, the 16-byte chunk c / 4 XOR row % 8, so
-/// that a warp's float2 stores of accumulators (8 rows × 2 chunks) are free of bank conflicts. The
-/// permutation stays inside a row: the tile's rows are contiguous, and the bulk reduce adds them into
-/// dQacc as they are, so dQacc's rows carry the same permutation (by the row's index in its head:
+/// The 16-byte chunk permutation of row r of the fp32 dQ tile: chunk k holds dQ's chunk k XOR
+/// dq_swizzle(r % 8), dq_swizzle(r) = 2·(r % 4) + (r / 4) % 2. A warp's 64-bit stores of accumulators
+/// (8 rows × 2 adjacent chunks, done a half-warp — 4 rows — at a time) land on 32 distinct banks in each
+/// half: the 4 rows' chunk pairs 2·nk, 2·nk + 1 go to the distinct pairs nk XOR (r % 4). (The XOR by
+/// r % 8 of the 2026-12-02 kernel put two rows of a half-warp on the same banks: ncu counted 2 extra
+/// wavefronts per store.)
+__host__ __device__ __forceinline__ int dq_swizzle(int r) { return ((r & 3) << 1) | ((r >> 2) & 1); }
+
+/// Index of (row, col) in the fp32 dQ tile: rows of D floats, 16-byte chunks permuted by dq_swizzle.
+/// The permutation stays inside a row: the tile's rows are contiguous, and the bulk reduce adds them
+/// into dQacc as they are, so dQacc's rows carry the same permutation (by the row's index in its head:
 /// Q tiles start at multiples of 8); the convert kernel undoes it (dq_acc_column).
 template <int D>
 __host__ __device__ __forceinline__ int dq_index(int r, int c) {
-  return r * D + ((((c >> 2) ^ (r & 7))) << 2) + (c & 3);
+  return r * D + ((((c >> 2) ^ dq_swizzle(r & 7))) << 2) + (c & 3);
 }
 
 /// The column of dQacc's row r (r: the row's index in its head) that holds dQ(r, c).
-__host__ __device__ __forceinline__ int dq_acc_column(int r, int c) { return ((((c >> 2) ^ (r & 7))) << 2) + (c & 3); }
+__host__ __device__ __forceinline__ int dq_acc_column(int r, int c) { return ((((c >> 2) ^ dq_swizzle(r & 7))) << 2) + (c & 3); }
 
 /// The hand-swizzled dS stores. For consumer thread tidx (0 … 255), its Sᵀ accumulator value
 /// v = j + 2·mi + 4·nk (wgmma's C layout: key 64·wg + 16·warp + 8·mi + lane / 4, row 8·nk + 2·(lane % 4) + j)
@@ -198,7 +205,8 @@ __host__ __device__ __forceinline__ int ds_offset(int base, int nk, int mi) {
 }
 /// The hand-swizzled dQ stores: the thread's dQ accumulator value v = j + 2·mi + 4·nk is (r0 + 8·mi,
 /// c0 + 8·nk + j) with (r0, c0) its value 0's coordinates, at dq_offset<D>(dq_index<D>(r0, c0), nk, mi)
-/// (+ j): r0 % 8 = lane / 4 for every value, and 2·nk (< 16) adds to c0 / 4 = 16·x + (lane % 4) / 2 as an XOR.
+/// (+ j): r0 % 8 = lane / 4 for every value (one dq_swizzle), and 2·nk (< 16) adds to
+/// c0 / 4 = 16·x + (lane % 4) / 2 as an XOR.
 template <int D>
 __host__ __device__ __forceinline__ int dq_offset(int base, int nk, int mi) {
   return (base ^ (nk << 3)) + mi * 8 * D;
@@ -373,10 +381,11 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
       constexpr float kLog2e = 1.4426950408889634f;
       const int lane = tidx % 32;
       // L and D: row 8·nk + 2·(lane % 4) + j of a tile, needed by the 8 quads of a warp alike, comes by a
-      // shuffle from lane 8·m + 4·j + lane % 4 (m = nk / kRowVals), which loaded it as its value nk % kRowVals:
-      // kRowVals = B_r / 32 loads a lane instead of 2·B_r / 8 (the value index is a constant of the unrolled loop).
+      // shuffle from lane 8·(nk % 4) + 2·(lane % 4) + j, which loaded rows lane + 32·e (e < kRowVals =
+      // B_r / 32; e = nk / 4, a constant of the unrolled loop): B_r / 32 loads a lane instead of 2·B_r / 8,
+      // each of 32 consecutive floats (no bank conflicts).
       constexpr int kRowVals = kBr / 32;
-      const int row_lane = 8 * kRowVals * (lane >> 3) + 2 * (lane & 3) + ((lane >> 2) & 1);  // + 8·e
+      const int row_lane = lane;  // + 32·e
       static_assert(decltype(size<1>(tScS_rc))::value == 2 * kBr / 8, "Sᵀ columns: (j, nk)");
 
       auto consumer_wait = [](Pipeline& pipe, const PipelineState& st) {
@@ -396,7 +405,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
         gemm_async<true>(mma_sdp, tSrK, tSrQ(_, _, _, st), tSrS);
         float lv[kRowVals];  // L·log2e of this lane's rows
         CUTLASS_PRAGMA_UNROLL
-        for (int e = 0; e < kRowVals; ++e) lv[e] = sL(row_lane + 8 * e + row_shift, st) * kLog2e;
+        for (int e = 0; e < kRowVals; ++e) lv[e] = sL(row_lane + 32 * e + row_shift, st) * kLog2e;
         consumer_wait(pipe_do, read);
         gemm_async<true>(mma_sdp, tSrV, tSrdO(_, _, _, st), tdPrdP);
         const bool masked = (kv0 + kBc > p.n_kv) || (q0 + kBr > p.n) || (p.causal && kv0 + kBc - 1 > q0 + offset);
@@ -407,7 +416,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
           CUTLASS_PRAGMA_UNROLL
           for (int ni = 0; ni < size<1>(s_rc); ++ni) {
             const int nk = ni / 2, j = ni % 2;
-            const float lse2 = __shfl_sync(0xffffffffu, lv[nk % kRowVals], 8 * (nk / kRowVals) + 4 * j + (lane & 3));
+            const float lse2 = __shfl_sync(0xffffffffu, lv[nk / 4], 8 * (nk % 4) + 2 * (lane & 3) + j);
             CUTLASS_PRAGMA_UNROLL
             for (int mi = 0; mi < size<0>(s_rc); ++mi) {
               float e = exp2_ftz(fmaf(s_rc(mi, ni), sl2, -lse2));
@@ -428,12 +437,12 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
         }
         float dv[kRowVals];  // D of this lane's rows
         CUTLASS_PRAGMA_UNROLL
-        for (int e = 0; e < kRowVals; ++e) dv[e] = sDs(row_lane + 8 * e + row_shift, st);
+        for (int e = 0; e < kRowVals; ++e) dv[e] = sDs(row_lane + 32 * e + row_shift, st);
         warpgroup_wait<0>();  // dPᵀ is in
         CUTLASS_PRAGMA_UNROLL
         for (int ni = 0; ni < size<1>(s_rc); ++ni) {
           const int nk = ni / 2, j = ni % 2;
-          const float dd = __shfl_sync(0xffffffffu, dv[nk % kRowVals], 8 * (nk / kRowVals) + 4 * j + (lane & 3));
+          const float dd = __shfl_sync(0xffffffffu, dv[nk / 4], 8 * (nk % 4) + 2 * (lane & 3) + j);
           CUTLASS_PRAGMA_UNROLL
           for (int mi = 0; mi < size<0>(s_rc); ++mi) dp_rc(mi, ni) = s_rc(mi, ni) * (dp_rc(mi, ni) - dd);
         }

@@ -11,7 +11,8 @@
 //     the P·V wgmma's A operand (register-sourced) takes from this thread;
 //   * the backward (flash3_bwd.cuh): the hand-swizzled dS and dQ store offsets (ds_offset, dq_offset)
 //     against CuTe's dS layout and dq_index for every consumer thread and value, the lanes the L and D
-//     shuffles read from, and that dq_acc_column undoes dq_index's permutation of a row.
+//     shuffles read from, that dq_acc_column undoes dq_index's permutation of a row, and that the dS
+//     (32-bit, a warp) and dQ (64-bit, a half-warp) stores fall on 32 distinct banks.
 // Exit 0 when all hold; else the first failures on stderr and exit 1.
 #include <cstdio>
 #include <set>
@@ -130,8 +131,9 @@ void check_bwd() {
       }
       if (row != 8 * nk + 2 * (lane % 4) + j) fail("S^T column (Q row) not 8 nk + 2 (lane % 4) + j", kTag, tidx, v);
       // The L/D shuffle: the source lane's loaded row for value nk % kRowVals is this row.
-      const int src = 8 * (nk / kRowVals) + 4 * j + (lane & 3);
-      const int src_row = 8 * kRowVals * (src >> 3) + 2 * (src & 3) + ((src >> 2) & 1) + 8 * (nk % kRowVals);
+      const int src = 8 * (nk % 4) + 2 * (lane & 3) + j;  // the kernel's shuffle: value nk / 4 of lane src
+      const int src_row = src + 32 * (nk / 4);
+      if (nk / 4 >= kRowVals) fail("L/D shuffle value index past the lane's loads", kTag, tidx, v);
       if (src_row != row) fail("L/D shuffle source lane holds another row", kTag, tidx, v);
     }
     Tensor tdQcdQ = mma_dq.get_thread_slice(tidx).partition_C(make_identity_tensor(Shape<Int<kBr>, Int<kD>>{}));
@@ -142,6 +144,30 @@ void check_bwd() {
       if (dq_offset<kD>(qb, nk, mi) + j != dq_index<kD>(r, c)) fail("dQ hand-swizzled offset differs from dq_index", kTag, tidx, v);
       if (j == 0 && dq_index<kD>(r, c) % 2 != 0) fail("dQ pair not 8-byte aligned", kTag, tidx, v);
       if (!dq_seen.insert(dq_index<kD>(r, c)).second) fail("dQ index taken twice", kTag, tidx, v);
+    }
+  }
+  // Bank conflicts of the stores (32 banks of 4 bytes, tiles 128-byte aligned): a warp's 32-bit dS
+  // stores on 32 distinct banks; its 64-bit dQ stores, a half-warp at a time, on 32 distinct banks per half.
+  for (int warp = 0; warp < Tr::kConsumerThreads / 32; ++warp) {
+    for (int v = 0; v < 4 * kBr / 8; v += 2) {
+      std::set<int> banks;
+      for (int lane = 0; lane < 32; ++lane) {
+        banks.insert((ds_offset<kBc>(ds_thread_base(warp * 32 + lane), v / 4, (v / 2) % 2) / 2) % 32);
+      }
+      if (banks.size() != 32) fail("dS stores of a warp share banks", kTag, warp * 32, v);
+    }
+    Tensor c0 = mma_dq.get_thread_slice(warp * 32).partition_C(make_identity_tensor(Shape<Int<kBr>, Int<kD>>{}));
+    for (int v = 0; v < size(c0); v += 2) {
+      for (int half = 0; half < 2; ++half) {
+        std::set<int> banks;
+        for (int lane = 16 * half; lane < 16 * half + 16; ++lane) {
+          Tensor c = mma_dq.get_thread_slice(warp * 32 + lane).partition_C(make_identity_tensor(Shape<Int<kBr>, Int<kD>>{}));
+          const int idx = dq_index<kD>(get<0>(c(v)), get<1>(c(v)));
+          banks.insert(idx % 32);
+          banks.insert((idx + 1) % 32);
+        }
+        if (banks.size() != 32) fail("dQ 64-bit stores of a half-warp share banks", kTag, warp * 32 + 16 * half, v);
+      }
     }
   }
   if (static_cast<int>(ds_seen.size()) != 2 * kBr * kBc) fail("dS buffers not covered", kTag, -1, static_cast<int>(ds_seen.size()));
