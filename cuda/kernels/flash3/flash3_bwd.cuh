@@ -13,14 +13,19 @@
 //     consumers (warpgroups 1 and 2, 240 registers): each owns B_c / 2 = 64 keys of K_j, V_j and their
 //       dK_j, dV_j accumulators (fp32, registers, held across the Q loop). Per Q tile:
 //         Sᵀ = K_j Q_iᵀ and dPᵀ = V_j dO_iᵀ   wgmma SS (M = this warpgroup's 64 keys, N = B_r rows)
-//         Pᵀ = exp2(Sᵀ·τ·log2e − L·log2e), dSᵀ = Pᵀ ∘ (dPᵀ − D)   on the accumulators
-//         dS → shared memory (element type, rows contiguous), one barrier of the 256 consumer threads
+//         Pᵀ = exp2(Sᵀ·τ·log2e − L·log2e), dSᵀ = Pᵀ ∘ (dPᵀ − D)   on the accumulators (L, D by warp
+//                                                 shuffles from B_r / 32 values a lane; masks only in edge tiles)
+//         dV_j += Pᵀ dO_i                        wgmma RS, issued before the dS barrier (Pᵀ from registers,
+//                                                 dO_i viewed transposed, MN-major, in its TMA tile)
+//         dS → shared memory (element type, rows contiguous, hand-swizzled 32-bit stores), one barrier
+//                                                 of the 256 consumer threads
 //         dQ_i = dS K_j                          wgmma SS (both warpgroups share it: split along d or rows)
-//         dV_j += Pᵀ dO_i, dK_j += dSᵀ Q_i       wgmma RS (Pᵀ, dSᵀ from registers, dO_i, Q_i viewed
-//                                                 transposed, MN-major, in their TMA tiles)
-//         τ·dQ_i → shared memory (fp32); the producer's warps 1–3 add it into dQacc (float4 atomics)
+//         dK_j += dSᵀ Q_i                        wgmma RS (dSᵀ from registers, Q_i as dO_i)
+//         τ·dQ_i → shared memory (fp32, rows contiguous, 16-byte chunks permuted by row: dq_swizzle); one thread of the
+//           producer's warp 1 adds the tile into dQacc by one bulk reduce-add (cp.reduce.async.bulk
+//           .add.f32), so dQacc's rows carry the same chunk permutation, which the convert kernel undoes
 //       and at the end dK_j ← τ·dK_j, dV_j out (element type; per query head with grouped K/V heads).
-//   convert: dQ = dQacc in the element type; group sum: dK, dV = Σ over each group of dKexp, dVexp.
+//   convert: dQ = dQacc in the element type (un-permuting each row's 16-byte chunks); group sum: dK, dV = Σ over each group of dKexp, dVexp.
 // Causal: a K/V tile's loop starts at the first Q tile that sees it; masks only in tiles that cross
 // the diagonal, n or n_kv.
 #pragma once
@@ -157,18 +162,64 @@ struct BwdTraits {
 
 /// The consumers' barrier between dS into shared memory and the dQ wgmma that reads it.
 inline constexpr std::uint32_t kdSBarrier = 0;
-/// dQ_i in shared memory (consumers arrive, the producer's warps 1–3 wait), and read out again (the
-/// other way round): 256 consumer threads and 96 producer threads.
+/// dQ_i in shared memory (consumers arrive, the producer's warp 1 waits), and read out again by the
+/// bulk reduce (the other way round): 256 consumer threads and the 32 of producer warp 1.
 inline constexpr std::uint32_t kdQFull = 1;
 inline constexpr std::uint32_t kdQEmpty = 2;
-inline constexpr int kdQThreads = 256 + 96;
+inline constexpr int kdQThreads = 256 + 32;
 
-/// Index of (row, col) in the fp32 dQ tile: rows of D floats, the 16-byte chunk c / 4 XOR row % 8, so
-/// that a warp's float2 stores of accumulators (8 rows × 2 chunks) and the float4 reads of a row are
-/// free of bank conflicts.
+/// The 16-byte chunk permutation of row r of the fp32 dQ tile: chunk k holds dQ's chunk k XOR
+/// dq_swizzle(r % 8), dq_swizzle(r) = 2·(r % 4) + (r / 4) % 2. A warp's 64-bit stores of accumulators
+/// (8 rows × 2 adjacent chunks, done a half-warp — 4 rows — at a time) land on 32 distinct banks in each
+/// half: the 4 rows' chunk pairs 2·nk, 2·nk + 1 go to the distinct pairs nk XOR (r % 4). (The XOR by
+/// r % 8 of the 2026-12-02 kernel put two rows of a half-warp on the same banks: ncu counted 2 extra
+/// wavefronts per store.)
+__host__ __device__ __forceinline__ int dq_swizzle(int r) { return ((r & 3) << 1) | ((r >> 2) & 1); }
+
+/// Index of (row, col) in the fp32 dQ tile: rows of D floats, 16-byte chunks permuted by dq_swizzle.
+/// The permutation stays inside a row: the tile's rows are contiguous, and the bulk reduce adds them
+/// into dQacc as they are, so dQacc's rows carry the same permutation (by the row's index in its head:
+/// Q tiles start at multiples of 8); the convert kernel undoes it (dq_acc_column).
 template <int D>
-__device__ __forceinline__ int dq_index(int r, int c) {
-  return r * D + ((((c >> 2) ^ (r & 7))) << 2) + (c & 3);
+__host__ __device__ __forceinline__ int dq_index(int r, int c) {
+  return r * D + ((((c >> 2) ^ dq_swizzle(r & 7))) << 2) + (c & 3);
+}
+
+/// The column of dQacc's row r (r: the row's index in its head) that holds dQ(r, c).
+__host__ __device__ __forceinline__ int dq_acc_column(int r, int c) { return ((((c >> 2) ^ dq_swizzle(r & 7))) << 2) + (c & 3); }
+
+/// The hand-swizzled dS stores. For consumer thread tidx (0 … 255), its Sᵀ accumulator value
+/// v = j + 2·mi + 4·nk (wgmma's C layout: key 64·wg + 16·warp + 8·mi + lane / 4, row 8·nk + 2·(lane % 4) + j)
+/// lies at element ds_offset(ds_thread_base(tidx), nk, mi) of a dS buffer (SmemLayoutdS: 64 × 8 atoms,
+/// rows contiguous, 128-byte swizzle: the 16-byte chunk (row % 64) / 8 XOR key % 8; atoms keys first).
+/// The chunk bits of the base are key % 8 and nothing else lands on them, so a compile-time nk XORs in.
+/// Checked against CuTe's layout by flash3_layout_test.
+__host__ __device__ __forceinline__ int ds_thread_base(int tidx) {
+  const int lane = tidx % 32, w = (tidx / 32) % 4, cwg = tidx / 128;
+  const int kk = lane >> 2;
+  return (8 * cwg + 2 * w) * 512 + kk * 64 + (kk << 3) + 2 * (lane & 3);
+}
+template <int BC>
+__host__ __device__ __forceinline__ int ds_offset(int base, int nk, int mi) {
+  return (base ^ ((nk & 7) << 3)) + (nk >> 3) * BC * 64 + mi * 512;
+}
+/// The hand-swizzled dQ stores: the thread's dQ accumulator value v = j + 2·mi + 4·nk is (r0 + 8·mi,
+/// c0 + 8·nk + j) with (r0, c0) its value 0's coordinates, at dq_offset<D>(dq_index<D>(r0, c0), nk, mi)
+/// (+ j): r0 % 8 = lane / 4 for every value (one dq_swizzle), and 2·nk (< 16) adds to
+/// c0 / 4 = 16·x + (lane % 4) / 2 as an XOR.
+template <int D>
+__host__ __device__ __forceinline__ int dq_offset(int base, int nk, int mi) {
+  return (base ^ (nk << 3)) + mi * 8 * D;
+}
+
+/// One thread's bulk reduce of `bytes` of shared memory into global memory (fp32 add; the
+/// cp.async.bulk bulk_group mechanism: commit and wait with cute::tma_store_arrive / tma_store_wait).
+__device__ __forceinline__ void bulk_reduce_add_f32(float* gmem, const float* smem, std::uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  const auto s = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;" ::"l"(gmem), "r"(s), "r"(bytes)
+               : "memory");
+#endif
 }
 
 template <class Tr>
@@ -268,20 +319,27 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
              tDsD(_, write.index()));
         ++write;
       }
-    } else if (threadIdx.x >= 32 && first_q < q_tiles) {
-      // Warps 1–3: dQacc_i += the consumers' τ·dQ_i, in float4 atomics along rows.
-      const int t = static_cast<int>(threadIdx.x) - 32;
-      constexpr int kChunks = kD / 4;
+    } else if (warp_idx == 1 && first_q < q_tiles) {
+      // Warp 1: dQacc_i += the consumers' τ·dQ_i, one bulk reduce-add per tile by one thread (the
+      // tile's rows contiguous in shared memory and in dQacc: dq_index), then the buffer is free once
+      // the bulk copy has read it.
+      const bool leader = cute::elect_one_sync();
       for (int i = first_q; i < q_tiles; ++i) {
         const int q0 = i * kBr;
         const int rows = p.n - q0 < kBr ? p.n - q0 : kBr;
-        float* const dq = p.dq_acc + (static_cast<std::int64_t>(bh) * p.n + q0) * kD;
         cutlass::arch::NamedBarrier::sync(kdQThreads, kdQFull);
-        for (int k = t; k < rows * kChunks; k += 96) {
-          const int r = k / kChunks, c = (k % kChunks) * 4;
-          const float4 v = *reinterpret_cast<const float4*>(&ss.dq[dq_index<kD>(r, c)]);
-          atomicAdd(reinterpret_cast<float4*>(dq + r * kD + c), v);
+        if (leader) {
+          cutlass::arch::fence_view_async_shared();  // the consumers' generic stores before the async proxy reads
+          bulk_reduce_add_f32(p.dq_acc + (static_cast<std::int64_t>(bh) * p.n + q0) * kD, ss.dq.data(),
+                              static_cast<std::uint32_t>(rows * kD * sizeof(float)));
+          cute::tma_store_arrive();
+          if (i + 1 < q_tiles) {
+            cute::tma_store_wait<0>();  // read out: the buffer may be written again
+          } else {
+            asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // the last: complete, writes done
+          }
         }
+        __syncwarp();
         if (i + 1 < q_tiles) cutlass::arch::NamedBarrier::arrive(kdQThreads, kdQEmpty);
       }
     }
@@ -314,13 +372,21 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
       Tensor tdQrdS = wg_dq.partition_fragment_A(sdS);     // (…, 2 buffers)
       Tensor tdQrKt = wg_dq.partition_fragment_B(sKt);
 
-      // (key, row) of this thread's Sᵀ accumulators; (row, col) of its dQ ones; (key, col) of dK, dV.
+      // (key, row) of this thread's Sᵀ accumulators (edge tiles' masks only); the dS and dQ stores'
+      // addresses are recomputed from one base each (hand-swizzled, ds_offset / dq_offset).
       Tensor tScS = thr_sdp.partition_C(make_identity_tensor(Shape<Int<kBc>, Int<kBr>>{}));
       Tensor tScS_rc = make_tensor(tScS.data(), rowcol(tScS.layout()));
-      Tensor tdQcdQ = thr_dq.partition_C(make_identity_tensor(Shape<Int<kBr>, Int<kD>>{}));
       const int offset = p.n_kv - p.n;
       const float sl2 = p.scale_log2;
       constexpr float kLog2e = 1.4426950408889634f;
+      const int lane = tidx % 32;
+      // L and D: row 8·nk + 2·(lane % 4) + j of a tile, needed by the 8 quads of a warp alike, comes by a
+      // shuffle from lane 8·(nk % 4) + 2·(lane % 4) + j, which loaded rows lane + 32·e (e < kRowVals =
+      // B_r / 32; e = nk / 4, a constant of the unrolled loop): B_r / 32 loads a lane instead of 2·B_r / 8,
+      // each of 32 consecutive floats (no bank conflicts).
+      constexpr int kRowVals = kBr / 32;
+      const int row_lane = lane;  // + 32·e
+      static_assert(decltype(size<1>(tScS_rc))::value == 2 * kBr / 8, "Sᵀ columns: (j, nk)");
 
       auto consumer_wait = [](Pipeline& pipe, const PipelineState& st) {
         auto token = pipe.consumer_try_wait(st);
@@ -337,71 +403,97 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
         Tensor tdPrdP = partition_fragment_C(mma_sdp, Shape<Int<kBc>, Int<kBr>>{});
         consumer_wait(pipe_q, read);
         gemm_async<true>(mma_sdp, tSrK, tSrQ(_, _, _, st), tSrS);
+        float lv[kRowVals];  // L·log2e of this lane's rows
+        CUTLASS_PRAGMA_UNROLL
+        for (int e = 0; e < kRowVals; ++e) lv[e] = sL(row_lane + 32 * e + row_shift, st) * kLog2e;
         consumer_wait(pipe_do, read);
         gemm_async<true>(mma_sdp, tSrV, tSrdO(_, _, _, st), tdPrdP);
         const bool masked = (kv0 + kBc > p.n_kv) || (q0 + kBr > p.n) || (p.causal && kv0 + kBc - 1 > q0 + offset);
         Tensor s_rc = make_tensor(tSrS.data(), rowcol(tSrS.layout()));
         Tensor dp_rc = make_tensor(tdPrdP.data(), rowcol(tdPrdP.layout()));
-        warpgroup_wait<1>();  // Sᵀ is in
-        CUTLASS_PRAGMA_UNROLL
-        for (int ni = 0; ni < size<1>(s_rc); ++ni) {
-          const int row = get<1>(tScS_rc(0, ni));
-          const float lse2 = sL(row + row_shift, st) * kLog2e;
+        // Pᵀ = exp2(Sᵀ·τ·log2e − L·log2e); the mask (P = 0) only in edge tiles.
+        auto softmax = [&](auto masked_c) {
           CUTLASS_PRAGMA_UNROLL
-          for (int mi = 0; mi < size<0>(s_rc); ++mi) {
-            float e = exp2_ftz(fmaf(s_rc(mi, ni), sl2, -lse2));
-            if (masked) {
-              const int key = kv0 + get<0>(tScS_rc(mi, ni));
-              const int r = q0 + row;
-              if (key >= p.n_kv || r >= p.n || (p.causal && key > r + offset)) e = 0.f;
+          for (int ni = 0; ni < size<1>(s_rc); ++ni) {
+            const int nk = ni / 2, j = ni % 2;
+            const float lse2 = __shfl_sync(0xffffffffu, lv[nk / 4], 8 * (nk % 4) + 2 * (lane & 3) + j);
+            CUTLASS_PRAGMA_UNROLL
+            for (int mi = 0; mi < size<0>(s_rc); ++mi) {
+              float e = exp2_ftz(fmaf(s_rc(mi, ni), sl2, -lse2));
+              if constexpr (decltype(masked_c)::value) {
+                const int key = kv0 + get<0>(tScS_rc(mi, ni));
+                const int r = q0 + get<1>(tScS_rc(mi, ni));
+                if (key >= p.n_kv || r >= p.n || (p.causal && key > r + offset)) e = 0.f;
+              }
+              s_rc(mi, ni) = e;
             }
-            s_rc(mi, ni) = e;
           }
+        };
+        warpgroup_wait<1>();  // Sᵀ is in
+        if (masked) {
+          softmax(cute::true_type{});
+        } else {
+          softmax(cute::false_type{});
         }
+        float dv[kRowVals];  // D of this lane's rows
+        CUTLASS_PRAGMA_UNROLL
+        for (int e = 0; e < kRowVals; ++e) dv[e] = sDs(row_lane + 32 * e + row_shift, st);
         warpgroup_wait<0>();  // dPᵀ is in
         CUTLASS_PRAGMA_UNROLL
         for (int ni = 0; ni < size<1>(s_rc); ++ni) {
-          const float dd = sDs(get<1>(tScS_rc(0, ni)) + row_shift, st);
+          const int nk = ni / 2, j = ni % 2;
+          const float dd = __shfl_sync(0xffffffffu, dv[nk / 4], 8 * (nk % 4) + 2 * (lane & 3) + j);
           CUTLASS_PRAGMA_UNROLL
           for (int mi = 0; mi < size<0>(s_rc); ++mi) dp_rc(mi, ni) = s_rc(mi, ni) * (dp_rc(mi, ni) - dd);
         }
-        // Pᵀ and dSᵀ in the element type, as the A operands of dV and dK.
+        // Pᵀ in the element type (Sᵀ's fp32 registers free from here), the A operand of dV += Pᵀ dO_i,
+        // issued now: it runs while dS is converted, stored and waited for.
+        constexpr int kN = decltype(size(tSrS))::value;
+        cutlass::NumericArrayConverter<Element, float, kN> conv;
         Tensor tdVrP = make_tensor<Element>(as_a_operand(tSrS.layout()));
+        *reinterpret_cast<cutlass::Array<Element, kN>*>(tdVrP.data()) =
+            conv(*reinterpret_cast<const cutlass::Array<float, kN>*>(tSrS.data()));
+        gemm_async<false>(mma_dkv, tdVrP, tdVrdOt(_, _, _, st), tdVrdV);
+        // dSᵀ in the element type: the A operand of dK, and (its 32-bit pairs, rows r, r + 1 of one key)
+        // the dS tile in shared memory.
         Tensor tdKrdS = make_tensor<Element>(as_a_operand(tdPrdP.layout()));
+        *reinterpret_cast<cutlass::Array<Element, kN>*>(tdKrdS.data()) =
+            conv(*reinterpret_cast<const cutlass::Array<float, kN>*>(tdPrdP.data()));
         {
-          constexpr int kN = decltype(size(tSrS))::value;
-          cutlass::NumericArrayConverter<Element, float, kN> conv;
-          *reinterpret_cast<cutlass::Array<Element, kN>*>(tdVrP.data()) =
-              conv(*reinterpret_cast<const cutlass::Array<float, kN>*>(tSrS.data()));
-          *reinterpret_cast<cutlass::Array<Element, kN>*>(tdKrdS.data()) =
-              conv(*reinterpret_cast<const cutlass::Array<float, kN>*>(tdPrdP.data()));
-        }
-        // dS into shared memory: accumulators i, i + 1 are rows r, r + 1 of one key (r even), adjacent
-        // in the rows-contiguous tile.
-        CUTLASS_PRAGMA_UNROLL
-        for (int e = 0; e < size(tdPrdP); e += 2) {
-          cutlass::Array<Element, 2> pair;  // (the fragment is compact: element e is register e)
-          pair[0] = static_cast<Element>(tdPrdP(e));
-          pair[1] = static_cast<Element>(tdPrdP(e + 1));
-          *reinterpret_cast<cutlass::Array<Element, 2>*>(&sdS(get<1>(tScS(e)), get<0>(tScS(e)), buf)) = pair;
+          const std::uint32_t* pairs = reinterpret_cast<const std::uint32_t*>(tdKrdS.data());
+          Element* const ds = ss.ds.data() + buf * (kBr * kBc);
+          const int base = ds_thread_base(tidx);
+          CUTLASS_PRAGMA_UNROLL
+          for (int v = 0; v < kN; v += 2) {
+            const int mi = (v / 2) % 2, nk = v / 4;
+            *reinterpret_cast<std::uint32_t*>(ds + ds_offset<kBc>(base, nk, mi)) = pairs[v / 2];
+          }
         }
         cutlass::arch::fence_view_async_shared();  // generic-proxy stores before the wgmma reads them
         cutlass::arch::NamedBarrier::sync(Tr::kConsumerThreads, kdSBarrier);
 
         Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBr>, Int<kD>>{});
         gemm_async<true>(mma_dq, tdQrdS(_, _, _, buf), tdQrKt, tdQrdQ);
-        gemm_async<false>(mma_dkv, tdVrP, tdVrdOt(_, _, _, st), tdVrdV);
         gemm_async<false>(mma_dkv, tdKrdS, tdKrQt(_, _, _, st), tdKrdK);
-        warpgroup_wait<2>();  // dQ is in
-        // τ·dQ_i into shared memory for the producer's warps 1–3 (once they have read out dQ_{i−1}).
+        warpgroup_wait<1>();  // dV and dQ are in
+        warpgroup_fence_operand(tdVrP);
+        // τ·dQ_i into shared memory for the producer's warp 1 (once its bulk reduce has read dQ_{i−1}).
         if (i > first_q) cutlass::arch::NamedBarrier::sync(kdQThreads, kdQEmpty);
-        CUTLASS_PRAGMA_UNROLL
-        for (int e = 0; e < size(tdQrdQ); e += 2) {
-          const int r = get<0>(tdQcdQ(e)), c = get<1>(tdQcdQ(e));
-          *reinterpret_cast<float2*>(&ss.dq[dq_index<kD>(r, c)]) = make_float2(tdQrdQ(e) * p.scale, tdQrdQ(e + 1) * p.scale);
+        {
+          // The thread's value 0's coordinates, recomputed here (not kept across the loop).
+          Tensor tdQcdQ = thr_dq.partition_C(make_identity_tensor(Shape<Int<kBr>, Int<kD>>{}));
+          const int base = dq_index<kD>(get<0>(tdQcdQ(0)), get<1>(tdQcdQ(0)));
+          float* const dq = ss.dq.data();
+          CUTLASS_PRAGMA_UNROLL
+          for (int v = 0; v < size(tdQrdQ); v += 2) {
+            const int mi = (v / 2) % 2, nk = v / 4;
+            *reinterpret_cast<float2*>(dq + dq_offset<kD>(base, nk, mi)) = make_float2(tdQrdQ(v) * p.scale, tdQrdQ(v + 1) * p.scale);
+          }
         }
+        cutlass::arch::fence_view_async_shared();  // generic-proxy stores before the bulk reduce reads them
         cutlass::arch::NamedBarrier::arrive(kdQThreads, kdQFull);
-        warpgroup_wait<0>();  // dV, dK are in: Q_i, dO_i free
+        warpgroup_wait<0>();  // dK is in: Q_i, dO_i free
+        warpgroup_fence_operand(tdKrdS);
         if (tidx % cutlass::NumThreadsPerWarpGroup == 0) {
           pipe_q.consumer_release(read);
           pipe_do.consumer_release(read);
@@ -448,10 +540,22 @@ __global__ void bwd_preprocess_kernel(const Element* o, const Element* dout, flo
   if (lane == 0) dsum[row] = acc;
 }
 
-template <class Element>
-__global__ void bwd_convert_kernel(const float* dq_acc, Element* dq, long count) {
-  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += static_cast<long>(gridDim.x) * blockDim.x) {
-    dq[i] = static_cast<Element>(dq_acc[i]);
+/// dQ = dQacc in the element type, 4 columns a thread (one 16-byte chunk of dQacc): dQacc's rows carry
+/// the main kernel's shared-memory permutation (dq_index: chunk c / 4 XOR the row's index in its head % 8).
+template <class Element, int D>
+__global__ void bwd_convert_kernel(const float* dq_acc, Element* dq, long chunks, int n) {
+  constexpr int kChunks = D / 4;
+  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < chunks; i += static_cast<long>(gridDim.x) * blockDim.x) {
+    const long row = i / kChunks;
+    const int c = static_cast<int>(i % kChunks) * 4;
+    const int r = static_cast<int>(row % n);
+    const float4 v = *reinterpret_cast<const float4*>(dq_acc + row * D + dq_acc_column(r, c));
+    cutlass::Array<Element, 4> out;
+    out[0] = static_cast<Element>(v.x);
+    out[1] = static_cast<Element>(v.y);
+    out[2] = static_cast<Element>(v.z);
+    out[3] = static_cast<Element>(v.w);
+    *reinterpret_cast<cutlass::Array<Element, 4>*>(dq + row * D + c) = out;
   }
 }
 
@@ -531,9 +635,9 @@ cudaError_t launch_bwd(const BwdArgs& a, cudaStream_t stream) {
       static_cast<const Element*>(a.o), static_cast<const Element*>(a.dout), a.dsum, a.dq_acc, rows);
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   if (const cudaError_t e = launch_bwd_main<Tr>(a, stream); e != cudaSuccess) return e;
-  const long count = rows * kD;
-  const auto blocks = static_cast<unsigned>(std::min<long>((count + 255) / 256, 132L * 16));
-  bwd_convert_kernel<Element><<<blocks, 256, 0, stream>>>(a.dq_acc, static_cast<Element*>(a.dq), count);
+  const long chunks = rows * (kD / 4);
+  const auto blocks = static_cast<unsigned>(std::min<long>((chunks + 255) / 256, 132L * 16));
+  bwd_convert_kernel<Element, kD><<<blocks, 256, 0, stream>>>(a.dq_acc, static_cast<Element*>(a.dq), chunks, a.n);
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   const int group = a.heads / a.kv_heads;
   if (group > 1) {

@@ -4,7 +4,9 @@
 // Layouts (flash3_fwd.h's): Q, O, dO, dQ [heads, n, d]; K, V, dK, dV [kv_heads, n_kv, d]; L [heads, n]
 // (the forward's: natural log, +inf for a row that sees no key); scale = 1/√d; causal: row r sees key
 // c ≤ r + n_kv − n. Scratch the caller provides: D [heads, n] fp32 (rowsum(dO ∘ O)), dQacc
-// [heads, n, d] fp32, and with grouped K/V heads (heads > kv_heads) dKexp, dVexp [heads, n_kv, d]
+// [heads, n, d] fp32 (each row's 16-byte chunks permuted: chunk k of row r holds dQ's chunk k XOR r % 8,
+// r the row's index in its head; the main kernel's bulk reduce writes it so, the convert kernel reads it
+// so; the same bytes as an unpermuted one), and with grouped K/V heads (heads > kv_heads) dKexp, dVexp [heads, n_kv, d]
 // (per query head; summed over each group into dK, dV at the end).
 #pragma once
 
