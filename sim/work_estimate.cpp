@@ -201,7 +201,9 @@ WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& s
           } catch (const InputError&) {
             continue;
           }
-          if (!warp_split_refusal(*s, ctx).empty() || !fits(*s, ctx) || !family_register_refusal(*s, ctx).empty()) continue;
+          if (!warp_split_refusal(*s, ctx).empty() || !fits(*s, ctx) || !family_register_refusal(*s, ctx).empty()) {
+            continue;
+          }
           if (!one) one = estimate_prediction(*s, ctx, replays, c, spec.gpu);
           peak = std::max(peak, one->bytes - c.base_bytes);
           // Candidates of one tile that get as many blocks per SM share one replay (sim/tiles/search.h).

@@ -135,9 +135,11 @@ TEST_CASE("a warp of one m16 tile waits longer on its ldmatrix'd fragments than 
   const StepCost eight_flat = step_cost(s, false, false, flat, BlockShape{8, 1, 1}, tensor_only(1));
   const double mio = eight.mix.ldmatrix + eight.mix.shuffle + eight.mix.ex2;
   CHECK(mio > 0);
-  CHECK(eight.chain - eight_flat.chain == doctest::Approx(mio * (f.waits.per_mio - f.waits.per_mio_multi_tile)));
+  const double extra = mio * (f.waits.per_mio - f.waits.per_mio_multi_tile);
+  CHECK(eight.chain - eight_flat.chain == doctest::Approx(extra));
   CHECK(eight.sim.wait_mio == f.waits.per_mio);
-  CHECK(step_cost(s, false, false, f, BlockShape{4, 1, 1}, tensor_only(1)).sim.wait_mio == f.waits.per_mio_multi_tile);
+  const StepCost four = step_cost(s, false, false, f, BlockShape{4, 1, 1}, tensor_only(1));
+  CHECK(four.sim.wait_mio == f.waits.per_mio_multi_tile);
 }
 
 TEST_CASE("a warp's own waits on its results bound a step: a family with none is faster") {

@@ -69,9 +69,9 @@ TEST_CASE("a ranked candidate carries the registers and blocks per SM the time m
 }
 
 TEST_CASE("a tile the family's register model says would spill is rejected, naming the model") {
-  // 256 × 32 with 4 warps at d = 64: each thread holds 64 rows' share of S (64 fp32), O (128) and Q's
-  // fragments (64): 256 fragment registers, 44.2 + 1.261 × 256 = 367.02, 368 rounded up, by fa2-fwd's fit to ptxas, where
-  // the schedule's own estimate (the accumulators only) would fit the 255 a thread may have.
+  // 256 × 32 with 4 warps at d = 64: each thread holds its share of S (64 fp32), O (128) and Q's
+  // fragments (64): 256 fragment registers, 44.2 + 1.261 × 256 = 367.02, so 368 by fa2-fwd's fit to
+  // ptxas, where the schedule's own estimate (the accumulators only) fits the 255 a thread may have.
   TileSearchSpec spec;
   spec.sizes = {256, 32};
   spec.warps = {4};
@@ -84,7 +84,8 @@ TEST_CASE("a tile the family's register model says would spill is rejected, nami
     seen = true;
     CHECK(t.occupancy.infeasible.empty());  // the schedule's estimate alone would run it
     CHECK(family_registers(f, t.launch.fragment_registers) == 368);
-    CHECK(t.rejected == "registers: about 368 per thread by fa2-fwd's register model (ptxas), the limit is 255: it would spill");
+    CHECK(t.rejected ==
+          "registers: about 368 per thread by fa2-fwd's register model (ptxas), the limit is 255: it would spill");
   }
   CHECK(seen);
   // Every candidate that runs fits by the same model.
