@@ -161,7 +161,7 @@ double SampledDram::relative_error(std::uint32_t stride) const {
 FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, std::uint32_t stride)
     : ctx_(ctx), opt_(opt),
       sample_(sets_per_partition(ctx.hardware.l2), stride, ctx.hardware.l2.line_bytes, ctx.hardware.l2.sector_bytes),
-      dram_(ctx.hardware.l2.sector_bytes, sets_per_partition(ctx.hardware.l2) / stride),
+      dram_(sets_per_partition(ctx.hardware.l2) / stride),
       amap_(ctx.problem, ctx.hardware.l2.line_bytes, ctx.hardware.l2.sector_bytes) {
   const L2Spec spec = shrunk(ctx.hardware.l2, sample_.stride());
   // Sampled lines are already placed (set_sample.h): the small cache indexes them modulo.

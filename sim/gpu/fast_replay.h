@@ -43,7 +43,7 @@ inline constexpr std::size_t kErrorGroups = 16;
 /// sampled sets disagree, from which the sample's standard error follows.
 class SampledDram final : public MemoryLevel {
  public:
-  SampledDram(std::uint32_t sector_bytes, std::uint64_t sets) : sector_bytes_(sector_bytes), per_set_(sets) {}
+  explicit SampledDram(std::uint64_t sets) : per_set_(sets) {}
   void read(std::uint64_t line, std::uint32_t mask, std::uint32_t) override { add(line, mask, 0); }
   void write(std::uint64_t line, std::uint32_t mask, std::uint32_t) override { add(line, mask, 1); }
   void reduce(std::uint64_t line, std::uint32_t mask, std::uint32_t) override {
@@ -61,7 +61,6 @@ class SampledDram final : public MemoryLevel {
  private:
   void add(std::uint64_t line, std::uint32_t mask, int which);
 
-  std::uint32_t sector_bytes_;
   std::vector<std::array<std::uint64_t, 2>> per_set_;  ///< the virtual line's set (modulo) → reads, writes
   LevelCounters counters_;
 };
