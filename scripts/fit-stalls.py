@@ -3,7 +3,8 @@
 
 A warp that issues an instruction whose operand is still being computed waits. Two of ncu's stall
 reasons are properties of a kernel's compiled code and of the latencies `iosim calibrate` measures,
-not of how many warps share the SM:
+not of how many warps share the SM (a third, dispatch_stall, is the issue cycles lost when the
+scheduler picked a warp but could not dispatch its instruction; printed per family too):
   wait             a fixed-latency dependency (the stall count the compiler encodes in each SASS
                    instruction: an FMA's result, an integer op's, an HMMA's);
   short_scoreboard a variable-latency result from the SM's MIO unit (ldmatrix, shared-memory loads,
@@ -113,14 +114,17 @@ def main():
         mio = r.get("wait_per_mio")
         lines.append(f"| {r['kernel']} | {r['family']} | {r['cpi']:.2f} | {r['wait_per_instruction']:.2f} | "
                      + (f"{mio:.1f}" if mio is not None else "-") + " |")
-    lines += ["", "| family | variants | wait per instruction: median (min–max) | short scoreboard per MIO instruction: median (min–max) |",
-              "|---|---|---|---|"]
+    lines += ["", "| family | variants | wait per instruction: median (min–max) | short scoreboard per MIO instruction: median (min–max) "
+              "| dispatch stall per instruction: median (min–max) |",
+              "|---|---|---|---|---|"]
     for fam in dict.fromkeys(r["family"] for r in rows):
         mine = [r for r in rows if r["family"] == fam]
         w = spread([r["wait_per_instruction"] for r in mine])
         s = spread([r.get("wait_per_mio") for r in mine])
+        x = spread([r["reasons"]["dispatch_stall"] for r in mine])
         lines.append(f"| {fam} | {len(mine)} | {w[0]:.2f} ({w[1]:.2f}–{w[2]:.2f}) | "
-                     + (f"{s[0]:.1f} ({s[1]:.1f}–{s[2]:.1f})" if s else "-") + " |")
+                     + (f"{s[0]:.1f} ({s[1]:.1f}–{s[2]:.1f})" if s else "-")
+                     + f" | {x[0]:.2f} ({x[1]:.2f}–{x[2]:.2f}) |")
     by_rows = [(fam, n) for fam in dict.fromkeys(r["family"] for r in rows) if fam in ROWS_SPLIT
                for n in sorted({r["rows_per_warp"] for r in rows if r["family"] == fam})]
     if by_rows:

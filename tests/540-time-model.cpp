@@ -96,12 +96,15 @@ TEST_CASE("flash2's step as warp instructions: rows split over the warps, Q and 
   CHECK(c.mix.barrier == doctest::Approx(2));
   // 128 MMAs at one cycle each on the tensor pipe; the issue slot also takes K's and V's 16 ldmatrix.x4
   // each (n8 tiles in pairs × k16 steps), the row max's 2 shuffle rounds for 2 m16 tiles of 2 row
-  // halves each, the step's two barriers and the overhead.
-  CHECK(c.warp_issue == doctest::Approx(128 + 32 + 8 + 2 + other));
+  // halves each, the step's two barriers and the overhead, each with the cycles its dispatch loses.
+  CHECK(f.waits.dispatch > 0);  // measured: fa2-fwd's kernels lose about a third of a cycle an instruction
+  CHECK(c.warp_issue == doctest::Approx((128 + 32 + 8 + 2 + other) * (1 + f.waits.dispatch)));
   CHECK(std::string(c.pipe) == "issue");
   // The chain: each product waits for its 4 dependent MMAs, or its 64 issues, whichever is longer; then
-  // the overhead's issues.
-  const StepCost slow = step_cost(s, false, false, f, four, tensor_only(100));
+  // the overhead's issues (without the family's waits, whose serial bound is as long at 100-cycle MMAs).
+  KernelFamily no_waits = f;
+  no_waits.waits = {};
+  const StepCost slow = step_cost(s, false, false, no_waits, four, tensor_only(100));
   CHECK(slow.chain == doctest::Approx(2 * 4 * 100 + other));
   // With 1-cycle MMAs the warp's own serial time binds instead: every instruction issued plus the
   // family's measured waits on its results (fixed-latency per instruction, MIO per ldmatrix and shuffle).
@@ -109,7 +112,8 @@ TEST_CASE("flash2's step as warp instructions: rows split over the warps, Q and 
   const double instructions = 128 + 32 + 8 + 2 + other;
   // Each warp owns 32 rows, two m16 tiles: the family's MIO wait for warps of more than one tile.
   CHECK(f.waits.mio(32) == f.waits.per_mio_multi_tile);
-  const double serial = instructions * (1 + f.waits.per_instruction) + (32 + 8) * f.waits.mio(32);
+  const double serial =
+      instructions * (1 + f.waits.dispatch + f.waits.per_instruction) + (32 + 8) * f.waits.mio(32);
   CHECK(serial > 2 * 64 + other);
   CHECK(fast.chain == doctest::Approx(serial));
 }

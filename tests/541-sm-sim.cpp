@@ -85,6 +85,19 @@ TEST_CASE("warps of one sub-partition share its issue slot; the four sub-partiti
   CHECK(simulate_sm(w, 4, 1) == doctest::Approx(200));
 }
 
+TEST_CASE("a dispatch stall takes the issue slot, where a wait leaves it to another warp") {
+  WarpStep d = plain(100);
+  d.dispatch = 0.5;
+  // Alone: 1.5 cycles an instruction, as a wait of 0.5 would be.
+  CHECK(simulate_sm(d, 4, 1) == doctest::Approx(150));
+  // Two warps a sub-partition: the lost half-cycles are the slot's, so 2 × 100 × 1.5 ...
+  CHECK(simulate_sm(d, 8, 1) == doctest::Approx(300));
+  // ... where with a wait the other warp issues in them: 2 × 100.
+  WarpStep w = plain(100);
+  w.wait = 0.5;
+  CHECK(simulate_sm(w, 8, 1) == doctest::Approx(200));
+}
+
 TEST_CASE("a pipe busy for its interval bounds the warps that share it") {
   WarpStep s;
   s.mma = 50;

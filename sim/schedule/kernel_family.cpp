@@ -18,8 +18,10 @@ constexpr MatmulRole kGridShared{WarpSplit::grid, Operand::shared, Operand::shar
 // (results/h200-2026-12-01c/stalls, scripts/fit-stalls.py; medians, with their range over the menu).
 // fa2-fwd, 42 kernels: 1.33 wait cycles a warp instruction (1.16–1.55), 3.8 a MIO instruction (0.8–7.5),
 // which is two populations by the rows a warp owns: 4.6 (1.4–7.5) for the 30 with 16 rows, 1.4
-// (0.8–3.3) for the 12 with 32 (DependencyWaits::per_mio_multi_tile).
-constexpr DependencyWaits kFa2FwdWaits{1.33, 4.6, 1.4};
+// (0.8–3.3) for the 12 with 32 (DependencyWaits::per_mio_multi_tile). Dispatch stalls: 0.33 issue
+// cycles lost an instruction (0.20–0.67); the other families' are 0.04–0.09 (0.18 PyTorch's forward)
+// and left out.
+constexpr DependencyWaits kFa2FwdWaits{1.33, 4.6, 1.4, 0.33};
 
 // The SM model of each family, chosen by measurement (docs/validation.md, "Barriers: a simulated SM";
 // the 254-kernel H200 sweep of 2026-12-01 and the 162 held-out kernels, predicted both ways, median /

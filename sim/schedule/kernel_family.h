@@ -103,6 +103,10 @@ struct DependencyWaits {
   /// load's latency; with one tile the warp soon waits for its next fragment. Measured in the same way
   /// (fa2-fwd: 4.6 with 16 rows a warp, 1.4 with 32).
   double per_mio_multi_tile = 0;
+  /// Issue cycles lost per instruction: the scheduler picked the warp but could not dispatch its
+  /// instruction that cycle (ncu's dispatch_stall per instruction issued). Unlike the waits above it
+  /// holds the sub-partition's issue slot, so other warps cannot fill it.
+  double dispatch = 0;
 
   /// The MIO wait of a warp that owns `rows` rows of the step's first product.
   [[nodiscard]] double mio(std::uint64_t rows) const {

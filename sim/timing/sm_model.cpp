@@ -242,11 +242,11 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   // phase. The step cannot be shorter than either.
   const double mio = c.mix.ldmatrix + c.mix.shuffle + c.mix.ex2;
   const double wait_mio = f.waits.mio(rows_per_warp);
-  const double serial = instructions * (1 + f.waits.per_instruction) + mio * wait_mio +
+  const double serial = instructions * (1 + f.waits.dispatch + f.waits.per_instruction) + mio * wait_mio +
                         (last ? 0 : f.barriers_per_step * r.lat.bar_latency);
   c.chain = std::max(c.chain, serial);
   const std::pair<double, const char*> pipes[] = {
-      {tensor, "tensor"}, {sfu, "exp"}, {fp32, "fp32"}, {shfl, "shuffle"}, {instructions, "issue"}};
+      {tensor, "tensor"}, {sfu, "exp"}, {fp32, "fp32"}, {shfl, "shuffle"}, {instructions * (1 + f.waits.dispatch), "issue"}};
   const auto* busiest = std::max_element(std::begin(pipes), std::end(pipes),
                                          [](const auto& a, const auto& b) { return a.first < b.first; });
   c.pipe_tensor = tensor;
@@ -276,6 +276,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   sim.reduce_cycles = c.block_reduce / w;
   sim.wait = f.waits.per_instruction;
   sim.wait_mio = wait_mio;
+  sim.dispatch = f.waits.dispatch;
   sim.bar_latency = r.lat.bar_latency;
   sim.memory = c.memory;
   sim.lead = c.pipelined ? shape.stages - 1 : 0;

@@ -14,11 +14,13 @@
 //             mma latencies) plus the first ldmatrix's latency; the softmax's FP32 and ex2 work at the
 //             pipes' rates plus one latency each; the shuffle rounds; the barriers. At least the warp's
 //             serial time: every instruction it issues, plus the waits on its own results the family's
-//             compiled code has (kernel_family.h's DependencyWaits, measured with ncu's warp-state
-//             counters), plus its barriers. The loads' round trip (the L2 hit latency, DRAM's for the
-//             share that misses) is added unless earlier steps cover it (stages).
+//             compiled code has and the issue cycles its dispatch stalls lose (kernel_family.h's
+//             DependencyWaits, measured with ncu's warp-state counters), plus its barriers. The
+//             loads' round trip (the L2 hit latency, DRAM's for the share that misses) is added
+//             unless earlier steps cover it (stages).
 //   pipes     the warp's work on each pipe of its sub-partition (tensor, special function, FP32,
-//             shuffle, and the issue slot for the rest), its share of the SM's shared-memory bandwidth
+//             shuffle, and the issue slot for the rest; the slot's whole load, in the issue bound, at
+//             1 + the dispatch stalls an instruction), its share of the SM's shared-memory bandwidth
 //             and of the L2's fp32 reduction rate (the backward's dQ atomics; `measured:
 //             l2_red_gb_per_s`, none where not measured).
 //

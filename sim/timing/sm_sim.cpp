@@ -237,7 +237,7 @@ class Sim {
       return;
     }
     p.last = pick;
-    p.now = now + 1;  // one instruction a cycle
+    p.now = now + 1 + s_.dispatch;  // one instruction a cycle, and the cycles its dispatch loses
     issue(pick, now);
   }
 
@@ -246,7 +246,7 @@ class Sim {
     Block& b = block_[x.block];
     const Op op = prog_[x.pc];
     SubPartition& p = sub_[x.sub];
-    double wait = 1 + s_.wait;
+    double wait = 1 + s_.dispatch + s_.wait;
     switch (op) {
       case Op::mma: p.pipe_free[kTensor] = now + s_.mma_interval; break;
       case Op::fp32: p.pipe_free[kFp32] = now + s_.fp32_interval; break;

@@ -15,9 +15,11 @@
 // instructions that move shared-memory bytes (ldmatrix, cp.async, stores), the SM's shared memory
 // free; an atomic reduction, the SM's share of the L2's reduction rate free (its warp does not wait
 // for the result, but a burst of them queues at that rate: what makes fa2-bwd's simulation worse than
-// its queueing, kernel_family.cpp). After issuing, its
-// warp waits 1 + the family's fixed-latency waits a cycle, and the MIO waits more for an ldmatrix,
-// shuffle or ex2 (kernel_family.h's DependencyWaits, measured with ncu): a warp alone, where no pipe's
+// its queueing, kernel_family.cpp). An instruction holds its sub-partition's issue slot 1 + the
+// family's dispatch stall cycles (issue cycles lost when the picked warp's instruction cannot be
+// dispatched); after issuing, its warp waits that plus the family's fixed-latency waits, and the MIO
+// waits more for an ldmatrix, shuffle or ex2 (kernel_family.h's DependencyWaits, measured with ncu;
+// a wait leaves the slot to the sub-partition's other warps, a dispatch stall does not): a warp alone, where no pipe's
 // interval exceeds its waits and no load is exposed, runs the step in the SM model's serial time. A barrier holds a block's warps until all have arrived, plus
 // its latency; a step's first barrier also waits for the step's tiles: the loads its warps issued
 // `lead` steps before (stages − 1 when the loop keeps tiles in flight, else 0: its own), plus their
@@ -46,6 +48,7 @@ struct WarpStep {
   double smem_cycles = 0;    ///< the SM's shared-memory cycles of the warp's step (its ldmatrix, loads and stores)
   double reduce_cycles = 0;  ///< the SM's reduction cycles of the warp's step (0: not simulated)
   double wait = 0, wait_mio = 0;  ///< DependencyWaits: per instruction, and more per MIO instruction
+  double dispatch = 0;            ///< DependencyWaits::dispatch: issue cycles lost per instruction
   double bar_latency = 0;
   double memory = 0;          ///< a load's round trip
   std::uint32_t lead = 0;     ///< steps ahead of its use a tile's loads are issued
