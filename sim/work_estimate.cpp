@@ -76,14 +76,6 @@ double recorded_bytes(const Schedule& s, const WorkCosts& c) {
   return most;
 }
 
-/// Whether every kernel of `s` can be resident on an SM (what search_tiles and predict() check).
-bool fits(const Schedule& s, const ScheduleContext& ctx) {
-  for (const Kernel* k : s.kernels()) {
-    if (!occupancy(k->launch(), ctx.hardware.sm).infeasible.empty()) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 void WorkEstimate::then(const WorkEstimate& part) {
@@ -201,9 +193,7 @@ WorkEstimate estimate_tiles(const ScheduleContext& base, const TileSearchSpec& s
           } catch (const InputError&) {
             continue;
           }
-          if (!warp_split_refusal(*s, ctx).empty() || !fits(*s, ctx) || !family_register_refusal(*s, ctx).empty()) {
-            continue;
-          }
+          if (!warp_split_refusal(*s, ctx).empty() || !launch_refusal(*s, ctx).empty()) continue;
           if (!one) one = estimate_prediction(*s, ctx, replays, c, spec.gpu);
           peak = std::max(peak, one->bytes - c.base_bytes);
           // Candidates of one tile that get as many blocks per SM share one replay (sim/tiles/search.h).

@@ -53,23 +53,9 @@ void prepare(TileCandidate& c, Prepared& p, const ScheduleContext& base, const T
     p.schedule.reset();
     return;
   }
-  const Kernel& k = main_kernel(*p.schedule);
-  c.launch = k.launch();
+  c.launch = main_kernel(*p.schedule).launch();
   c.occupancy = occupancy(c.launch, p.ctx.hardware.sm);
-  if (!c.occupancy.infeasible.empty()) {
-    c.rejected = c.occupancy.infeasible;
-    p.schedule.reset();
-    return;
-  }
-  for (const Kernel* other : p.schedule->kernels()) {  // the GPU model runs every kernel
-    const Occupancy o = occupancy(other->launch(), p.ctx.hardware.sm);
-    if (!o.infeasible.empty()) {
-      c.rejected = o.infeasible + " (" + std::string(other->name()) + ")";
-      p.schedule.reset();
-      return;
-    }
-  }
-  c.rejected = family_register_refusal(*p.schedule, p.ctx);
+  c.rejected = launch_refusal(*p.schedule, p.ctx);
   if (!c.rejected.empty()) {
     p.schedule.reset();
     return;
@@ -155,9 +141,17 @@ bool warp_grid_ok(std::uint64_t m, std::uint64_t n, std::uint64_t warps) {
 
 }  // namespace
 
-std::string family_register_refusal(const Schedule& s, const ScheduleContext& ctx) {
+std::string launch_refusal(const Schedule& s, const ScheduleContext& ctx) {
   const Kernel& k = main_kernel(s);
   const LaunchShape launch = k.launch();
+  const Occupancy own = occupancy(launch, ctx.hardware.sm);
+  if (!own.infeasible.empty()) return own.infeasible;
+  for (const Kernel* other : s.kernels()) {  // the GPU model runs every kernel
+    const Occupancy o = occupancy(other->launch(), ctx.hardware.sm);
+    if (!o.infeasible.empty()) return o.infeasible + " (" + std::string(other->name()) + ")";
+  }
+  // The family's register model (fitted to ptxas; the time model's occupancy) is the better estimate
+  // where there is one: past the limit its kernel would spill, which the time model does not price.
   const KernelFamily& family = family_of(k.name(), ctx.kernel.source);
   if (launch.fragment_registers <= 0 || family.base_registers <= 0) return "";
   const std::uint32_t need = family_registers(family, launch.fragment_registers);

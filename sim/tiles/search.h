@@ -46,10 +46,12 @@ inline constexpr std::uint64_t kRowsPerWarp = 16;  ///< an m16n8k16 MMA's rows: 
 ///        warps each owning whole m16 tiles and an even number, at least 2, of n8 tiles.
 [[nodiscard]] std::string warp_split_refusal(const Schedule& s, const ScheduleContext& ctx);
 
-/// "registers: …" where the kernel family's register model (fitted to ptxas, the one the time model's
-/// occupancy uses) puts `s`'s main kernel past the registers a thread may have, so that it would spill
-/// (which the time model does not price); "" otherwise, and for a family without a fitted model.
-[[nodiscard]] std::string family_register_refusal(const Schedule& s, const ScheduleContext& ctx);
+/// Why `s` cannot launch on the context's GPU, or "": its main kernel's occupancy reason, another
+/// kernel's (named), or "registers: …" where the main kernel's family register model (fitted to ptxas,
+/// the one the time model's occupancy uses) puts it past the registers a thread may have, so that it
+/// would spill (which the time model does not price). What search_tiles and the tiles work estimate
+/// both check, after warp_split_refusal.
+[[nodiscard]] std::string launch_refusal(const Schedule& s, const ScheduleContext& ctx);
 
 struct TileCandidate {
   TileShape tiles;
