@@ -2,7 +2,9 @@
 """Launches PyTorch's FlashAttention-2 kernels (scaled_dot_product_attention under
 SDPBackend.FLASH_ATTENTION) once per shape and pass between cudaProfilerStart and cudaProfilerStop, for
 Nsight Compute to count (run it under `ncu --profile-from-start off`): issue 10 describes PyTorch's
-kernels as their own kernel family, from their own instruction counts.
+kernels as their own kernel family, from their own instruction counts. `--impl math` launches instead
+the plain matmul-softmax-matmul of scripts/sdpa_bench.py (the same function), to see which kernels
+PyTorch runs for it and what each moves.
 
   ncu --profile-from-start off -k regex:flash --metrics ... \\
       python3 scripts/sdpa_profile.py --shape 2,16,2048,64 --shape 2,16,2048,128 [--dtype fp16]
@@ -12,6 +14,7 @@ forward (under no_grad) and one profiled forward + backward (from a fixed dO). P
 profiled launch group, so the log says which ncu rows belong to which shape.
 """
 import argparse
+import os
 import sys
 
 
@@ -27,17 +30,21 @@ def main() -> int:
     ap.add_argument("--shape", type=shape_arg, action="append", required=True, help="batch,heads,n,d")
     ap.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
     ap.add_argument("--causal", action="store_true")
+    ap.add_argument("--impl", choices=["flash", "math"], default="flash",
+                    help="SDPA's flash backend, or the plain matmul-softmax-matmul (sdpa_bench.py's)")
     a = ap.parse_args()
+    if a.causal and a.impl == "math":
+        ap.error("--causal is the flash backend's: the plain path of sdpa_bench.py has no mask")
     try:
         import torch
-        from torch.nn.attention import SDPBackend, sdpa_kernel
     except ImportError as e:
         print(f"sdpa_profile.py: torch unavailable: {e}", file=sys.stderr)
         return 2
     if not torch.cuda.is_available():
         print("sdpa_profile.py: no CUDA GPU", file=sys.stderr)
         return 2
-    F = torch.nn.functional
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from sdpa_bench import attention_fns  # one definition of both paths
     dt = torch.float16 if a.dtype == "fp16" else torch.bfloat16
     cudart = torch.cuda.cudart()
     for b, h, n, d in a.shape:
@@ -46,14 +53,15 @@ def main() -> int:
                    for _ in range(3))
         do = torch.randn(b, h, n, d, device="cuda", dtype=dt, generator=g)
 
+        attend = attention_fns(torch, a.causal)[a.impl]
+
         def fwd():
-            with torch.no_grad(), sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                F.scaled_dot_product_attention(q, k, v, is_causal=a.causal)
+            with torch.no_grad():
+                attend(q, k, v)
 
         def fwdbwd():
             q.grad = k.grad = v.grad = None
-            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                F.scaled_dot_product_attention(q, k, v, is_causal=a.causal).backward(do)
+            attend(q, k, v).backward(do)
 
         for run in (fwd, fwdbwd):
             run()  # warm-up: library loading, workspace allocation
@@ -63,7 +71,7 @@ def main() -> int:
             run()
             torch.cuda.synchronize()
             cudart.cudaProfilerStop()
-            print(f"profiled: {name} batch {b} heads {h} n {n} d {d} {a.dtype}"
+            print(f"profiled: {a.impl} {name} batch {b} heads {h} n {n} d {d} {a.dtype}"
                   f"{' causal' if a.causal else ''}", flush=True)
         del q, k, v, do
         torch.cuda.empty_cache()
