@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Times the project's Triton attention kernels (python/iosim/triton) on a GPU over a tile menu.
+
+For each config of the menu (BLOCK_M, BLOCK_N in {32, 64, 128, 256}, num_warps {4, 8}, num_stages {2, 3})
+and each (head_dim, causal, grouped) variant the shapes need, in a pool of processes:
+  the CPU compile record of every kernel (iosim.triton.family.compiled_family: registers, spills,
+  shared memory, the SASS loop mix of this machine's Triton), a failure with its reason, and, for
+  configs that compile, one correctness check against torch SDPA at a small shape (which also
+  JIT-compiles the kernels into Triton's disk cache for the timing below).
+Then, for each shape, each config that passed: forward and backward times with CUDA events, the
+median of --reps runs after warm-up, L2 flushed (a 256 MB write) before each run.
+Everything goes to one JSON (GPU name, torch and triton versions, date, every row). A time budget
+(--budget, default 400 s) bounds the whole run: what is left when it runs out is recorded as skipped.
+
+    python3 scripts/triton-sweep.py --out results/triton-sweep-h100.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import datetime
+import itertools
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+
+def _import_subpackage():
+    """iosim.triton alone: it needs none of the compiled module, which this machine may not have built."""
+    try:
+        import iosim.triton  # noqa: F401
+    except ImportError:
+        import types
+        pkg = types.ModuleType("iosim")
+        pkg.__path__ = [str(Path(__file__).resolve().parents[1] / "python" / "iosim")]
+        sys.modules["iosim"] = pkg
+
+
+_import_subpackage()
+
+# (batch, heads, kv_heads, n, d, causal)
+SHAPES = [
+    (16, 16, 16, 1024, 64, False),
+    (8, 16, 16, 4096, 128, True),
+    (4, 16, 16, 8192, 64, True),
+    (1, 16, 16, 16384, 128, False),
+    (1, 32, 8, 32768, 64, True),       # grouped-query attention, 4 query heads a kv head
+]
+TILES = (32, 64, 128, 256)
+WARPS = (4, 8)
+STAGES = (2, 3)
+
+
+def variants(shapes):
+    """(d, causal, grouped) the shapes need."""
+    return sorted({(d, causal, h != kvh) for _, h, kvh, _, d, causal in shapes})
+
+
+def prepare(menu_item, d, causal, grouped, dtype_name):
+    """In a worker: the compile records of the four kernels, then the SDPA check (GPU)."""
+    from iosim.triton.compile import Config
+    from iosim.triton.family import PASS_KERNELS, compiled_family
+    bm, bn, warps, stages = menu_item
+    records = {}
+    for k in PASS_KERNELS["fwd"] + PASS_KERNELS["bwd"]:
+        records[k] = compiled_family(Config(kernel=k, block_m=bm, block_n=bn, head_dim=d, causal=causal,
+                                            num_warps=warps, num_stages=stages, dtype=dtype_name))
+    errors = {k: r["error"] for k, r in records.items() if r["error"]}
+    check = None
+    if not errors:
+        import torch
+        from iosim.triton.launch import Launch
+        from iosim.triton.reference import check as sdpa_check
+        try:
+            n = max(256, 2 * max(bm, bn))
+            check = sdpa_check(batch=1, heads=4, kv_heads=2 if grouped else 4, n=n, d=d, causal=causal,
+                               dtype=getattr(torch, {"fp16": "float16", "bf16": "bfloat16"}[dtype_name]),
+                               cfg=Launch(bm, bn, warps, stages))
+        except Exception as exc:  # a launch Triton refuses (resources) or a kernel fault
+            errors["launch"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}"
+    return {"config": {"block_m": bm, "block_n": bn, "num_warps": warps, "num_stages": stages},
+            "d": d, "causal": causal, "grouped": grouped, "errors": errors, "check": check, "families": records}
+
+
+def time_ms(fn, reps, flush):
+    import torch
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(2):
+        fn()
+    times = []
+    for _ in range(reps):
+        flush.zero_()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default="triton-sweep.json")
+    ap.add_argument("--budget", type=float, default=400.0, help="seconds for the whole run")
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
+    ap.add_argument("--workers", type=int, default=min(16, os.cpu_count() or 1))
+    args = ap.parse_args()
+    t0 = time.monotonic()
+    left = lambda: args.budget - (time.monotonic() - t0)  # noqa: E731
+
+    import torch
+    import triton
+    from iosim.triton.launch import Launch, backward, forward
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
+    menu = list(itertools.product(TILES, TILES, WARPS, STAGES))
+    out = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
+           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "dtype": args.dtype, "reps": args.reps, "budget_s": args.budget, "prepared": [], "rows": []}
+
+    # 1. Compile records and correctness, in parallel; a third of the budget at most.
+    tasks = [(m, *v) for v in variants(SHAPES) for m in menu]
+    print(f"preparing {len(tasks)} (config, variant) pairs on {args.workers} workers", flush=True)
+    ctx = __import__("multiprocessing").get_context("spawn")   # CUDA in workers needs spawn
+    with cf.ProcessPoolExecutor(args.workers, mp_context=ctx) as pool:
+        futures = {pool.submit(prepare, m, d, c, g, args.dtype): (m, d, c, g) for m, d, c, g in tasks}
+        try:
+            for i, f in enumerate(cf.as_completed(futures, timeout=max(30.0, args.budget / 3)), 1):
+                m, d, c, g = futures[f]
+                try:
+                    rec = f.result()
+                except Exception as exc:
+                    rec = {"config": dict(zip(("block_m", "block_n", "num_warps", "num_stages"), m)), "d": d,
+                           "causal": c, "grouped": g, "errors": {"worker": repr(exc)[:300]}, "check": None}
+                out["prepared"].append(rec)
+                if i % 16 == 0 or i == len(tasks):
+                    print(f"  prepared {i}/{len(tasks)} ({time.monotonic() - t0:.0f} s)", flush=True)
+        except cf.TimeoutError:
+            print("  preparation ran out of its share of the budget; the rest is skipped", flush=True)
+            for f in futures:
+                f.cancel()
+    ready = {(tuple(r["config"].values()), r["d"], r["causal"], r["grouped"]) for r in out["prepared"]
+             if not r["errors"] and r["check"] and r["check"]["ok"]}
+    print(f"{len(ready)} of {len(tasks)} pass compile and the SDPA check", flush=True)
+
+    # 2. Timing.
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    for b, h, kvh, n, d, causal in SHAPES:
+        q = torch.randn((b, h, n, d), device="cuda", dtype=dtype)
+        k, v = (torch.randn((b, kvh, n, d), device="cuda", dtype=dtype) for _ in range(2))
+        do = torch.randn_like(q)
+        for m in menu:
+            row = {"batch": b, "heads": h, "kv_heads": kvh, "n": n, "d": d, "causal": causal,
+                   "config": dict(zip(("block_m", "block_n", "num_warps", "num_stages"), m))}
+            if (m, d, causal, h != kvh) not in ready:
+                row["skipped"] = "did not compile or pass the check (see prepared)"
+            elif n % m[0] or n % m[1]:
+                row["skipped"] = "n is not a multiple of the tiles"
+            elif left() < 5:
+                row["skipped"] = "time budget"
+            else:
+                cfg = Launch(*m)
+                try:
+                    o, lse = forward(q, k, v, causal, cfg)
+                    row["fwd_ms"] = time_ms(lambda: forward(q, k, v, causal, cfg), args.reps, flush)
+                    row["bwd_ms"] = time_ms(lambda: backward(q, k, v, o, lse, do, causal, cfg), args.reps, flush)
+                    flops = 4 * b * h * n * n * d * (0.5 if causal else 1)
+                    row["fwd_tflops"] = flops / row["fwd_ms"] / 1e9
+                    row["bwd_tflops"] = 2.5 * flops / row["bwd_ms"] / 1e9
+                except Exception as exc:
+                    row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+            out["rows"].append(row)
+        timed = sum(1 for r in out["rows"] if "fwd_ms" in r and r["n"] == n and r["d"] == d)
+        print(f"shape b={b} h={h}/{kvh} n={n} d={d} causal={causal}: {timed} configs timed "
+              f"({time.monotonic() - t0:.0f} s)", flush=True)
+        del q, k, v, do
+    out["elapsed_s"] = time.monotonic() - t0
+    Path(args.out).write_text(json.dumps(out, indent=1))
+    print(f"wrote {args.out} ({out['elapsed_s']:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
