@@ -13,7 +13,7 @@ every SDPA backend that runs it, forward, and the fastest):
   (default); a backend that refuses the shape is listed with its error.
 
 The sweep of issue 10 (writes one JSON file, prints a table):
-  python3 scripts/sdpa_bench.py --sweep --out sdpa-sweep.json [--runs 10] [--max-seconds 240]
+  python3 scripts/sdpa_bench.py --sweep --out sdpa-sweep.json [--runs 10] [--max-seconds 240] [--shapes B,H,N,D ...]
   every shape of SWEEP_SHAPES (n from 512 to 32768, d 64 and 128, batch x heads filling the GPU), fp16,
   with two implementations:
     flash: torch.nn.functional.scaled_dot_product_attention under SDPBackend.FLASH_ATTENTION
@@ -112,7 +112,8 @@ def sweep_main(a, torch):
     sweep = torch.empty(props.L2_cache_size, dtype=torch.float32, device="cuda")  # 4 x the L2, in bytes
     t_end = time.monotonic() + a.max_seconds
     records = []
-    for shape in SWEEP_SHAPES:
+    shapes = a.shapes or SWEEP_SHAPES
+    for shape in shapes:
         for impl in ("flash", "math"):
             for mode in ("fwd", "fwd+bwd"):
                 rec = {"impl": impl, "mode": mode, "batch": shape[0], "heads": shape[1], "n": shape[2],
@@ -144,7 +145,7 @@ def sweep_main(a, torch):
         "torch": torch.__version__, "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(0),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
         "runs": a.runs, "warmup": a.warmup,
-        "shapes": [{"batch": b, "heads": h, "n": n, "d": d} for b, h, n, d in SWEEP_SHAPES],
+        "shapes": [{"batch": b, "heads": h, "n": n, "d": d} for b, h, n, d in shapes],
         "results": records,
     }
     with open(a.out, "w") as f:
@@ -211,6 +212,17 @@ def decode_main(a, torch):
     return 0 if best else 1
 
 
+def shape_arg(text):
+    """B,H,N,D as four positive integers."""
+    try:
+        shape = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        shape = ()
+    if len(shape) != 4 or min(shape) < 1:
+        raise argparse.ArgumentTypeError(f"a shape is B,H,N,D of four positive integers, not '{text}'")
+    return shape
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batch", type=int, default=1)
@@ -225,6 +237,8 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=None, help="runs before timing (default 10; sweep 3)")
     ap.add_argument("--sweep", action="store_true", help="every shape of SWEEP_SHAPES, flash and math, fwd and fwd+bwd")
     ap.add_argument("--out", default="sdpa-sweep.json", help="the sweep's JSON file")
+    ap.add_argument("--shapes", nargs="+", type=shape_arg, default=None, metavar="B,H,N,D",
+                    help="the sweep's shapes in place of SWEEP_SHAPES (e.g. small grids: 1,1,8192,64)")
     ap.add_argument("--max-seconds", type=float, default=240, help="the sweep's time budget; what is left is skipped")
     a = ap.parse_args()
     for name, v in (("--runs", a.runs), ("--warmup", a.warmup)):

@@ -48,15 +48,17 @@ def predict(iosim, config, run):
 def sdpa_runs(path):
     """PyTorch's runs (scripts/sdpa_bench.py --sweep) as runs of iosim's schedules: the flash backend is
     FlashAttention-2 (flash2 at the model's default tiles, which are FlashAttention-2's own, with
-    `--kernels pytorch`: PyTorch's kernels' families), the math path is standard attention (naive);
-    fwd+bwd is the sum of both passes' predictions."""
+    `--kernels pytorch`: PyTorch's kernels' families), the math path is standard attention as PyTorch's
+    eager operators run it (eager: naive's algorithm with the scale and the backward's dP ∘ P as kernels
+    of their own, priced at the rates the config measured for them); fwd+bwd is the sum of both passes'
+    predictions."""
     out = []
     for r in json.load(open(path))["results"]:
         if r.get("median_ms_cold") is None:
             continue
         problem = {"batch": r["batch"], "heads": r["heads"], "n": r["n"], "n_kv": r["n"], "d": r["d"],
                    "dtype": r["dtype"]}
-        sched = "flash2" if r["impl"] == "flash" else "naive"
+        sched = "flash2" if r["impl"] == "flash" else "eager"
         # FlashAttention-2's forward tiles, fixed by its source (flash_fwd_launch_template.h, sm80+ and not
         # causal): 128 × 128 at d = 64, 128 × 64 at d = 128, 4 warps; the backward's at the model's default.
         default = {"br": 0, "bc": 0, "warps": 0, "stages": 0}

@@ -40,7 +40,7 @@ TEST_CASE("registry: names are unique, every entry has a forward pass, lookups a
   CHECK(find_schedule("flash9") == nullptr);
   CHECK_THROWS_WITH_AS((void)schedule_entry("flash9"),
                        "unknown schedule 'flash9' (known: naive, flash1, flash2, flashdecode, flashdecode-heads, dtiled, "
-                       "flash3)",
+                       "flash3, eager)",
                        InputError);
 }
 
@@ -101,7 +101,7 @@ TEST_CASE("registry: an executor's online softmax is what --bug needs") {
     CHECK(static_cast<bool>(e.executor->backward_fp32) == static_cast<bool>(e.bwd));
     CHECK(static_cast<bool>(e.executor->backward_fp64) == static_cast<bool>(e.bwd));
   }
-  CHECK(schedule_names([](const ScheduleEntry& e) { return e.executor != nullptr; }) == "naive, flash1 and flash2");
+  CHECK(schedule_names([](const ScheduleEntry& e) { return e.executor != nullptr; }) == "naive, flash1, flash2 and eager");
   CHECK(schedule_names([](const ScheduleEntry& e) { return e.executor != nullptr && e.executor->online_softmax; },
                        ",", ",") == "flash1,flash2");
 }

@@ -154,8 +154,11 @@ TEST_CASE("--write: the toy config and h200.yaml take the measured section and l
     const std::string updated = read(path);
     const std::size_t at = original.find("\nmeasured:\n") + 1;
     REQUIRE(at != std::string::npos + 1);
+    // What follows the section (its comments, then kernel_rates:) stays too.
+    const std::size_t rest = original.find("\n\n# PyTorch's eager kernels", at) + 1;
+    REQUIRE(rest != std::string::npos + 1);
     CHECK(updated.substr(0, at) == original.substr(0, at));
-    CHECK(updated.substr(at) == section);  // the section was the file's last
+    CHECK(updated.substr(at) == section + original.substr(rest));
     const HardwareSpec hw = load_hardware(path);
     CHECK(hw.measured.l2_gb_per_s == doctest::Approx(400));
     CHECK(hw.measured.pipeline.l2_hit_latency == doctest::Approx(273));

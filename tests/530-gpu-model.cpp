@@ -44,7 +44,7 @@ TEST_CASE("invariants for every schedule and pass: DRAM reads ≤ L2 reads; a fl
       CAPTURE(pass == Pass::fwd);
       Problem pr = problem(512, 64, 2, 4, 640);
       pr.kv_heads = 2;
-      const ScheduleContext ctx = context(pr, a100());
+      const ScheduleContext ctx = context(*as_taken_by(name, pr), a100());
       const Prediction p = run(name, pass, ctx);
       CHECK(p.dram_read().value <= (p.l2_read_sectors() + p.l2_red_sectors()) * 32);
       // The L2 (40 MiB) holds the whole problem: nothing is evicted, so every sector written is written

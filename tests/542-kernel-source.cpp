@@ -94,14 +94,16 @@ TEST_CASE("--kernels pytorch alone runs the schedules PyTorch has") {
   const CliResult r = cli({"-c", "h200", "--n", "2048", "--d", "64", "--kernels", "pytorch", "-f", "json"});
   REQUIRE(r.code == 0);
   const YAML::Node s = parse_json(r.out)["runs"][0]["schedules"];
-  REQUIRE(s.size() == 1);
+  // SDPA's flash backend (flash2) and its math path (eager), in the catalog's order.
+  REQUIRE(s.size() == 2);
   CHECK(s[0]["name"].as<std::string>() == "flash2");
+  CHECK(s[1]["name"].as<std::string>() == "eager");
 }
 
 TEST_CASE("--kernels: a schedule PyTorch does not run, an unknown source, and measure are one line each") {
   const BadInput cases[] = {
       {{"-c", "h200", "--n", "2048", "--d", "64", "--schedule", "flash1", "--kernels", "pytorch"},
-       "--kernels pytorch: PyTorch's SDPA flash backend runs flash2 only, not flash1"},
+       "--kernels pytorch: PyTorch's kernels run flash2 and eager only, not flash1"},
       {{"-c", "h200", "--n", "2048", "--d", "64", "--kernels", "torch"}, "--kernels must be iosim or pytorch"},
       {{"-c", "h200", "--n", "2048", "--d", "64", "--kernels", ""}, "--kernels: expected a value"},
       {{"measure", "-c", "h200", "--n", "2048", "--d", "64", "--schedule", "flash2", "--kernels", "pytorch"},

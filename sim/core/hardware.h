@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/dtype.h"
@@ -104,6 +105,20 @@ inline constexpr PipelineField kPipelineFields[] = {
     {"wgmma_interval", &PipelineSpec::wgmma_interval, true},
 };
 
+/// The rate a library kernel reaches, measured alone (a config's kernel_rates; docs/configs.md):
+/// bytes of the tensors it reads and writes per second, by the length of the rows it works on. The
+/// time model prices the kernels of a FamilyModel::measured_rate family (kernel_family.h) at it.
+struct KernelRate {
+  std::string family;                      ///< the kernel family it prices (kernel_family.cpp)
+  std::vector<std::uint64_t> row_lengths;  ///< increasing; empty: one rate for every row length
+  std::vector<double> gb_per_s;            ///< one a row length (one in all when row_lengths is empty)
+  std::string source;                      ///< the run it comes from
+};
+
+/// The rate of `r` at rows of `row_length`: a measured row length's own; between two, linear in
+/// log2(row length); outside them, the nearest one's.
+[[nodiscard]] double rate_at(const KernelRate& r, std::uint64_t row_length);
+
 /// Ceilings measured on a real GPU of this kind (`iosim calibrate`); 0 where not measured. The time
 /// model uses them in place of the datasheet's peaks when present.
 struct MeasuredSpec {
@@ -121,6 +136,16 @@ struct MeasuredSpec {
   std::string date;               ///< when they were measured (YYYY-MM-DD); empty when not said
 };
 
+/// A figure of MeasuredSpec that the config's own measured: section lacks, filled from calibrated
+/// GPUs of its architecture (its corrected_by: configs; sim/core/peer_correction.h).
+struct CorrectedFigure {
+  std::string key;                 ///< as in `measured:` (hbm_gb_per_s, clock_mhz …)
+  double datasheet = 0;            ///< the config's own datasheet (or `pipeline:` default) figure
+  double share = 0;                ///< the mean over the peers of measured ÷ their own datasheet figure
+  double value = 0;                ///< datasheet × share: what the model uses (in `measured`)
+  std::vector<std::string> peers;  ///< the GPUs (HardwareSpec::name) whose measurements gave the share
+};
+
 struct HardwareSpec {
   std::string name;
   std::string arch;                         ///< e.g. sm_80
@@ -132,7 +157,15 @@ struct HardwareSpec {
   double launch_overhead_us = 0;            ///< fixed cost of one kernel launch
   PipelineSpec pipeline;                    ///< documented defaults of the SM model's figures (cited)
   MeasuredSpec measured;
+  /// Library kernels timed alone on the GPU (PyTorch's eager kernels: scripts/torch_kernels_bench.py),
+  /// beside `measured:`, which `iosim calibrate --write` rewrites.
+  std::vector<KernelRate> kernel_rates;
+  /// The figures of `measured` that came from peers, not from this GPU (empty: none).
+  std::vector<CorrectedFigure> corrected;
 };
+
+/// The measured rate of `family`'s kernels, or nullptr where the config has none.
+[[nodiscard]] const KernelRate* kernel_rate(const HardwareSpec& hw, std::string_view family);
 
 /// The figure the time model uses: measured where the config has it, else the `pipeline:` default.
 [[nodiscard]] double pipeline_figure(const HardwareSpec& hw, double PipelineSpec::*field);

@@ -10,6 +10,8 @@ namespace iosim::detail {
 
 std::unique_ptr<Schedule> make_naive_fwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_naive_bwd(const ScheduleContext& ctx);
+std::unique_ptr<Schedule> make_eager_fwd(const ScheduleContext& ctx);  // naive_fwd.cpp
+std::unique_ptr<Schedule> make_eager_bwd(const ScheduleContext& ctx);  // naive_bwd.cpp
 std::unique_ptr<Schedule> make_flash1_fwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flash1_bwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flash2_fwd(const ScheduleContext& ctx);

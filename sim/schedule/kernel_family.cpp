@@ -168,6 +168,15 @@ std::vector<KernelFamily> make_families() {
   // estimate; cuBLAS chooses its own).
   f.push_back({"library", "cuBLAS (cuda/kernels/naive.cu)", FamilyModel::roofline, {}, 0, 0, false, 40, 1,
                Overlap::queued, {}, {}, {}});
+  // PyTorch's eager kernels of standard attention (the `eager` schedule; ATen's
+  // vectorized_elementwise_kernel, softmax_warp_forward / cunn_SoftMaxForward*, softmax_warp_backward /
+  // cunn_SoftMaxBackward*, which of them by the row length: results/h200-2026-12-04-torch-kernels):
+  // their speed is not a resource's rate (the softmax forward moves 1.1–2.8 TB/s on the H200 by row
+  // length, the element-wise products 4.3–4.4), so each is priced at its own, measured alone.
+  for (const char* name : {"torch-unary", "torch-binary", "torch-softmax-fwd", "torch-softmax-bwd"}) {
+    f.push_back({name, "PyTorch ATen (aten/src/ATen/native/cuda/SoftMax.cu, Loops.cuh)", FamilyModel::measured_rate,
+                 {}, 0, 0, false, 40, 1, Overlap::queued, {}, {}, {}});
+  }
   return f;
 }
 

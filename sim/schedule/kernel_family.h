@@ -54,6 +54,10 @@ enum class FamilyModel : std::uint8_t {
   sm_steps,  ///< the SM model, step by step (sm_model.h)
   roofline,  ///< a library kernel whose inner structure iosim does not describe (cuBLAS): each resource
              ///< at its rate, the largest one binding
+  /// A library kernel timed alone on the GPU (the config's kernel_rates): the bytes it reads
+  /// and writes at the rate measured for rows of the problem's n_kv; the roofline where the config
+  /// has no such measurement.
+  measured_rate,
 };
 
 /// How the warps that share an SM sub-partition meet on its pipes.

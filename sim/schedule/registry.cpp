@@ -16,6 +16,12 @@ using Caps = ScheduleCaps;
 using AtM = BoundsRole::AtM;
 
 constexpr std::array<KernelFamilyOf, 0> kNaiveKernels{};  // cuBLAS GEMMs and softmax: the library family
+// PyTorch's eager operators (the `eager` schedule): cuBLAS GEMMs (the library family) and ATen's
+// element-wise and softmax kernels, priced at the rates the config measured (kernel_family.cpp).
+constexpr std::array kEagerKernels = {
+    KernelFamilyOf{"eager_scale", "torch-unary"},        KernelFamilyOf{"eager_softmax", "torch-softmax-fwd"},
+    KernelFamilyOf{"eager_ds_mul", "torch-binary"},      KernelFamilyOf{"eager_ds", "torch-softmax-bwd"},
+    KernelFamilyOf{"eager_ds_scale", "torch-unary"},     KernelFamilyOf{"eager_dk_copy", "torch-unary"}};
 constexpr std::array kFlash1Kernels = {
     KernelFamilyOf{"flash1_fwd", "fa1-fwd"},          KernelFamilyOf{"flash1_init", "elementwise"},
     KernelFamilyOf{"flash1_bwd", "fa1-bwd"},          KernelFamilyOf{"flash1_bwd_init_dq", "elementwise"},
@@ -74,6 +80,11 @@ const std::array kEntries = {
                   false, &detail::make_flash3_fwd, &detail::make_flash3_bwd, nullptr, CudaAlgo::flash3, kFlash3Kernels,
                   Caps{.tile_search = true, .stages = true, .warpgroups = true, .hopper_only = true}, {},
                   ValidateRole{.ragged_and_bf16 = true}},
+    ScheduleEntry{"eager",
+                  "standard attention as PyTorch's eager operators run it: matmul, × τ, softmax, matmul, each a "
+                  "kernel (one more pass over S; the backward's dP ∘ P and × τ too)",
+                  false, &detail::make_eager_fwd, &detail::make_eager_bwd, &exec::kNaiveExecutor, std::nullopt,
+                  kEagerKernels, Caps{.streaming = true, .dense_mha_only = true}, {}, {}, kEagerKernels},
 };
 
 }  // namespace

@@ -42,6 +42,9 @@ struct ScheduleCaps {
   /// It runs on Hopper configs only (flash3: TMA and wgmma, sm_90): `iosim tiles` builds it once before
   /// searching, so a refusal is one error; the tests' loops over every schedule on an A100 skip it.
   bool hopper_only = false;
+  /// It refuses causal masks and grouped K/V heads (eager: PyTorch's code for them runs kernels iosim
+  /// does not count); the tests' loops over every schedule give it one K/V head a query head, unmasked.
+  bool dense_mha_only = false;
 };
 
 /// Its part in the `iosim bounds` sweeps (sim/slopes/sweep.h).

@@ -188,6 +188,21 @@ TimePrediction predict_roofline(const Prediction& p, const HardwareSpec& hw, DTy
 
 namespace {
 
+/// A kernel of a measured_rate family: the bytes it reads and writes (its L2 requests: a streaming
+/// kernel's tensors, as the rate was measured) at the config's rate for rows of n_kv, plus the launch;
+/// `t` keeps its roofline where the config has no rate for the family.
+void measured_rate_time(KernelTime& t, const KernelFamily& f, const KernelPrediction& k, const Prediction& p,
+                        const ScheduleContext& ctx, const HardwareSpec& hw) {
+  const KernelRate* rate = kernel_rate(hw, f.name);
+  if (rate == nullptr) return;
+  const double bytes = static_cast<double>(k.l2_read_sectors + k.l2_write_sectors) * p.sector_bytes;
+  t.family = std::string(f.name);
+  t.issue_s = 0;
+  t.memory_s = bytes / (rate_at(*rate, ctx.problem.n_kv) * 1e9);
+  t.total_s = t.launch_s + t.memory_s;
+  t.binding = "measured";
+}
+
 /// predict_time() with each kernel's block profiles taken from `profiles` (profiled on first use).
 TimePrediction predict_time_with(const std::vector<const Kernel*>& kernels, const ScheduleContext& ctx,
                                  const Prediction& p, const HardwareSpec& hw,
@@ -199,7 +214,9 @@ TimePrediction predict_time_with(const std::vector<const Kernel*>& kernels, cons
     const KernelPrediction& k = p.kernels[i];
     KernelTime kt = roofline_time(k, kernel_dram(p, i), p.sector_bytes, hw, ctx.problem.dtype);
     const KernelFamily& f = family_of(k.name, ctx.kernel.source);
-    if (f.model == FamilyModel::sm_steps && i < kernels.size()) {
+    if (f.model == FamilyModel::measured_rate) {
+      measured_rate_time(kt, f, k, p, ctx, hw);
+    } else if (f.model == FamilyModel::sm_steps && i < kernels.size()) {
       kt.family = std::string(f.name);
       kt.issue_s = kt.memory_s = 0;
       if (!profiles[i]) profiles[i] = profile_kernel(*kernels[i], ctx.problem.dtype);

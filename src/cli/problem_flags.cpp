@@ -236,7 +236,7 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   if (r.kernel.source == KernelSource::pytorch) {
     for (const std::string& s : r.schedules) {
       if (schedule_entry(s).pytorch_kernels.empty()) {
-        throw InputError("--kernels pytorch: PyTorch's SDPA flash backend runs " +
+        throw InputError("--kernels pytorch: PyTorch's kernels run " +
                          schedule_names([](const ScheduleEntry& e) { return !e.pytorch_kernels.empty(); }) +
                          " only, not " + s);
       }

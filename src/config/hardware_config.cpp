@@ -1,11 +1,16 @@
 #include "src/config/hardware_config.h"
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "sim/core/peer_correction.h"
 #include "sim/memory/replacement.h"
+#include "sim/schedule/kernel_family.h"
+#include "src/config/search_path.h"
 #include "src/config/yaml_map.h"
 
 namespace iosim::config {
@@ -118,6 +123,38 @@ void check_limits(const std::string& path, const HardwareSpec& hw) {
   }
 }
 
+/// One entry of kernel_rates, checked: a family priced by measured rates, once; as many
+/// rates as row lengths (one without them), the row lengths increasing.
+KernelRate read_kernel_rate(YamlMap& r, const std::vector<KernelRate>& before) {
+  KernelRate k;
+  k.family = r.string("family");
+  const auto& families = kernel_families();
+  const auto family = std::find_if(families.begin(), families.end(),
+                                   [&](const KernelFamily& f) { return f.name == k.family; });
+  if (family == families.end() || family->model != FamilyModel::measured_rate) {
+    std::string known;
+    for (const KernelFamily& f : families) {
+      if (f.model == FamilyModel::measured_rate) known += (known.empty() ? "" : ", ") + std::string(f.name);
+    }
+    r.invalid("family", "'" + k.family + "' is not a family priced by measured rates (known: " + known + ")");
+  }
+  for (const KernelRate& b : before) {
+    if (b.family == k.family) r.invalid("family", "'" + k.family + "' is given twice");
+  }
+  k.row_lengths = r.positive_integer_list("row_lengths");
+  k.gb_per_s = r.positive_number_list("gb_per_s");
+  if (k.gb_per_s.empty()) r.invalid("gb_per_s", "missing (required)");
+  if (k.gb_per_s.size() != std::max<std::size_t>(1, k.row_lengths.size())) {
+    r.invalid("gb_per_s", "expected " + std::to_string(std::max<std::size_t>(1, k.row_lengths.size())) +
+                              " rates (one a row length), got " + std::to_string(k.gb_per_s.size()));
+  }
+  for (std::size_t i = 1; i < k.row_lengths.size(); ++i) {
+    if (k.row_lengths[i] <= k.row_lengths[i - 1]) r.invalid("row_lengths", "expected increasing row lengths");
+  }
+  if (std::optional<std::string> src = r.optional_string("source")) k.source = *src;
+  return k;
+}
+
 }  // namespace
 
 MeasuredSpec read_measured(YamlMap m) {
@@ -138,10 +175,56 @@ MeasuredSpec read_measured(YamlMap m) {
   return s;
 }
 
+namespace {
+
+/// The file of a corrected_by: entry: beside the config that names it, else by name as -c finds a config.
+std::string peer_path(const std::string& config_path, const std::string& name) {
+  const std::string::size_type slash = config_path.find_last_of('/');
+  if (slash != std::string::npos) {
+    const std::string beside = config_path.substr(0, slash + 1) + name;
+    if (std::FILE* f = std::fopen(beside.c_str(), "rb")) {
+      std::fclose(f);
+      return beside;
+    }
+  }
+  return find_file(name, config_dir(), "config");
+}
+
+HardwareSpec read_hardware(const YAML::Node& config, const std::string& path, std::vector<std::string>* peers);
+
+/// Fills what `hw` did not measure from the calibrated configs `peers` names (sim/core/peer_correction.h):
+/// each of the same architecture, read without its own corrected_by (no chains).
+void correct(HardwareSpec& hw, const std::string& path, const std::vector<std::string>& peers) {
+  std::vector<HardwareSpec> specs;
+  for (const std::string& name : peers) {
+    const std::string file = peer_path(path, name);
+    HardwareSpec peer = read_hardware(load_yaml_file(file), file, nullptr);
+    if (peer.arch != hw.arch) {
+      throw ConfigError(path + ": corrected_by: '" + name + "' is " + peer.arch + ", not " + hw.arch +
+                        " (only GPUs of the same architecture correct its figures)");
+    }
+    specs.push_back(std::move(peer));
+  }
+  hw.corrected = correct_from_peers(hw, specs);
+}
+
+}  // namespace
+
 HardwareSpec load_hardware(const std::string& path) { return load_hardware(load_yaml_file(path), path); }
 
 HardwareSpec load_hardware(const YAML::Node& config, const std::string& path) {
-  YamlMap top(config, path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us", "pipeline", "measured"});
+  std::vector<std::string> peers;
+  HardwareSpec hw = read_hardware(config, path, &peers);
+  if (!peers.empty()) correct(hw, path, peers);
+  return hw;
+}
+
+namespace {
+
+/// A config's own figures; its corrected_by: names into `peers` (nullptr: a peer's, whose list is ignored).
+HardwareSpec read_hardware(const YAML::Node& config, const std::string& path, std::vector<std::string>* peers) {
+  YamlMap top(config, path, "", {"name", "arch", "sm", "l2", "hbm", "clocks", "peak", "launch_overhead_us", "pipeline", "measured",
+                             "kernel_rates", "corrected_by"});
   HardwareSpec hw;
   hw.name = top.string("name");
   hw.arch = top.string("arch");
@@ -157,6 +240,10 @@ HardwareSpec load_hardware(const YAML::Node& config, const std::string& path) {
   hw.pipeline = read_pipeline(top.map("pipeline", pipeline_keys()));
   if (std::optional<YamlMap> m = top.optional_map("measured", measured_keys())) {
     hw.measured = read_measured(*m);
+  }
+  if (peers != nullptr) *peers = top.name_list("corrected_by");
+  for (YamlMap r : top.map_list("kernel_rates", {"family", "row_lengths", "gb_per_s", "source"})) {
+    hw.kernel_rates.push_back(read_kernel_rate(r, hw.kernel_rates));
   }
   if (!hw.measured.date.empty() && !is_iso_date(hw.measured.date)) {
     throw ConfigError(path + ": measured.date: expected a date YYYY-MM-DD, got '" + hw.measured.date + "'");
@@ -181,5 +268,7 @@ HardwareSpec load_hardware(const YAML::Node& config, const std::string& path) {
   check_limits(path, hw);
   return hw;
 }
+
+}  // namespace
 
 }  // namespace iosim::config

@@ -209,6 +209,23 @@ double YamlMap::positive_number(std::string_view key) {
   return *v;
 }
 
+std::vector<double> YamlMap::positive_number_list(std::string_view key) {
+  std::optional<YAML::Node> n = find(key);
+  if (!n) return {};
+  if (n->IsScalar()) return {positive_number(key)};
+  std::vector<double> out;
+  if (n->IsSequence()) {
+    for (const YAML::Node& item : *n) {
+      const std::optional<std::string> t = plain_text(item);
+      const std::optional<double> v = t ? parse_double(*t) : std::nullopt;
+      if (!v || *v <= 0) fail(item, key, "expected a positive number or a list of them, got " + got(item));
+      out.push_back(*v);
+    }
+  }
+  if (out.empty()) fail(*n, key, "expected a positive number or a non-empty list of them");
+  return out;
+}
+
 std::string YamlMap::string(std::string_view key) {
   const YAML::Node n = need(key);
   if (!n.IsScalar() || n.Scalar().empty()) fail(n, key, "expected a non-empty string");

@@ -47,6 +47,8 @@ class YamlMap {
   /// A non-negative integer (0 allowed).
   [[nodiscard]] std::uint64_t count(std::string_view key);
   [[nodiscard]] double positive_number(std::string_view key);
+  /// A positive number or a non-empty list of them; empty when the key is absent.
+  [[nodiscard]] std::vector<double> positive_number_list(std::string_view key);
   /// A number ≥ 0 (0 means "none", e.g. no fp8 tensor cores).
   [[nodiscard]] double non_negative_number(std::string_view key);
   [[nodiscard]] std::string string(std::string_view key);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "src/report/text_table.h"
 #include "src/report/units_format.h"
 
@@ -21,10 +23,29 @@ std::string sectors_as_bytes(std::uint64_t sectors, std::uint32_t sector_bytes) 
   return sectors == 0 ? std::string("-") : si_bytes(static_cast<double>(sectors) * sector_bytes);
 }
 
+/// What the time model's figures are: measured, the datasheet corrected by peers' measurements, or the datasheet.
+std::string rates_origin(const HardwareSpec& hw);
+
 bool uses_measured(const HardwareSpec& hw) {
   const MeasuredSpec& m = hw.measured;
   return m.hbm_gb_per_s > 0 || m.l2_gb_per_s > 0 || m.l2_red_gb_per_s > 0 || m.sram_gb_per_s > 0 || m.tensor_fp16_tflops > 0 ||
          m.tensor_bf16_tflops > 0 || m.gemm_fp16_tflops > 0 || m.exp2_g_per_s > 0;
+}
+
+std::string rates_origin(const HardwareSpec& hw) {
+  if (!hw.corrected.empty()) {
+    std::vector<std::string> peers;
+    for (const CorrectedFigure& c : hw.corrected) {
+      for (const std::string& p : c.peers) {
+        if (std::find(peers.begin(), peers.end(), p) == peers.end()) peers.push_back(p);
+      }
+    }
+    std::string names;
+    for (const std::string& p : peers) names += (names.empty() ? "" : ", ") + p;
+    return fmt::format("the datasheet's figures corrected by the shares of them {} measured ({} figures; corrected_by:)",
+                       names, hw.corrected.size());
+  }
+  return uses_measured(hw) ? "the config's measured ceilings (iosim calibrate)" : "the datasheet's peaks (a bound)";
 }
 
 std::string per_sm(const KernelPrediction& k) {
@@ -83,7 +104,7 @@ std::string prediction_table(const ProblemRuns& pr, const HardwareSpec& hw) {
       "\n  predicted on {}: L2 = what the SMs ask of it (lts__t_sectors_srcunit_tex_op_*), DRAM = what reaches HBM\n"
       "  (dram__bytes_*, writes include the dirty lines drained after the last kernel); cold L2, warm at the right;\n"
       "  time at {}\n",
-      hw.name, uses_measured(hw) ? "the config's measured ceilings (iosim calibrate)" : "the datasheet's peaks (a bound)");
+      hw.name, rates_origin(hw));
   return out + t.render("  ") +
          "\n  time of each kernel, cold L2: issue = pipes busy, latency = a dependent chain or a load's round trip\n"
          "  exposed, tail = SMs idle while the last blocks run, memory = what DRAM or L2 bandwidth adds beyond that\n" +

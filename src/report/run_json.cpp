@@ -121,8 +121,18 @@ std::string render_json(const RunReport& r) {
       .field("file", r.config_file)
       .field("name", r.hardware.name)
       .field("arch", r.hardware.arch)
-      .field("sram_per_block_bytes", r.hardware.sm.sram_per_block.value)
-      .end_object();
+      .field("sram_per_block_bytes", r.hardware.sm.sram_per_block.value);
+  if (!r.hardware.corrected.empty()) {  // only a config with corrected_by: has them
+    w.key("corrected").begin_array();
+    for (const CorrectedFigure& c : r.hardware.corrected) {
+      w.begin_object_one_line().field("key", c.key).field("datasheet", c.datasheet).field("share", c.share);
+      w.field("value", c.value).key("peers").begin_array();
+      for (const std::string& p : c.peers) w.value(p);
+      w.end_array().end_object();
+    }
+    w.end_array();
+  }
+  w.end_object();
   w.key("runs").begin_array();
   for (const ProblemRuns& pr : r.runs) {
     const Problem& p = pr.problem;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -78,6 +79,16 @@ inline HardwareSpec hardware_for(std::string_view name) {
 inline bool runs_anywhere(std::string_view name) {
   const ScheduleEntry* e = find_schedule(name);
   return e == nullptr || !e->caps.hopper_only;
+}
+
+/// `p` as schedule `name` takes it: for a dense_mha_only one (eager), one K/V head a query head;
+/// nullopt where `p` is causal and the schedule refuses masks. Other schedules take `p` as it is.
+inline std::optional<Problem> as_taken_by(std::string_view name, Problem p) {
+  const ScheduleEntry* e = find_schedule(name);
+  if (e == nullptr || !e->caps.dense_mha_only) return p;
+  if (p.causal) return std::nullopt;
+  p.kv_heads = p.heads;
+  return p;
 }
 
 /// Counts schedule `name` (forward) with Walk::runs.
