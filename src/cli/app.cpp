@@ -3,10 +3,12 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
 #include "sim/core/error.h"
+#include "src/cli/checked_output.h"
 #include "src/cli/cmd_sweep.h"
 #include "src/cli/commands.h"
 #include "src/cli/failure.h"
@@ -45,12 +47,21 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   // Whatever escapes is still one line and exit 2: out of memory (the configs' limits should keep every
   // input inside it), or a library's error that a check upstream missed.
+  int code = kExitBadInput;
   try {
-    return run_checked(argc, argv, out, err);
+    code = run_checked(argc, argv, out, err);
   } catch (const std::exception&) {
     error_line(err, describe_failure(std::current_exception()).message);
   }
-  return kExitBadInput;
+  // Output that did not arrive (a full disk, a closed standard output) is a failure, said once here for
+  // every command, also one whose check failed (exit 1: bounds); bad input has said why already.
+  if (code != kExitBadInput) {
+    if (const std::optional<std::string> why = write_failure(out)) {
+      error_line(err, "cannot write the output to standard output" + *why);
+      return kExitBadInput;
+    }
+  }
+  return code;
 }
 
 namespace {

@@ -1,13 +1,13 @@
 // `iosim measure --config h200.yaml --n 8192 --d 64 --schedule flash2`: one kernel on the GPU, its
 // hardware counters and time beside the model's prediction for it.
 #include <algorithm>
-#include <fstream>
 
 #include "cuda/loader/loader.h"
 #include "sim/core/error.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
 #include "src/cli/gpu_spec.h"
+#include "src/config/checked_file.h"
 #include "src/report/comparison.h"
 
 namespace iosim::cli {
@@ -36,6 +36,8 @@ report::Comparison measure_only_case(const GpuCase& c, const std::string& schedu
 }
 
 int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::string& format, std::ostream& out) {
+  // Every file is checked before the GPU runs: a FIFO or a device as --json-out is refused at once.
+  if (!mf.json_out.empty()) config::check_output_file(mf.json_out);
   const Resolved r = resolve(f, /*need_n=*/true);
   if (r.problems.size() != 1 || r.tiles.size() != 1) throw InputError("measure: give one n, one d and one tile");
   if (f.schedules.size() != 1) {
@@ -60,10 +62,7 @@ int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::st
       mf.no_predict ? measure_only_case(c, schedule, pass, mf) : measure_case(c, schedule, pass, mf);
   report::JsonWriter w;
   report::comparison_json(w, cmp);
-  if (!mf.json_out.empty()) {
-    std::ofstream file(mf.json_out);
-    if (!(file << w.str())) throw InputError("measure: cannot write " + mf.json_out);
-  }
+  if (!mf.json_out.empty()) config::write_regular_file(mf.json_out, w.str());
   out << (format == "json" ? w.str() : report::render_comparison_table(cmp, r.config_file));
   return kExitOk;
 }

@@ -1,11 +1,10 @@
 // `iosim trace --config teaching.yaml --n 256 --d 16 --schedule flash1,flash2`: every tile transfer of a
 // small problem in order, as a table, JSON, or an SVG of the order the score tiles are computed in.
-#include <fstream>
-
 #include "sim/core/error.h"
 #include "sim/schedule/registry.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
+#include "src/config/checked_file.h"
 #include "src/report/trace_html.h"
 #include "src/report/trace_report.h"
 #include "src/report/trace_svg.h"
@@ -24,14 +23,13 @@ std::vector<std::string> default_schedules(bool html) {
   return out;
 }
 
+/// To standard output (checked by run() for every command), or to the --out file, checked here.
 void write(const std::string& text, const std::string& path, std::ostream& out) {
   if (path.empty()) {
     out << text;
     return;
   }
-  std::ofstream file(path, std::ios::binary);
-  file << text;
-  if (!file.good()) throw InputError("--out: cannot write '" + path + "'");
+  config::write_regular_file(path, text);
 }
 
 }  // namespace
@@ -65,6 +63,7 @@ void add_trace_flags(CLI::App& trace, TraceFlags& f) {
 int trace_command(const TraceFlags& f, std::ostream& out) {
   ProblemFlags pf = f.problem;
   if (pf.schedules.empty() && pf.scenario.empty()) pf.schedules = default_schedules(f.format == "html");
+  if (!f.out.empty()) config::check_output_file(f.out);  // a FIFO or a device refused before the work
   const Resolved r = resolve(pf, /*need_n=*/true);
   if (r.problems.size() != 1) throw InputError("trace: give one n and one d");
   if (r.passes.size() != 1) throw InputError("trace: --pass must be fwd or bwd");

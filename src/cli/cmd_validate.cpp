@@ -28,12 +28,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include "sim/core/error.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
 #include "src/cli/gpu_spec.h"
+#include "src/config/checked_file.h"
 #include "src/config/hardware_config.h"
 #include "src/config/search_path.h"
 #include "src/report/json_writer.h"
@@ -365,6 +365,10 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
     if (x < 1) throw InputError("validate: --stages must be positive, not " + std::to_string(x));
   }
   if (v.masks && (v.quick || !shapes.empty())) throw InputError("validate: --masks takes neither --quick nor --shape");
+  // The results' folder is checked before the GPU runs: a file by that name is refused at once.
+  if (std::error_code ec; std::filesystem::exists(v.out_dir, ec) && !std::filesystem::is_directory(v.out_dir, ec)) {
+    throw InputError("validate: --out " + v.out_dir + " is not a folder");
+  }
   require_gpu("validate");
   const std::string config_file = config::find_file(v.config, config::config_dir(), "config");
   const HardwareSpec hw = config::load_hardware(config_file);
@@ -434,8 +438,8 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
       continue;
     }
     // Written after every kernel, so that an interrupted grid keeps what it measured.
-    std::ofstream(base + ".json") << json(results, dev, date, config_file, v);
-    std::ofstream(base + ".md") << markdown(results, dev, date, config_file);
+    config::write_regular_file(base + ".json", json(results, dev, date, config_file, v));
+    config::write_regular_file(base + ".md", markdown(results, dev, date, config_file));
   }
   out << fmt::format("{} kernels measured; wrote {}.json and {}.md\n", results.size(), base, base);
   return kExitOk;

@@ -2,11 +2,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
+#include "src/config/checked_file.h"
 #include "src/config/hardware_config.h"
 #include "src/config/yaml_map.h"
 
@@ -79,20 +78,14 @@ std::string replace_measured_section(const std::string& text, const std::string&
 }
 
 void write_measured_section(const std::string& file, const std::string& section) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError(file + ": cannot read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const std::string updated = replace_measured_section(text.str(), section, file);
+  const std::string text = read_regular_file(file, kMaxYamlFileBytes, "a config");
+  const std::string updated = replace_measured_section(text, section, file);
   const std::string tmp = file + ".iosim-tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << updated;
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw ConfigError(tmp + ": cannot write");
-    }
+  try {
+    write_regular_file(tmp, updated);
+  } catch (const ConfigError&) {
+    if (special_file_kind(tmp).empty()) std::remove(tmp.c_str());  // a partial file of ours, not another's FIFO
+    throw;
   }
   try {
     (void)load_hardware(tmp);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "src/config/checked_file.h"
 #include "src/config/yaml_map.h"
 
 namespace iosim::config {
@@ -58,6 +59,10 @@ std::string find_file(const std::string& name, const std::string& installed_dir,
       const fs::path p = fs::path(installed_dir) / c;
       if (fs::is_regular_file(p, ec)) return p.string();
     }
+  }
+  // A FIFO, a device or a directory by that name is said to be one: "not found" would hide it.
+  if (const std::string kind = special_file_kind(name); !kind.empty()) {
+    throw ConfigError(what + " '" + name + "': " + kind + ", not a regular file: only regular files are read");
   }
   const std::string cwd = fs::current_path(ec).string();
   throw ConfigError(what + " '" + name + "' not found: looked in " + cwd + " and " + installed_dir +

@@ -1,15 +1,14 @@
-// Reading a YAML file for YamlMap: bounded before it is parsed, then checked event by event for what
-// yaml-cpp accepts but no config or scenario means (a second document, an alias or a list as a key, deep
-// nesting), then loaded.
+// Reading a YAML file for YamlMap: a regular file, bounded before it is read (checked_file.h), then
+// checked event by event for what yaml-cpp accepts but no config or scenario means (a second document,
+// an alias or a list as a key, deep nesting), then loaded.
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "src/config/checked_file.h"
 #include "src/config/yaml_map.h"
 
 namespace iosim::config {
@@ -75,27 +74,10 @@ class Screen : public YAML::EventHandler {
   std::vector<Frame> frames_;
 };
 
-/// The file's bytes, refusing one larger than kMaxYamlFileBytes before reading it whole.
-std::string read_bounded(const std::string& path) {
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  const ConfigError too_large(path + ": the file is larger than " + std::to_string(kMaxYamlFileBytes) +
-                              " bytes (1 MiB), the most a config or scenario may be");
-  if (!ec && size > kMaxYamlFileBytes) throw too_large;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read the file");
-  std::string text(kMaxYamlFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw ConfigError(path + ": cannot read the file");
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxYamlFileBytes) throw too_large;  // grew, or not a regular file
-  return text;
-}
-
 }  // namespace
 
 YAML::Node load_yaml_file(const std::string& path) {
-  const std::string text = read_bounded(path);
+  const std::string text = read_regular_file(path, kMaxYamlFileBytes, "a config or scenario");
   try {
     {
       std::istringstream in(text);

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <initializer_list>
 #include <sstream>
 #include <string>
@@ -37,12 +39,22 @@ inline CliResult cli(std::initializer_list<std::string> args) {
   return r;
 }
 
-/// `env` (VAR=value ..., may be empty) then `iosim args` as a child process through the shell;
-/// stderr captured apart.
-inline CliResult process_with_env(const std::string& env, const std::string& args) {
+/// The program the process tests run: the build's, or IOSIM_TEST_BINARY's (a build of another commit,
+/// to see a test fail before its fix).
+inline std::string iosim_binary() {
+  const char* other = std::getenv("IOSIM_TEST_BINARY");
+  return other != nullptr && *other != '\0' ? other : IOSIM_BINARY;
+}
+
+/// `env` (VAR=value ..., or shell commands ending in ';'; may be empty) then `iosim args` as a child
+/// process through the shell, so `args` may redirect its streams (`>/dev/full`, `>&-`); stderr captured
+/// apart. A process still running after `timeout_s` is killed (exit code 124 or 137): a regression that
+/// hangs fails its test instead of hanging the suite.
+inline CliResult process_with_env(const std::string& env, const std::string& args, int timeout_s = 300) {
   TempDir dir;
   const std::string err_path = dir.path() + "/stderr";
-  const std::string cmd = env + " " + std::string(IOSIM_BINARY) + " " + args + " 2>" + err_path;
+  const std::string cmd = env + " timeout -k 5 " + std::to_string(timeout_s) + " " + iosim_binary() + " " + args +
+                          " 2>" + err_path;
   CliResult r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (pipe == nullptr) return r;
@@ -57,7 +69,7 @@ inline CliResult process_with_env(const std::string& env, const std::string& arg
 }
 
 /// `iosim args` as a child process through the shell; stderr captured apart.
-inline CliResult process(const std::string& args) { return process_with_env("", args); }
+inline CliResult process(const std::string& args, int timeout_s = 300) { return process_with_env("", args, timeout_s); }
 
 /// JSON is YAML 1.2: yaml-cpp parses iosim's JSON output (and throws if it is malformed).
 inline YAML::Node parse_json(const std::string& text) { return YAML::Load(text); }
