@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/escape.h"
 #include "src/report/text_table.h"
 #include "src/report/units_format.h"
 
@@ -83,7 +84,7 @@ std::string prediction_table(const ProblemRuns& pr, const HardwareSpec& hw) {
       "\n  predicted on {}: L2 = what the SMs ask of it (lts__t_sectors_srcunit_tex_op_*), DRAM = what reaches HBM\n"
       "  (dram__bytes_*, writes include the dirty lines drained after the last kernel); cold L2, warm at the right;\n"
       "  time at {}\n",
-      hw.name, uses_measured(hw) ? "the config's measured ceilings (iosim calibrate)" : "the datasheet's peaks (a bound)");
+      escape_controls(hw.name), uses_measured(hw) ? "the config's measured ceilings (iosim calibrate)" : "the datasheet's peaks (a bound)");
   return out + t.render("  ") +
          "\n  time of each kernel, cold L2: issue = pipes busy, latency = a dependent chain or a load's round trip\n"
          "  exposed, tail = SMs idle while the last blocks run, memory = what DRAM or L2 bandwidth adds beyond that\n" +
