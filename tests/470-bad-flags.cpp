@@ -85,3 +85,33 @@ TEST_CASE("the largest seed runs, and is the seed used") {
   CHECK(iosim::test::parse_json(r.out)["runs"][0]["schedules"][0]["execution"]["seed"].as<std::uint64_t>() ==
         18446744073709551615u);
 }
+
+TEST_CASE("nonsense the run once accepted: a schedule named twice, a flag set to 2") {
+  const BadInput cases[] = {
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "naive,naive"}, "--schedule: 'naive' is named twice"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "naive", "--schedule", "flash2,naive"},
+       "'naive' is named twice"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--causal=2"}, "--causal: expected true or false"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--causal=-1"}, "--causal: expected true or false"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--predict=7"}, "--predict: expected true or false"},
+      {{"tiles", "-c", "teaching", "--n", "64", "--d", "16", "--causal=2"}, "--causal: expected true or false"},
+  };
+  check_bad_inputs(cases);
+  // The forms CLI11 documents still work, in any case.
+  for (const char* v : {"--causal=true", "--causal=1", "--causal=YES", "--causal=on", "--causal=false", "--causal=0"}) {
+    CAPTURE(v);
+    const CliResult r = cli({"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "naive", v, "-f", "csv"});
+    CHECK(r.code == 0);
+  }
+}
+
+TEST_CASE("tiles refuses a problem no candidate can run, as the run command does") {
+  const CliResult run = cli({"-c", "a100", "--n", "1024", "--d", "100000", "--schedule", "flash2"});
+  CAPTURE(run.err);
+  REQUIRE(run.code == 2);
+  const BadInput cases[] = {
+      {{"tiles", "-c", "a100", "--n", "1024", "--d", "100000"}, "does not fit"},
+      {{"tiles", "-c", "a100", "--n", "1024", "--d", "100000", "--schedule", "flash1"}, "does not fit"},
+  };
+  check_bad_inputs(cases);
+}
