@@ -124,7 +124,10 @@ TEST_CASE("std::bad_alloc and any std::exception escaping a command: one line, e
 
 TEST_CASE("list flags: their product is bounded before any problem is built") {
   std::string many;
-  for (int i = 1; i <= 1000; ++i) many += (i == 1 ? "" : ",") + std::to_string(16 * i);
+  for (int i = 1; i <= 1000; ++i) {
+    if (i > 1) many += ',';
+    many += std::to_string(16 * i);
+  }
   const std::string hundred = many.substr(0, many.find(",1616"));  // 16 … 1600, 100 values
   const BadInput cases[] = {
       // Once 3.0 GB of memory and 171 MB written, exit 0, whatever --max-memory and --max-time said.

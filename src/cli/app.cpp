@@ -32,7 +32,7 @@ void error_line(std::ostream& err, std::string_view what) { err << "iosim: error
 void check_values(CLI::App& app) {
   for (CLI::Option* o : app.get_options()) {
     if (o == app.get_help_ptr() || o == app.get_help_all_ptr() || o == app.get_version_ptr()) continue;
-    if (o->get_type_size() == 0) {  // a flag
+    if (o->get_items_expected_max() == 0) {  // an on/off flag
       o->check(CLI::Validator([](std::string& v) { return flag_value_problem(v); }, ""));
       continue;
     }
