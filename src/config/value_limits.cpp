@@ -13,6 +13,7 @@ namespace {
 constexpr double kKiB = 1024, kGiB = kKiB * kKiB * kKiB;
 
 // Plausible: a factor of about 1000 around today's GPUs each way, where the model allows it.
+// l2.ways (at most 256) and l2.partitions (1 or 2) keep their own checks (hardware_config.cpp).
 constexpr ValueLimit kLimits[] = {
     {"sm.count", 1, kMaxSms, "SMs are modelled"},
     {"sm.sram_per_sm_bytes", 256, kGiB, "bytes"},
@@ -25,11 +26,9 @@ constexpr ValueLimit kLimits[] = {
     {"sm.sram_bytes_per_clock", 1, 1 << 16, "bytes per clock"},
     {"sm.sfu_ops_per_clock", 1, 1 << 16, "operations per clock"},
     {"l2.size_bytes", 1, kMaxL2Bytes, "bytes (1 GiB) of L2 are modelled"},
-    {"l2.line_bytes", 4, 64 * kKiB, "bytes"},
-    {"l2.sector_bytes", 4, 64 * kKiB, "bytes"},
-    {"l2.ways", 1, 256, "ways"},
+    {"l2.line_bytes", 1, 64 * kKiB, "bytes"},
+    {"l2.sector_bytes", 1, 64 * kKiB, "bytes"},
     {"l2.bytes_per_clock", 1, 1 << 24, "bytes per clock"},
-    {"l2.partitions", 1, 2, "partitions"},
     {"hbm.bandwidth_gb_per_s", 1, 1e6, "GB/s"},
     {"clocks.sm_mhz", 1, 1e5, "MHz"},
     {"peak.tensor_fp16_tflops", 1e-3, 1e6, "TFLOP/s"},
