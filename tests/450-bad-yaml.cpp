@@ -146,3 +146,73 @@ TEST_CASE("a key or value with a newline in it is escaped: the error stays one l
     CHECK(std::string(e.what()).find('\n') == std::string::npos);
   }
 }
+
+TEST_CASE("an integer key refuses a value tagged as anything but an integer") {
+  TempDir dir;
+  // 4.0 was refused, !!float 4 (the same number) accepted.
+  const std::string float_tag = dir.write("f.yaml", toy("count: 2", "count: !!float 4"));
+  const std::string bool_tag = dir.write("b.yaml", toy("count: 2", "count: !!bool 1"));
+  const std::string float_list = dir.write("fl.yaml", "config: teaching\nproblem: {n: 64, d: 16}\ntiles: {br: [16, !!float 32]}\n");
+  const BadInput cases[] = {
+      {{"-c", float_tag, "--n", "64", "--d", "16"}, "f.yaml:4: sm.count: expected a positive integer, got '4' (tagged float)"},
+      {{"-c", bool_tag, "--n", "64", "--d", "16"}, "sm.count: expected a positive integer, got '1' (tagged bool)"},
+      {{"-s", float_list}, "tiles.br: expected a positive integer or a list of them, got '32' (tagged float)"},
+  };
+  check_bad_inputs(cases);
+  // A number key takes either tag.
+  const std::string float_rate = dir.write("rate.yaml", toy("bandwidth_gb_per_s: 100", "bandwidth_gb_per_s: !!int 100"));
+  const iosim::test::CliResult r = iosim::test::cli({"-c", float_rate, "--n", "64", "--d", "16"});
+  CAPTURE(r.err);
+  CHECK(r.code == 0);
+}
+
+TEST_CASE("every rate and size of a config lies in a plausible range") {
+  TempDir dir;
+  const auto cfg = [&](const std::string& name, const std::string& from, const std::string& to) {
+    return dir.write(name, toy(from, to));
+  };
+  // Once accepted: a bandwidth of 1e-300 GB/s printed a 300-digit time.
+  const std::string slow = cfg("slow.yaml", "bandwidth_gb_per_s: 100", "bandwidth_gb_per_s: 1e-300");
+  const std::string fast = cfg("fast.yaml", "bandwidth_gb_per_s: 100", "bandwidth_gb_per_s: 1e300");
+  const std::string clock = cfg("clock.yaml", "sm_mhz: 1000", "sm_mhz: 1e-9");
+  const std::string tflops = cfg("tf.yaml", "tensor_fp16_tflops: 1", "tensor_fp16_tflops: 1e12");
+  const std::string lat = cfg("lat.yaml", "dram_latency: 600", "dram_latency: 1e-200");
+  const std::string launch = cfg("launch.yaml", "launch_overhead_us: 4", "launch_overhead_us: 1e100");
+  const std::string regs = cfg("regs.yaml", "max_registers_per_thread: 255", "max_registers_per_thread: 1");
+  const std::string measured = dir.write("m.yaml", iosim::test::kToyConfig + "measured:\n  hbm_gb_per_s: 1e-30\n");
+  const BadInput cases[] = {
+      {{"-c", slow, "--n", "64", "--d", "16"}, "slow.yaml:22: hbm.bandwidth_gb_per_s: at least 1 GB/s, got 1e-300"},
+      {{"-c", fast, "--n", "64", "--d", "16"}, "hbm.bandwidth_gb_per_s: at most 1000000 GB/s, got 1e+300"},
+      {{"-c", clock, "--n", "64", "--d", "16"}, "clocks.sm_mhz: at least 1 MHz"},
+      {{"-c", tflops, "--n", "64", "--d", "16"}, "peak.tensor_fp16_tflops: at most 1000000 TFLOP/s"},
+      {{"-c", lat, "--n", "64", "--d", "16"}, "pipeline.dram_latency: at least 0.1 cycles"},
+      {{"-c", launch, "--n", "64", "--d", "16"}, "launch_overhead_us: at most 1000000 µs"},
+      {{"-c", regs, "--n", "64", "--d", "16"}, "sm.max_registers_per_thread: at least 16 registers, got 1"},
+      {{"-c", measured, "--n", "64", "--d", "16"}, "measured.hbm_gb_per_s: at least 1 GB/s"},
+  };
+  check_bad_inputs(cases);
+}
+
+TEST_CASE("a name with control characters is printed escaped, in the report as in errors") {
+  TempDir dir;
+  // An escape sequence (ESC [31m, red) and a newline in the config's name: once printed raw.
+  const std::string ansi = dir.write("ansi.yaml", toy("name: toy", "name: \"toy\\x1b[31m\\nred\""));
+  for (const char* format : {"table", "csv"}) {
+    CAPTURE(format);
+    const iosim::test::CliResult r =
+        iosim::test::cli({"-c", ansi, "--n", "64", "--d", "16", "--schedule", "naive", "-f", format});
+    CAPTURE(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find('\x1b') == std::string::npos);
+    CHECK(r.out.find("toy\\x1b[31m\\nred") != std::string::npos);
+  }
+  for (const iosim::test::CliResult& r : {iosim::test::cli({"tiles", "-c", ansi, "--d", "16", "--n", "64"}),
+                                           iosim::test::cli({"bounds", "-c", ansi, "--d", "16"})}) {
+    CAPTURE(r.err);
+    CHECK(r.out.find('\x1b') == std::string::npos);
+    CHECK(r.err.find('\x1b') == std::string::npos);
+  }
+  // A file name with ESC in an error: escaped too.
+  const BadInput cases[] = {{{"-c", "no\x1b[2Jsuch"}, "config 'no\\x1b[2Jsuch' not found"}};
+  check_bad_inputs(cases);
+}

@@ -121,3 +121,27 @@ TEST_CASE("std::bad_alloc and any std::exception escaping a command: one line, e
   CHECK(iosim::test::lines(logic.err) == 1);
   CHECK(logic.err.find("iosim: error: from the output") != std::string::npos);
 }
+
+TEST_CASE("list flags: their product is bounded before any problem is built") {
+  std::string many;
+  for (int i = 1; i <= 1000; ++i) {
+    if (i > 1) many += ',';
+    many += std::to_string(16 * i);
+  }
+  const std::string hundred = many.substr(0, many.find(",1616"));  // 16 … 1600, 100 values
+  const BadInput cases[] = {
+      // Once 3.0 GB of memory and 171 MB written, exit 0, whatever --max-memory and --max-time said.
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--br", many, "--bc", many},
+       "--br (1000 values) × --bc (1000 values) make more than 10000 points"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--br", many, "--bc", many, "--max-memory", "1GiB", "--max-time", "2s"},
+       "make more than 10000 points"},
+      {{"-c", "teaching", "--n", hundred, "--d", hundred, "--br", "16,32"}, "make more than 10000 points"},
+  };
+  check_bad_inputs(cases);
+  // Within the cap a grid still runs: 100 × 2 points.
+  const CliResult r = iosim::test::cli({"-c", "teaching", "--n", hundred, "--d", "16,32", "--br", "16", "--bc", "16",
+                                        "--schedule", "flash2", "-f", "csv"});
+  CAPTURE(r.err);
+  CHECK(r.code == 0);
+  CHECK(iosim::test::lines(r.out) == 201);
+}

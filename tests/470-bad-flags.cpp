@@ -85,3 +85,41 @@ TEST_CASE("the largest seed runs, and is the seed used") {
   CHECK(iosim::test::parse_json(r.out)["runs"][0]["schedules"][0]["execution"]["seed"].as<std::uint64_t>() ==
         18446744073709551615u);
 }
+
+TEST_CASE("nonsense the run once accepted: a schedule named twice, a flag set to 2") {
+  const BadInput cases[] = {
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "naive,naive"}, "--schedule: 'naive' is named twice"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "naive", "--schedule", "flash2,naive"},
+       "'naive' is named twice"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--causal=2"}, "--causal: expected true or false"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--causal=-1"}, "--causal: expected true or false"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--predict=7"}, "--predict: expected true or false"},
+      {{"tiles", "-c", "teaching", "--n", "64", "--d", "16", "--causal=2"}, "--causal: expected true or false"},
+  };
+  check_bad_inputs(cases);
+  // The forms CLI11 documents still work, in any case.
+  for (const char* v : {"--causal=true", "--causal=1", "--causal=YES", "--causal=on", "--causal=false", "--causal=0"}) {
+    CAPTURE(v);
+    const CliResult r = cli({"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "naive", v, "-f", "csv"});
+    CHECK(r.code == 0);
+  }
+}
+
+TEST_CASE("tiles refuses a problem no candidate can run, as the run command does") {
+  // All 200 candidates were rejected, and the table of rejections exited 0.
+  for (const char* schedule : {"flash2", "flash1"}) {
+    CAPTURE(schedule);
+    const CliResult run = cli({"-c", "a100", "--n", "1024", "--d", "100000", "--schedule", schedule});
+    const CliResult tiles = cli({"tiles", "-c", "a100", "--n", "1024", "--d", "100000", "--schedule", schedule});
+    CAPTURE(tiles.err);
+    CHECK(run.code == 2);
+    CHECK(tiles.code == 2);
+    CHECK(tiles.out.empty());
+    CHECK(iosim::test::lines(tiles.err) == 1);
+    CHECK(tiles.err == run.err);
+  }
+  const BadInput cases[] = {
+      {{"tiles", "-c", "a100", "--n", "1024", "--d", "100000"}, "flash2: FlashAttention-2 has no tile for d = 100000"},
+  };
+  check_bad_inputs(cases);
+}

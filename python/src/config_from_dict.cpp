@@ -14,7 +14,14 @@ YAML::Node scalar(const std::string& text, const char* tag) {
   return n;
 }
 
-std::string text_of(nb::handle h) { return nb::str(h).c_str(); }
+/// `h` as str() makes it, whole (a C string would end at a NUL, and a name "a\0b" become "a").
+std::string text_of(nb::handle h) {
+  const nb::str str(h);
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(str.ptr(), &size);
+  if (data == nullptr) throw nb::python_error();
+  return {data, static_cast<std::size_t>(size)};
+}
 
 YAML::Node convert(nb::handle v, const std::string& name, const std::string& path, std::size_t depth) {
   const auto fail = [&](const std::string& what) -> config::ConfigError {
@@ -23,7 +30,11 @@ YAML::Node convert(nb::handle v, const std::string& name, const std::string& pat
   if (v.is_none()) return YAML::Node(YAML::NodeType::Null);
   if (nb::isinstance<nb::bool_>(v)) return scalar(nb::cast<bool>(v) ? "true" : "false", "?");
   if (nb::isinstance<nb::int_>(v) || nb::isinstance<nb::float_>(v)) return scalar(text_of(v), "?");
-  if (nb::isinstance<nb::str>(v)) return scalar(text_of(v), "!");
+  if (nb::isinstance<nb::str>(v)) {
+    const std::string text = text_of(v);
+    if (text.find('\0') != std::string::npos) throw fail("a NUL character in '" + config::printable(text) + "'");
+    return scalar(text, "!");
+  }
   if (nb::hasattr(v, "isoformat")) return scalar(text_of(v.attr("isoformat")()), "?");  // a date yaml.safe_load made
   const bool is_map = nb::isinstance<nb::dict>(v);
   if (!is_map && !nb::isinstance<nb::list>(v) && !nb::isinstance<nb::tuple>(v)) {
@@ -42,6 +53,7 @@ YAML::Node convert(nb::handle v, const std::string& name, const std::string& pat
   for (auto [k, item] : nb::borrow<nb::dict>(v)) {
     if (!nb::isinstance<nb::str>(k)) throw fail("a key that is not a name (" + config::printable(text_of(k)) + ")");
     const std::string key = text_of(k);
+    if (key.find('\0') != std::string::npos) throw fail("a NUL character in the key '" + config::printable(key) + "'");
     map[key] = convert(item, name, path.empty() ? key : path + "." + key, depth + 1);
   }
   return map;

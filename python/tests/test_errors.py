@@ -70,3 +70,38 @@ def test_not_a_flag_is_a_type_error():
         iosim.count("a100", n=1024, d=64, causal="yes")
     with pytest.raises(ValueError, match="format must be one of json, table, csv"):
         iosim.count("a100", n=1024, d=64, format="xml")
+
+
+@pytest.mark.parametrize("case,says", [
+    (dict(config="a100\x00x", n=64, d=64), "--config: a NUL character in 'a100\\x00x'"),
+    (dict(config="a100", n=64, d=64, dtype="fp16\x00"), "--dtype: a NUL character"),
+    (dict(config="a100", n=64, d=64, schedule=["flash2\x00naive"]), "--schedule: a NUL character"),
+    (dict(config="a100", n="64", d=64), "--n: expected an integer, got '64', a string"),
+    (dict(config="a100", n=[64, "128"], d=64), "--n: expected an integer, got '128', a string"),
+    (dict(config="a100", n=64, d=b"64"), "--d: expected an integer"),
+    (dict(config="a100", n=64, d=64, heads="2"), "--heads: expected an integer"),
+    (dict(config="a100", n=64, d=64, execute="fp32", seed="1"), "--seed: expected an integer"),
+    (dict(config="a100", n=64, d=64, execute="fp32", input_scale="2"), "--input-scale: expected a number"),
+])
+def test_strings_where_numbers_belong_and_nul_characters(case, says):
+    # The program cannot be given either (its argv holds no NUL, and every flag is text there).
+    with pytest.raises(iosim.Error) as e:
+        iosim.count(**case)
+    assert says in str(e.value)
+    assert e.value.exit_code == 2
+
+
+def test_a_config_dict_with_a_nul_character():
+    with pytest.raises(iosim.Error) as e:
+        iosim.count({"name": "gpu\x00"}, n=64, d=64)
+    assert "a NUL character" in str(e.value)
+
+
+def test_a_long_list_is_refused_before_it_is_read():
+    # Once 7.8 GB of memory before failing.
+    with pytest.raises(iosim.Error) as e:
+        iosim.count("teaching", n=[64] * 10**6, d=16)
+    assert "--n (1000000 values) make more than 10000 points" in str(e.value)
+    with pytest.raises(iosim.Error) as e:
+        iosim.count("teaching", n=list(range(16, 16 * 201, 16)), d=16, br=[16] * 100)
+    assert "make more than 10000 points" in str(e.value)

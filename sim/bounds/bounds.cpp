@@ -40,12 +40,24 @@ BoundValue upper_bound(BoundKind kind, const Problem& p, std::uint64_t m_element
   return {};
 }
 
+double seeing_rows(const Problem& p) {
+  // Bottom-right alignment: row r sees key c ≤ r + n_kv − n, so the last row sees every key and the
+  // rows r < n − n_kv see none.
+  if (!p.causal) return static_cast<double>(p.n);
+  return static_cast<double>(std::min(p.n, p.n_kv));
+}
+
 BoundValue lower_bound(const Problem& p, std::uint64_t m_elements, bool backward) {
-  double io = 0;
-  for (Tensor t : {Tensor::Q, Tensor::K, Tensor::V, Tensor::O}) io += static_cast<double>(tensor_elements(p, t));
-  if (backward) {
-    for (Tensor t : {Tensor::dO, Tensor::dQ, Tensor::dK, Tensor::dV}) io += static_cast<double>(tensor_elements(p, t));
-  }
+  // What must move at least once: every output written whole (a masked row's is 0, still written);
+  // of the inputs, every key and value (the last query row sees them all) but only the query rows
+  // that see a key, and, backward, only their O and dO: a row that sees none has its output, and
+  // gradients of 0, without reading anything.
+  const double seen = static_cast<double>(p.n) > 0 ? seeing_rows(p) / static_cast<double>(p.n) : 1;
+  const auto elements = [&](Tensor t) { return static_cast<double>(tensor_elements(p, t)); };
+  const double kv = elements(Tensor::K) + elements(Tensor::V);
+  const double io = backward ? (elements(Tensor::Q) + elements(Tensor::O) + elements(Tensor::dO)) * seen + kv +
+                                   elements(Tensor::dQ) + elements(Tensor::dK) + elements(Tensor::dV)
+                             : elements(Tensor::Q) * seen + kv + elements(Tensor::O);
   const auto bh = static_cast<double>(p.batch_heads());
   const auto d = static_cast<double>(p.d);
   const auto m = static_cast<double>(m_elements);

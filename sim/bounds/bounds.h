@@ -28,9 +28,13 @@ struct BoundValue {
 
 [[nodiscard]] BoundValue upper_bound(BoundKind kind, const Problem& p, std::uint64_t m_elements);
 
+/// Query rows that see at least one key: n, or under a causal mask (bottom-right) min(n, n_kv).
+[[nodiscard]] double seeing_rows(const Problem& p);
+
 /// Elements every exact algorithm must move at least: max(inputs read + outputs written once,
 /// B·H·pairs·d²/M for M ≥ d², B·H·pairs·d/√M for M < d²). `backward` reads Q, K, V, O, dO and writes
-/// dQ, dK, dV; the forward reads Q, K, V and writes O.
+/// dQ, dK, dV; the forward reads Q, K, V and writes O. Under a causal mask the query rows that see no
+/// key (n > n_kv) are not read, nor their O and dO: their output is 0 without them.
 [[nodiscard]] BoundValue lower_bound(const Problem& p, std::uint64_t m_elements, bool backward);
 
 }  // namespace iosim

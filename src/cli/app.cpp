@@ -29,10 +29,15 @@ CLI::Option* add_format(CLI::App& app, std::string& format) {
 /// "iosim: error: " and `what` on one line (failure.h).
 void error_line(std::ostream& err, std::string_view what) { err << "iosim: error: " << one_line(what) << '\n'; }
 
-/// Puts value_problem() in front of every option of `app` and its subcommands that takes a value.
+/// Puts value_problem() in front of every option of `app` and its subcommands that takes a value, and
+/// flag_value_problem() in front of every on/off flag (`--causal=2`).
 void check_values(CLI::App& app) {
   for (CLI::Option* o : app.get_options()) {
-    if (o->get_type_size() == 0) continue;  // a flag
+    if (o == app.get_help_ptr() || o == app.get_help_all_ptr() || o == app.get_version_ptr()) continue;
+    if (o->get_items_expected_max() == 0) {  // an on/off flag
+      o->check(CLI::Validator([](std::string& v) { return flag_value_problem(v); }, ""));
+      continue;
+    }
     const std::string full = o->get_type_name();
     const std::string type = full.substr(0, full.find(':'));  // "UINT:POSITIVE" once a check is added
     o->check(CLI::Validator([type](std::string& v) { return value_problem(v, type); }, ""));

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/core/error.h"
+#include "sim/core/escape.h"
 #include "sim/core/units.h"
 #include "src/cli/app.h"
 
@@ -29,19 +30,6 @@ Failure describe_failure(const std::exception_ptr& e) {
   }
 }
 
-std::string one_line(std::string_view what) {
-  std::string line;
-  for (const char c : what) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      line += "\\n";
-    } else if (u < 0x20 || u == 0x7F) {
-      line += fmt::format("\\x{:02x}", u);
-    } else {
-      line += c;
-    }
-  }
-  return line;
-}
+std::string one_line(std::string_view what) { return escape_controls(what); }
 
 }  // namespace iosim::cli

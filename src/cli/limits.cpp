@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -38,6 +39,25 @@ std::string memory_flag_value(double b) {
 }
 
 }  // namespace
+
+std::uint64_t list_points(std::initializer_list<std::pair<const char*, std::size_t>> lists) {
+  std::uint64_t points = 1;
+  bool over = false;
+  std::string which;
+  for (const auto& [flag, size] : lists) {
+    const std::uint64_t k = std::max<std::uint64_t>(1, size);
+    // Saturates instead of wrapping: past kMaxRunPoints the exact product no longer matters.
+    points = points > kMaxRunPoints || k > kMaxRunPoints ? kMaxRunPoints + 1 : points * k;
+    over = over || points > kMaxRunPoints;
+    if (size > 1) which += fmt::format("{}{} ({} values)", which.empty() ? "" : " × ", flag, size);
+  }
+  if (over) {
+    throw InputError(fmt::format("{} make more than {} points, the most one run sweeps: give fewer values, or use iosim "
+                                 "sweep with a sweep file",
+                                 which, kMaxRunPoints));
+  }
+  return points;
+}
 
 std::optional<double> parse_duration(std::string_view s) {
   if (s.empty()) return std::nullopt;

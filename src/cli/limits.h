@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "sim/work_estimate.h"
 
@@ -15,6 +17,15 @@ struct Limits {
   double seconds = 600;                  ///< --max-time, default 10 minutes
   std::uint64_t bytes = 8ull << 30;      ///< --max-memory, default 8 GiB
 };
+
+/// The most points one run may sweep: (n, d, B_r, B_c) combinations of its list flags, each running
+/// every schedule and pass. Larger grids are `iosim sweep`'s, which runs them from a file in chunks.
+inline constexpr std::uint64_t kMaxRunPoints = 10000;
+
+/// The product of the lists' lengths (a flag's name and how many values it has; an empty list counts
+/// as one), refused with one line naming each list when it exceeds kMaxRunPoints. Checked before any
+/// problem is built, by the program and the Python package alike (problem_flags.cpp: resolve).
+std::uint64_t list_points(std::initializer_list<std::pair<const char*, std::size_t>> lists);
 
 /// "90", "90s", "30m", "2h", "1h30m": seconds; nullopt when malformed or not positive.
 [[nodiscard]] std::optional<double> parse_duration(std::string_view s);

@@ -7,6 +7,7 @@
 
 #include "sim/core/error.h"
 #include "sim/schedule/registry.h"
+#include "src/cli/limits.h"
 #include "src/config/hardware_config.h"
 #include "src/config/scenario.h"
 #include "src/config/search_path.h"
@@ -205,6 +206,9 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
     if (need_n) throw InputError("the sequence length is missing: give --n (for example --n 8192)");
     ns.push_back(1);
   }
+  const std::vector<std::uint64_t> brs = pick_list(f.br, sc.br, "--br"), bcs = pick_list(f.bc, sc.bc, "--bc");
+  // Before any problem is built: 1000 values each of --br and --bc once made a million runs (3 GB).
+  (void)list_points({{"--n", ns.size()}, {"--d", ds.size()}, {"--br", brs.size()}, {"--bc", bcs.size()}});
   const std::optional<std::uint64_t> n_kv = pick(f.n_kv, sc.n_kv, "--n-kv");
   for (std::uint64_t d : ds) {
     for (std::uint64_t n : ns) {
@@ -233,6 +237,15 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
       if (pytorch ? !s.pytorch_kernels.empty() : s.by_default) r.schedules.emplace_back(s.name);
     }
   }
+  // A schedule named twice would run twice and its two forward rows add up as a "fwd+bwd" total.
+  for (std::size_t i = 0; i < r.schedules.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (r.schedules[i] == r.schedules[j]) {
+        throw InputError(std::string(f.schedules.empty() ? "schedules (scenario)" : "--schedule") + ": '" +
+                         r.schedules[i] + "' is named twice");
+      }
+    }
+  }
   if (r.kernel.source == KernelSource::pytorch) {
     for (const std::string& s : r.schedules) {
       if (schedule_entry(s).pytorch_kernels.empty()) {
@@ -242,7 +255,7 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
       }
     }
   }
-  r.tiles = tile_requests(pick_list(f.br, sc.br, "--br"), pick_list(f.bc, sc.bc, "--bc"));
+  r.tiles = tile_requests(brs, bcs);
   r.splits = pick(f.splits, sc.splits, "--splits").value_or(0);
   const std::string pass = !f.pass.empty() ? f.pass : sc.pass.value_or("fwd");
   if (pass == "fwd") {

@@ -1,5 +1,8 @@
 #include "src/cli/value_problem.h"
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -21,6 +24,18 @@ std::string value_problem(const std::string& v, const std::string& type) {
     if (!whole(std::from_chars(v.data(), end, x)) || !std::isfinite(x)) return "expected a finite number, got '" + v + "'";
   }
   return "";
+}
+
+std::string flag_value_problem(const std::string& v) {
+  static constexpr std::array<const char*, 10> kForms{"true", "false", "1",  "0",      "yes",
+                                                      "no",   "on",    "off", "enable", "disable"};
+  std::string lower = v;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+  for (const char* f : kForms) {
+    if (lower == f) return "";
+  }
+  return "expected true or false (or 1/0, yes/no, on/off), got '" + v + "'";
 }
 
 }  // namespace iosim::cli

@@ -103,8 +103,8 @@ std::vector<std::string> measured_keys() {
   return keys;
 }
 
-/// The bounds of what the model simulates (docs/configs.md), checked before any work: the L2 model
-/// holds every line of the cache and the GPU model a slot per resident block.
+/// The bounds of what the model simulates (docs/configs.md) that involve two keys, checked before any
+/// work: the L2 model holds every line of the cache.
 void check_limits(const std::string& path, const HardwareSpec& hw) {
   const auto at_most = [&](const char* key, std::uint64_t value, std::uint64_t limit, const char* why) {
     if (value > limit) {
@@ -112,9 +112,7 @@ void check_limits(const std::string& path, const HardwareSpec& hw) {
                         std::to_string(value));
     }
   };
-  at_most("sm.count", hw.sm.count, kMaxSms, "SMs are modelled");
-  at_most("sm.max_blocks_per_sm", hw.sm.max_blocks_per_sm, kMaxBlocksPerSm, "blocks per SM are modelled");
-  at_most("l2.size_bytes", hw.l2.capacity.value, kMaxL2Bytes, "bytes (1 GiB) of L2 are modelled");
+  // sm.count, sm.max_blocks_per_sm and l2.size_bytes are checked as they are read (value_limits.h).
   at_most("l2.size_bytes", hw.l2.capacity.value / hw.l2.line_bytes, kMaxL2Lines,
           "lines (l2.size_bytes ÷ l2.line_bytes, sets × ways) are modelled");
   if (hw.l2.partitions == 2 && hw.l2.capacity.value % (2 * std::uint64_t{hw.l2.line_bytes} * hw.l2.ways) != 0) {

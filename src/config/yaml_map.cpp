@@ -5,6 +5,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/core/escape.h"
+#include "src/config/value_limits.h"
+
 namespace iosim::config {
 
 namespace {
@@ -24,15 +27,25 @@ std::optional<std::uint64_t> parse_u64(const std::string& s) {
   return v;
 }
 
+/// What a key expects, for the tags a value may carry: an integer key takes !!int only (a !!float 4
+/// is a float, as 4.0 is), a number key !!int or !!float, a flag !!bool.
+enum class Want : std::uint8_t { integer, number, boolean, any };
+
 /// The text of a scalar that YAML reads as a number or a boolean: plain (untagged, unquoted) or tagged
-/// !!int, !!float or !!bool. A quoted "4" or a !!str 4 is a string, and is not read as a number.
-std::optional<std::string> plain_text(const YAML::Node& n) {
+/// as `want` allows. A quoted "4" or a !!str 4 is a string, and is not read as a number.
+std::optional<std::string> plain_text(const YAML::Node& n, Want want = Want::any) {
   if (!n.IsScalar()) return std::nullopt;
   const std::string& tag = n.Tag();
-  if (tag == "?" || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
-      tag == "tag:yaml.org,2002:bool") {
-    return n.Scalar();
+  const bool is_int = tag == "tag:yaml.org,2002:int", is_float = tag == "tag:yaml.org,2002:float",
+             is_bool = tag == "tag:yaml.org,2002:bool";
+  bool ok = tag == "?";
+  switch (want) {
+    case Want::integer: ok = ok || is_int; break;
+    case Want::number: ok = ok || is_int || is_float; break;
+    case Want::boolean: ok = ok || is_bool; break;
+    case Want::any: ok = ok || is_int || is_float || is_bool; break;
   }
+  if (ok) return n.Scalar();
   return std::nullopt;
 }
 
@@ -41,12 +54,18 @@ std::string got(const YAML::Node& n) {
   if (!n.IsScalar()) return "a non-scalar";
   std::string out = "'";  // appended, not "'" + printable(...): GCC 12 warns on that (-Wrestrict, falsely)
   out += printable(n.Scalar());
-  out += plain_text(n) ? "'" : "', a string (quoted or tagged)";
+  const std::string& tag = n.Tag();
+  if (plain_text(n)) {
+    out += "'";
+    if (tag != "?") out += " (tagged " + printable(tag.substr(tag.rfind(':') + 1)) + ")";
+  } else {
+    out += "', a string (quoted or tagged)";
+  }
   return out;
 }
 
 std::optional<std::uint64_t> plain_u64(const YAML::Node& n) {
-  const std::optional<std::string> t = plain_text(n);
+  const std::optional<std::string> t = plain_text(n, Want::integer);
   return t ? parse_u64(*t) : std::nullopt;
 }
 
@@ -62,20 +81,7 @@ std::optional<double> parse_double(const std::string& s) {
 
 std::string printable(std::string_view text) {
   constexpr std::size_t kMax = 60;
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
-    const auto u = static_cast<unsigned char>(text[i]);
-    if (text[i] == '\n') {
-      out += "\\n";
-    } else if (u < 0x20 || u == 0x7F) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 0xF];
-    } else {
-      out += text[i];
-    }
-  }
+  std::string out = escape_controls(text.substr(0, kMax));
   if (text.size() > kMax) out += "…";
   return out;
 }
@@ -146,6 +152,12 @@ std::optional<YAML::Node> YamlMap::find(std::string_view key) {
   return std::nullopt;
 }
 
+void YamlMap::in_range(const YAML::Node& at, std::string_view key, double v) const {
+  if (const ValueLimit* l = value_limit(path_of(key))) {
+    if (const std::string why = value_limit_problem(*l, v); !why.empty()) fail(at, key, why);
+  }
+}
+
 YAML::Node YamlMap::need(std::string_view key) {
   std::optional<YAML::Node> n = find(key);
   if (!n) fail(node_, key, "missing (required)");
@@ -156,6 +168,7 @@ std::uint64_t YamlMap::count(std::string_view key) {
   const YAML::Node n = need(key);
   const std::optional<std::uint64_t> v = plain_u64(n);
   if (!v) fail(n, key, "expected a non-negative integer, got " + got(n));
+  in_range(n, key, static_cast<double>(*v));
   return *v;
 }
 
@@ -163,6 +176,7 @@ std::uint64_t YamlMap::positive_integer(std::string_view key) {
   const YAML::Node n = need(key);
   const std::optional<std::uint64_t> v = plain_u64(n);
   if (!v || *v == 0) fail(n, key, "expected a positive integer, got " + got(n));
+  in_range(n, key, static_cast<double>(*v));
   return *v;
 }
 
@@ -195,17 +209,19 @@ std::optional<std::uint64_t> YamlMap::optional_positive_integer(std::string_view
 
 double YamlMap::non_negative_number(std::string_view key) {
   const YAML::Node n = need(key);
-  const std::optional<std::string> t = plain_text(n);
+  const std::optional<std::string> t = plain_text(n, Want::number);
   const std::optional<double> v = t ? parse_double(*t) : std::nullopt;
   if (!v || *v < 0) fail(n, key, "expected a number ≥ 0, got " + got(n));
+  in_range(n, key, *v);
   return *v;
 }
 
 double YamlMap::positive_number(std::string_view key) {
   const YAML::Node n = need(key);
-  const std::optional<std::string> t = plain_text(n);
+  const std::optional<std::string> t = plain_text(n, Want::number);
   const std::optional<double> v = t ? parse_double(*t) : std::nullopt;
   if (!v || *v <= 0) fail(n, key, "expected a positive number, got " + got(n));
+  in_range(n, key, *v);
   return *v;
 }
 
@@ -237,7 +253,7 @@ bool YamlMap::has(std::string_view key) { return find(key).has_value(); }
 std::optional<bool> YamlMap::optional_bool(std::string_view key) {
   std::optional<YAML::Node> n = find(key);
   if (!n) return std::nullopt;
-  const std::optional<std::string> t = plain_text(*n);
+  const std::optional<std::string> t = plain_text(*n, Want::boolean);
   if (t && (*t == "true" || *t == "false")) return *t == "true";
   fail(*n, key, "expected true or false, got " + got(*n));
 }

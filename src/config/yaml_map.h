@@ -74,6 +74,8 @@ class YamlMap {
   [[nodiscard]] YAML::Node need(std::string_view key);
   [[nodiscard]] std::string path_of(std::string_view key) const;
   [[noreturn]] void fail(const YAML::Node& at, std::string_view key, const std::string& what) const;
+  /// Refuses `v` outside the range value_limits.h gives its key, if it gives one.
+  void in_range(const YAML::Node& at, std::string_view key, double v) const;
 
   YAML::Node node_;
   std::string file_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/escape.h"
 #include "src/report/json_writer.h"
 #include "src/report/run_report.h"
 #include "src/report/text_table.h"
@@ -38,7 +39,8 @@ std::string crossover_table(const Crossover& c) {
 }
 
 std::string render_bounds_table(const BoundsReport& r) {
-  std::string out = fmt::format("iosim bounds · {} ({}) · d {}, {}, {} pass\n", r.hardware.name, r.config_file,
+  std::string out = fmt::format("iosim bounds · {} ({}) · d {}, {}, {} pass\n", escape_controls(r.hardware.name),
+                                escape_controls(r.config_file),
                                 r.base.d, name(r.base.dtype), r.pass == Pass::fwd ? "forward" : "backward");
   out += "log-log slope of HBM accesses (reads + writes, elements) against n (n_kv = n) and the SRAM size M\n\n";
   TextTable t({"schedule", "sweep", "range", "fitted over", "held fixed", "expected", "fitted", "verdict"},

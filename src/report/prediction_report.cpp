@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "sim/core/escape.h"
 #include "src/report/text_table.h"
 #include "src/report/units_format.h"
 
@@ -41,7 +42,7 @@ std::string rates_origin(const HardwareSpec& hw) {
       }
     }
     std::string names;
-    for (const std::string& p : peers) names += (names.empty() ? "" : ", ") + p;
+    for (const std::string& p : peers) names += (names.empty() ? "" : ", ") + escape_controls(p);
     return fmt::format("the datasheet's figures corrected by the shares of them {} measured ({} figures; corrected_by:)",
                        names, hw.corrected.size());
   }
@@ -104,7 +105,7 @@ std::string prediction_table(const ProblemRuns& pr, const HardwareSpec& hw) {
       "\n  predicted on {}: L2 = what the SMs ask of it (lts__t_sectors_srcunit_tex_op_*), DRAM = what reaches HBM\n"
       "  (dram__bytes_*, writes include the dirty lines drained after the last kernel); cold L2, warm at the right;\n"
       "  time at {}\n",
-      hw.name, rates_origin(hw));
+      escape_controls(hw.name), rates_origin(hw));
   return out + t.render("  ") +
          "\n  time of each kernel, cold L2: issue = pipes busy, latency = a dependent chain or a load's round trip\n"
          "  exposed, tail = SMs idle while the last blocks run, memory = what DRAM or L2 bandwidth adds beyond that\n" +

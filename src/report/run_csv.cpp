@@ -1,14 +1,16 @@
 #include <fmt/format.h>
 
+#include "sim/core/escape.h"
 #include "src/report/run_report.h"
 
 namespace iosim::report {
 
 namespace {
 
-/// CSV field: quoted when it holds a comma, a quote or a newline.
-std::string cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+/// `text` as a CSV field: control characters escaped (one record a line), quoted where it must be.
+std::string cell(const std::string& text) {
+  const std::string s = escape_controls(text);
+  if (s.find_first_of(",\"") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";

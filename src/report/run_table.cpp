@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "sim/core/escape.h"
 #include "sim/schedule/registry.h"
 #include "src/report/execution_report.h"
 #include "src/report/prediction_report.h"
@@ -124,7 +125,7 @@ std::string tensor_table(const ProblemRuns& pr) {
 }  // namespace
 
 std::string render_table(const RunReport& r) {
-  std::string out = fmt::format("iosim · {} ({})\n", r.hardware.name, r.config_file);
+  std::string out = fmt::format("iosim · {} ({})\n", escape_controls(r.hardware.name), escape_controls(r.config_file));
   out += fmt::format("SRAM per thread block {}; HBM {:.0f} GB/s\n", binary_bytes(r.hardware.sm.sram_per_block),
                      r.hardware.hbm.bandwidth_gb_per_s);
   for (const ProblemRuns& pr : r.runs) {

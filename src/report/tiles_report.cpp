@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "sim/core/escape.h"
 #include "src/report/json_writer.h"
 #include "src/report/prediction_report.h"
 #include "src/report/run_report.h"
@@ -63,7 +64,7 @@ std::string per_sm(const TileCandidate& c) {
 std::string render_tiles_table(const TilesReport& r) {
   const Problem& p = r.problem;
   std::string out = fmt::format("iosim tiles · {} ({}) · {} {} · batch {} × heads {}, n {}, n_kv {}, d {}, {}{}\n",
-                                r.hardware.name, r.config_file, r.spec.schedule, name(r.spec.pass), p.batch, p.heads,
+                                escape_controls(r.hardware.name), escape_controls(r.config_file), r.spec.schedule, name(r.spec.pass), p.batch, p.heads,
                                 grouped(p.n), grouped(p.n_kv), p.d, name(p.dtype), p.causal ? ", causal" : "");
   std::size_t feasible = 0;
   std::map<std::string, std::size_t> rejected;

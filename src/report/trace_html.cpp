@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/escape.h"
 #include "sim/core/error.h"
 #include "src/report/trace_html_assets.h"  // generated from trace_html/page.{js,css} (src/CMakeLists.txt)
 #include "src/report/units_format.h"
@@ -55,7 +56,7 @@ std::string render_trace_html(const TraceReport& r) {
   const Problem& p = first.problem;
   std::string names;
   for (const Trace& t : r.traces) names += (names.empty() ? "" : ", ") + t.schedule;
-  const std::string title = fmt::format("iosim trace · {} · {} {} · n {}, n_kv {}, d {}, {}{}", r.hardware.name, names,
+  const std::string title = fmt::format("iosim trace · {} · {} {} · n {}, n_kv {}, d {}, {}{}", escape_controls(r.hardware.name), names,
                                         name(first.pass), p.n, p.n_kv, p.d, name(p.dtype), p.causal ? ", causal" : "");
   std::string out;
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";

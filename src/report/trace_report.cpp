@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/escape.h"
 #include "src/report/json_writer.h"
 #include "src/report/text_table.h"
 #include "src/report/units_format.h"
@@ -46,7 +47,8 @@ std::array<TensorCounts, kTensorCount> counts_per_tensor(const Trace& t) {
 std::string trace_heading(const TraceReport& r, const Trace& t) {
   const Problem& p = t.problem;
   std::string out =
-      fmt::format("iosim trace · {} ({}) · {} {} · n {}, n_kv {}, d {}, {}{}\n", r.hardware.name, r.config_file,
+      fmt::format("iosim trace · {} ({}) · {} {} · n {}, n_kv {}, d {}, {}{}\n", escape_controls(r.hardware.name),
+                  escape_controls(r.config_file),
                   t.schedule, name(t.pass), p.n, p.n_kv, p.d, name(p.dtype), p.causal ? ", causal" : "");
   out += fmt::format(
       "tiles B_r = {}, B_c = {}: T_r = {} Q tiles × T_c = {} K/V tiles; {} transfers, {} score "
