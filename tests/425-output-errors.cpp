@@ -102,6 +102,11 @@ TEST_CASE("outputs that are not regular files are refused at once: a FIFO, a dev
   CAPTURE(r.err);
   CHECK(r.code == 0);
   CHECK(r.out.find("<svg") != std::string::npos);
+  // The null device discards what is written to it, which is what a user who names it wants.
+  const CliResult null = process("trace " + kRun + " -f svg -o /dev/null");
+  CAPTURE(null.err);
+  CHECK(null.code == 0);
+  CHECK(null.err.empty());
 }
 
 TEST_CASE("inputs that are not regular files are refused at once: a FIFO, a folder") {

@@ -73,8 +73,9 @@ TEST_CASE("--kernels pytorch: flash2's default tiles are FlashAttention-2's, not
                         {"64", "bwd", 128, 128, 64, 64},
                         {"128", "bwd", 64, 128, 64, 64}};
   const auto tile = [](const Case& c, const std::string& kernels) {
-    return schedule_of(cli({"-c", "h200", "--schedule", "flash2", "--n", "2048", "--d", c.d, "--pass", c.pass,
-                            "--kernels", kernels, "--quiet", "-f", "json"}))["tile"];
+    // A grid that fills the GPU: a small one runs the split-KV forward (the test below).
+    return schedule_of(cli({"-c", "h200", "--schedule", "flash2", "--batch", "8", "--heads", "16", "--n", "2048", "--d",
+                            c.d, "--pass", c.pass, "--kernels", kernels, "--quiet", "-f", "json"}))["tile"];
   };
   for (const Case& c : cases) {
     CAPTURE(c.d);
@@ -110,4 +111,40 @@ TEST_CASE("--kernels: a schedule PyTorch does not run, an unknown source, and me
        "measure runs iosim's kernels"},
   };
   check_bad_inputs(cases);
+}
+
+TEST_CASE("--kernels pytorch on a grid that leaves SMs idle: FlashAttention-2's split-KV forward") {
+  // One head, n = 8192, d = 64 on 132 SMs: 128 Q tiles of 64 rows fill under 0.8 of 264 slots, so
+  // FlashAttention-2's heuristic splits the 32 K/V tiles of 256 two ways (ncu on an H200 showed
+  // flash_fwd_splitkv_kernel with grid 128 × 2, then the combine kernel).
+  const auto run = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"-c", "h200", "--schedule", "flash2", "--n", "8192", "--d", "64", "--predict",
+                                     "--quiet", "-f", "json", "--kernels", "pytorch"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return schedule_of(cli(args));
+  };
+  const YAML::Node split = run({});
+  CHECK(split["variant"].as<std::string>() == "split-KV");
+  CHECK(split["tile"]["br"].as<int>() == 64);
+  CHECK(split["tile"]["bc"].as<int>() == 256);
+  const YAML::Node kernels = split["predicted"]["cold"]["kernels"];
+  REQUIRE(kernels.size() == 2);
+  CHECK(kernels[0]["name"].as<std::string>() == "flashdecode_split");
+  CHECK(kernels[0]["blocks"].as<int>() == 256);
+  CHECK(kernels[0]["time"]["family"].as<std::string>() == "torch-fa2-fwd");
+  CHECK(kernels[1]["name"].as<std::string>() == "flashdecode_combine");
+  // The counts are flashdecode-heads' with two splits.
+  const YAML::Node same = schedule_of(cli({"-c", "h200", "--schedule", "flashdecode-heads", "--n", "8192", "--d", "64",
+                                           "--splits", "2", "--quiet", "-f", "json"}));
+  CHECK(split["hbm"]["read_bytes"].as<std::uint64_t>() == same["hbm"]["read_bytes"].as<std::uint64_t>());
+  CHECK(split["hbm"]["write_bytes"].as<std::uint64_t>() == same["hbm"]["write_bytes"].as<std::uint64_t>());
+  // A grid that fills the GPU, or tiles the user chose, keep the one-block-per-Q-tile kernel.
+  const YAML::Node full = run({"--batch", "4", "--heads", "16"});
+  CHECK(full["predicted"]["cold"]["kernels"][0]["name"].as<std::string>() == "flash2_fwd");
+  const YAML::Node chosen = run({"--br", "128", "--bc", "64"});
+  CHECK(chosen["predicted"]["cold"]["kernels"][0]["name"].as<std::string>() == "flash2_fwd");
+  // Causal: each block of rows reads only the K/V tiles its rows see, so about half of K and V.
+  const YAML::Node causal = run({"--causal"});
+  CHECK(causal["variant"].as<std::string>() == "split-KV");
+  CHECK(causal["hbm"]["read_bytes"].as<double>() < 0.6 * split["hbm"]["read_bytes"].as<double>());
 }

@@ -14,6 +14,11 @@
 // Default tiles: the kernel menu's default kernel where one is compiled for d (cuda/kernels/menu.csv,
 // kernel_menu.h); else, and always with --kernels pytorch, those of FlashAttention-2's CUDA code for the
 // head dimension (defaults.h).
+// PyTorch's kernels (--kernels pytorch) on a grid that would leave SMs idle: FlashAttention-2's forward
+// (flash_api.cpp, set_params_splitkv) asks its split heuristic, over batch × heads × ⌈n/64⌉ blocks on two
+// slots an SM, how many ways to split the K/V loop; with more than one it runs its split-KV kernel
+// (B_r = 64, B_c = 256, 128 or 64 by d) and a combine kernel, as flashdecode-heads does. Tiles the user
+// gives keep the one-block-per-Q-tile kernel.
 // Run: iosim --config h100.yaml --n 8192 --d 64 --schedule flash2
 #include <algorithm>
 
@@ -21,6 +26,7 @@
 #include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
 #include "sim/schedule/flash2_step.h"
+#include "sim/schedule/flashdecode.h"
 #include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
@@ -83,8 +89,49 @@ class Flash2Forward final : public Schedule {
   std::unique_ptr<GridKernel> kernel_;
 };
 
+/// flash2's forward as FlashAttention-2's split-KV kernels run it: flashdecode-heads' kernels and counts
+/// under flash2's name.
+class Flash2SplitForward final : public Schedule {
+ public:
+  Flash2SplitForward(const ScheduleContext& ctx, std::uint64_t splits) {
+    ScheduleContext split = ctx;
+    split.splits = splits;
+    inner_ = make_flashdecode_heads_fwd(split);
+    tile_source_ = inner_->tile_source();
+    notes_ = inner_->notes();
+    notes_.push_back("PyTorch's FlashAttention-2 splits the K/V loop " + std::to_string(splits) +
+                     " ways on this grid (its split-KV kernel, then a combine)");
+  }
+
+  std::string_view name() const override { return "flash2"; }
+  Pass pass() const override { return Pass::fwd; }
+  TileShape tiles() const override { return inner_->tiles(); }
+  SramPlan sram() const override { return inner_->sram(); }
+  BoundKind bound() const override { return BoundKind::io_aware; }
+  std::vector<std::string> notes() const override { return notes_; }
+  std::string variant() const override { return "split-KV"; }
+  std::vector<const Kernel*> kernels() const override { return inner_->kernels(); }
+  KernelRequest kernel_config() const override { return inner_->kernel_config(); }
+  void emit(const Emitter& e) const override { inner_->emit(e); }
+
+ private:
+  std::unique_ptr<Schedule> inner_;
+  std::vector<std::string> notes_;
+};
+
+/// The K/V splits PyTorch's FlashAttention-2 forward picks for `ctx` (1: its one-block-per-Q-tile kernel).
+std::uint64_t pytorch_forward_splits(const ScheduleContext& ctx) {
+  if (ctx.kernel.source != KernelSource::pytorch || ctx.tiles.br.has_value() || ctx.tiles.bc.has_value()) return 1;
+  return flashdecode_splits(ctx.problem, fa2_splitkv_tiles(ctx.problem), ctx.hardware.sm.count, /*packed=*/false);
+}
+
 }  // namespace
 
-std::unique_ptr<Schedule> make_flash2_fwd(const ScheduleContext& ctx) { return std::make_unique<Flash2Forward>(ctx); }
+std::unique_ptr<Schedule> make_flash2_fwd(const ScheduleContext& ctx) {
+  if (const std::uint64_t splits = pytorch_forward_splits(ctx); splits > 1) {
+    return std::make_unique<Flash2SplitForward>(ctx, splits);
+  }
+  return std::make_unique<Flash2Forward>(ctx);
+}
 
 }  // namespace iosim::detail

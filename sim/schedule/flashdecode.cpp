@@ -100,8 +100,11 @@ class FlashDecode final : public Schedule {
     const Tiling cols{p_.n_kv, tiles_.bc};
     const Tiling split_tiles{cols.count(), ceil_div(cols.count(), splits_)};  // K/V tiles per split
     const Span i{m, 1, rows.size(m), rows.begin(m)};
-    // Rows hold query positions 0..n−1 (of every head of the group, packed): all see the same keys.
-    const KvRange kv = CausalMask(p_).kv_for_rows(0, p_.n, cols);
+    // Packed, rows hold query positions 0..n−1 of every head of the group: a block sees the keys of them
+    // all. One query head's rows see the keys of their own positions (the causal bound FlashAttention-2's
+    // split kernel takes per block of rows).
+    const KvRange kv = packed_heads_ ? CausalMask(p_).kv_for_rows(0, p_.n, cols)
+                                     : CausalMask(p_).kv_for_rows(i.begin, i.begin + i.size, cols);
     const std::uint64_t lo = split_tiles.begin(s), hi = lo + split_tiles.size(s);
     e.load(rows_of(Tensor::Q, i, d));
     e.loop(cols, lo, std::min(hi, kv.full), [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });

@@ -36,7 +36,9 @@ constexpr std::array kFlash2Kernels = {
 constexpr std::array kFlash2TorchKernels = {
     KernelFamilyOf{"flash2_fwd", "torch-fa2-fwd"}, KernelFamilyOf{"flash2_bwd", "torch-fa2-bwd"},
     KernelFamilyOf{"flash2_bwd_preprocess", "elementwise"}, KernelFamilyOf{"flash2_bwd_convert", "elementwise"},
-    KernelFamilyOf{"flash2_bwd_group_sum", "library"}};
+    KernelFamilyOf{"flash2_bwd_group_sum", "library"},
+    // FlashAttention-2's split-KV forward on small grids (flash2_fwd.cpp): the forward's code, split
+    KernelFamilyOf{"flashdecode_split", "torch-fa2-fwd"}, KernelFamilyOf{"flashdecode_combine", "elementwise"}};
 constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
                                             KernelFamilyOf{"flashdecode_combine", "elementwise"}};
 constexpr std::array kDtiledKernels = {KernelFamilyOf{"dtiled_fwd", "dtiled"}};

@@ -26,7 +26,7 @@ struct CliResult {
 };
 
 /// `iosim args...` in this process.
-inline CliResult cli(std::initializer_list<std::string> args) {
+inline CliResult cli(const std::vector<std::string>& args) {
   std::vector<std::string> owned{"iosim"};
   owned.insert(owned.end(), args.begin(), args.end());
   std::vector<const char*> argv;
@@ -38,6 +38,8 @@ inline CliResult cli(std::initializer_list<std::string> args) {
   r.err = err.str();
   return r;
 }
+
+inline CliResult cli(std::initializer_list<std::string> args) { return cli(std::vector<std::string>(args)); }
 
 /// The program the process tests run: the build's, or IOSIM_TEST_BINARY's (a build of another commit,
 /// to see a test fail before its fix).
