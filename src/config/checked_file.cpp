@@ -41,9 +41,18 @@ bool is_stdout(const struct stat& st) {
   return ::fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino;
 }
 
+/// Whether `st` is the null device: `-o /dev/null` discards the output, as a user who writes it means.
+bool is_null_device(const struct stat& st) {
+  struct stat null {};
+  return S_ISCHR(st.st_mode) && ::stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode) && null.st_rdev == st.st_rdev;
+}
+
+/// An output may be a regular file, standard output itself or the null device.
+bool writable_output(const struct stat& st) { return S_ISREG(st.st_mode) || is_stdout(st) || is_null_device(st); }
+
 [[noreturn]] void not_regular_output(const std::string& path, mode_t mode) {
   throw ConfigError(path + ": " + kind_of(mode) +
-                    ", not a regular file: output is written to regular files (or to standard output)");
+                    ", not a regular file: output is written to regular files (or to standard output, or /dev/null)");
 }
 
 /// Closes the descriptor when the scope ends, unless release()d.
@@ -109,7 +118,7 @@ std::string read_regular_file(const std::string& path, std::uint64_t max_bytes, 
 void check_output_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return;  // absent: created when written (or refused then, with the reason)
-  if (!S_ISREG(st.st_mode) && !is_stdout(st)) not_regular_output(path, st.st_mode);
+  if (!writable_output(st)) not_regular_output(path, st.st_mode);
 }
 
 void write_regular_file(const std::string& path, std::string_view text) {
@@ -120,7 +129,7 @@ void write_regular_file(const std::string& path, std::string_view text) {
   if (fd.get() < 0) fail(errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail(errno);
-  if (!S_ISREG(st.st_mode) && !is_stdout(st)) not_regular_output(path, st.st_mode);
+  if (!writable_output(st)) not_regular_output(path, st.st_mode);
   // Standard output may be a pipe: blocking writes from here on, as any other writer of it has.
   const int flags = ::fcntl(fd.get(), F_GETFL);
   if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) fail(errno);

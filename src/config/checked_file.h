@@ -17,8 +17,8 @@ namespace iosim::config {
 /// unreadable, non-regular or oversized file.
 [[nodiscard]] std::string read_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what);
 
-/// Throws ConfigError unless `path` is absent (it will be created), a regular file, or the file that
-/// standard output already is (`-o /dev/stdout`). Call it before the work whose result goes there, so a
+/// Throws ConfigError unless `path` is absent (it will be created), a regular file, the file that
+/// standard output already is (`-o /dev/stdout`), or the null device (`-o /dev/null`). Call it before the work whose result goes there, so a
 /// FIFO, a device or a directory is refused at once instead of after the work (or blocking on open).
 void check_output_file(const std::string& path);
 
