@@ -349,7 +349,7 @@ TEST_CASE("a sweep whose lists multiply past the limits is refused before a poin
   CHECK(lines(o.err) == 1);
   CHECK(o.err.find("more than 2^64 points") != std::string::npos);
   // The bound is counted, not built: it also covers --max-time.
-  const CliResult t = cli({"sweep", spec, "--list", "--max-memory", "1000GiB", "--max-time", "1m"});
+  const CliResult t = cli({"sweep", spec, "--list", "--max-memory", "4000GiB", "--max-time", "1m"});
   CHECK(t.code == 2);
   CHECK(t.err.find("1000000000 points") != std::string::npos);
   CHECK(t.err.find("--max-time") != std::string::npos);
