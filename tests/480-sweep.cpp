@@ -457,3 +457,25 @@ TEST_CASE("special files as sweep or records files: one line naming what they ar
     CHECK(r.err.find(c.says) != std::string::npos);
   }
 }
+
+TEST_CASE("a records file larger than half of --max-memory is refused before it is read") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", kSpec);
+  const std::string serial = dir.path() + "/serial.jsonl";
+  REQUIRE(cli({"sweep", spec, "-o", serial, "-q"}).code == 0);
+  const std::vector<std::string> lines = file_lines(serial);
+  // --max-memory 9MiB: the sweep's own 48 points fit (8 MiB and a little), a records file of more than
+  // 4.5 MiB does not.
+  std::string big;
+  while (big.size() <= (9u << 20) / 2) big += lines[0] + "\n";
+  const std::string two = dir.write("two.jsonl", big);
+  const BadInput cases[] = {
+      {{"sweep", spec, "-o", two, "--max-memory", "9MiB"}, "two.jsonl: a records file of"},
+      {{"sweep", spec, "-o", two, "--pending", "--max-memory", "9MiB"},
+       "more than the 4718592 it may be (half of --max-memory"},
+      {{"sweep", "merge", two, "-o", "-", "--max-memory", "9MiB"}, "more than the 4718592 it may be"},
+      {{"sweep", "merge", two, "-o", "-", "--max-memory", "lots"}, "--max-memory must be a positive size"},
+  };
+  check_bad_inputs(cases);
+  CHECK(slurp(two) == big);
+}
