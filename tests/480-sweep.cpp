@@ -4,11 +4,18 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "src/cli/sweep_points.h"
 #include "src/cli/sweep_records.h"
@@ -293,4 +300,182 @@ predict: true
   CHECK(r.err.find("n 65536") != std::string::npos);
   CHECK(r.err.find("--max-time") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("--list makes every check a run makes: flags, hardware, problems") {
+  TempDir dir;
+  const std::string good = dir.write("good.yaml", kSpec);
+  const std::string gpu = dir.write("gpu.yaml", "hardware: nosuchgpu\nproblems: [{n: 64, d: 64}]\nschedules: flash2\n");
+  const std::string kv =
+      dir.write("kv.yaml", "hardware: a100\nproblems: [{n: 64, d: 64, heads: 6, kv_heads: 4}]\nschedules: flash2\n");
+  const BadInput cases[] = {
+      {{"sweep", good, "--list", "--shard", "3/2"}, "--shard must be k/N with 0 <= k < N (got '3/2'"},
+      {{"sweep", good, "--list", "--shard", "0/0"}, "--shard must be k/N"},
+      {{"sweep", good, "--list", "--shard", "-1/2"}, "--shard must be k/N"},
+      {{"sweep", good, "--list", "--shard", "a/b"}, "--shard must be k/N"},
+      {{"sweep", good, "--list", "--points", "5:2"}, "--points: the range '5:2' is empty"},
+      {{"sweep", gpu, "--list"}, "nosuchgpu"},
+      {{"sweep", kv, "--list"}, "kv_heads"},
+      {{"sweep", good, "--list", "--pending", "-o", dir.path() + "/o.jsonl"}, "give --list or --pending, not both"},
+  };
+  check_bad_inputs(cases);
+  // With --shard, --list lists the shard's points, numbered as in the whole sweep.
+  const CliResult r = cli({"sweep", good, "--list", "--shard", "1/3"});
+  REQUIRE(r.code == 0);
+  CHECK(lines(r.out) == 16);
+  CHECK(r.out.rfind("1\t{", 0) == 0);
+}
+
+TEST_CASE("a sweep whose lists multiply past the limits is refused before a point is built, with the count") {
+  TempDir dir;
+  // 1000 × 1000 × 1000 = 10^9 points in a file of a few kilobytes.
+  std::string list = "[";
+  for (int i = 1; i <= 1000; ++i) list += std::to_string(i) + (i < 1000 ? ", " : "]");
+  const std::string spec = dir.write("huge.yaml", "hardware: teaching\nproblems: [{n: " + list + ", d: " + list +
+                                                      ", heads: " + list + "}]\nschedules: flash2\n");
+  // As a process under `timeout`: a regression would take gigabytes and minutes, not hang the suite.
+  const CliResult r = process_with_env("timeout 60", "sweep " + spec + " --list");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("1000000000 points") != std::string::npos);
+  CHECK(r.err.find("--max-memory") != std::string::npos);
+  // Lists whose product leaves 64 bits.
+  std::string many = "hardware: teaching\nproblems: [{n: " + list + ", d: " + list + ", heads: " + list + ", batch: " +
+                     list + ", kv_heads: " + list + ", n_kv: " + list + ", dtype: [fp16, fp32, bf16, fp8]}]\n" +
+                     "schedules: flash2\ntiles: [menu, default]\nwarps: " + list + "\nstages: [1, 2, 3, 4, 5, 6, 7, 8]\n";
+  const CliResult o = process_with_env("timeout 60", "sweep " + dir.write("over.yaml", many) + " --list");
+  CHECK(o.code == 2);
+  CHECK(lines(o.err) == 1);
+  CHECK(o.err.find("more than 2^64 points") != std::string::npos);
+  // The bound is counted, not built: it also covers --max-time.
+  const CliResult t = cli({"sweep", spec, "--list", "--max-memory", "4000GiB", "--max-time", "1m"});
+  CHECK(t.code == 2);
+  CHECK(t.err.find("1000000000 points") != std::string::npos);
+  CHECK(t.err.find("--max-time") != std::string::npos);
+}
+
+TEST_CASE("an incomplete record (a key without its fields) runs again; merge refuses it with its line") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", kSpec);
+  const std::string serial = dir.path() + "/serial.jsonl";
+  REQUIRE(cli({"sweep", spec, "-o", serial, "-q"}).code == 0);
+  const std::string full = slurp(serial);
+  const std::vector<std::string> lines = file_lines(serial);
+  std::string text;
+  for (std::size_t i = 0; i < 10; ++i) text += lines[i] + "\n";
+  text += "{\"key\":" + std::string(*sw::record_key(lines[10])) + "}\n";  // a key alone
+  text += lines[11].substr(0, lines[11].size() - 1) + "\n";           // a record cut short, then a newline
+  for (std::size_t i = 12; i < 20; ++i) text += lines[i] + "\n";
+  const std::string part = dir.write("part.jsonl", text);
+
+  const sw::RecordFile f = sw::parse_records(text, "part.jsonl");
+  CHECK(f.lines.size() == 18);
+  CHECK(f.incomplete_lines == std::vector<std::size_t>{11, 12});
+
+  const CliResult m = cli({"sweep", "merge", part, "-o", dir.path() + "/m.jsonl"});
+  CHECK(m.code == 2);
+  CHECK(m.err.find("part.jsonl:11: an incomplete record") != std::string::npos);
+
+  const CliResult r = cli({"sweep", spec, "-o", part});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("2 incomplete record(s)") != std::string::npos);
+  CHECK(r.err.find("18 already in") != std::string::npos);
+  CHECK(r.err.find("30 run") != std::string::npos);
+  CHECK(slurp(part) == full);
+}
+
+TEST_CASE("one writer per records file: a second is refused, or waits with --wait") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", kSpec);
+  const std::string serial = dir.path() + "/serial.jsonl";
+  REQUIRE(cli({"sweep", spec, "-o", serial, "-q"}).code == 0);
+  const std::string out = dir.write("out.jsonl", file_lines(serial)[0] + "\n");
+
+  const int fd = ::open(out.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX) == 0);  // another run holds the file
+  const BadInput cases[] = {
+      {{"sweep", spec, "-o", out}, "out.jsonl: another iosim sweep is writing it"},
+      {{"sweep", spec, "-o", out, "--pending"}, "another iosim sweep is writing it"},
+      {{"sweep", "merge", out, "-o", "-"}, "another iosim sweep is writing it"},
+      {{"sweep", "merge", serial, "-o", out}, "another iosim sweep is writing it"},
+  };
+  check_bad_inputs(cases);
+  CHECK(file_lines(out).size() == 1);
+
+  std::thread holder([fd] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::close(fd);  // releases the lock
+  });
+  const CliResult r = cli({"sweep", spec, "-o", out, "--wait", "-q"});
+  holder.join();
+  CHECK(r.code == 0);
+  CHECK(slurp(out) == slurp(serial));
+  const CliResult stdout_wait = cli({"sweep", spec, "-o", "-", "--wait"});
+  CHECK(stdout_wait.code == 2);
+  CHECK(stdout_wait.err.find("--wait is for a records file") != std::string::npos);
+}
+
+TEST_CASE("special files as sweep or records files: one line naming what they are, never a hang") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", kSpec);
+  const std::string fifo = dir.path() + "/fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string fifo_spec = dir.path() + "/fifo.yaml";
+  REQUIRE(::mkfifo(fifo_spec.c_str(), 0600) == 0);
+  struct Case {
+    std::string args;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"sweep " + spec + " -o " + fifo, "fifo: is a FIFO, not a regular file"},
+      {"sweep " + fifo_spec + " --list", "fifo.yaml: is a FIFO, not a regular file"},
+      {"sweep merge " + fifo + " -o -", "fifo: is a FIFO, not a regular file"},
+      {"sweep merge " + spec + " -o " + fifo, "fifo: is a FIFO"},
+      {"sweep " + spec + " -o /dev/zero", "/dev/zero: is a character device, not a regular file"},
+      {"sweep " + spec + " -o /dev/urandom", "/dev/urandom: is a character device"},
+      {"sweep " + spec + " -o /dev/full", "/dev/full: is a character device"},
+      {"sweep " + spec + " -o /dev/zero --pending", "/dev/zero: is a character device"},
+      {"sweep merge /dev/zero -o -", "/dev/zero: is a character device"},
+      {"sweep merge /dev/urandom -o -", "/dev/urandom: is a character device"},
+      {"sweep " + spec + " -o " + dir.path(), "is a folder, not a regular file"},
+  };
+  for (const Case& c : cases) {
+    // As a process under `timeout` (and a memory limit, where the sanitizers' reserved address space
+    // does not exceed it): a regression hangs or grows, the test fails.
+#ifdef IOSIM_SANITIZED
+    const CliResult r = process_with_env("timeout 20", c.args);
+#else
+    const CliResult r = process_with_env("ulimit -v 4000000; timeout 20", c.args);
+#endif
+    CAPTURE(c.args);
+    CAPTURE(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(c.says) != std::string::npos);
+  }
+}
+
+TEST_CASE("a records file larger than half of --max-memory is refused before it is read") {
+  TempDir dir;
+  const std::string spec = dir.write("s.yaml", kSpec);
+  const std::string serial = dir.path() + "/serial.jsonl";
+  REQUIRE(cli({"sweep", spec, "-o", serial, "-q"}).code == 0);
+  const std::vector<std::string> lines = file_lines(serial);
+  // --max-memory 9MiB: the sweep's own 48 points fit (8 MiB and a little), a records file of more than
+  // 4.5 MiB does not.
+  std::string big;
+  while (big.size() <= (9u << 20) / 2) big += lines[0] + "\n";
+  const std::string two = dir.write("two.jsonl", big);
+  const BadInput cases[] = {
+      {{"sweep", spec, "-o", two, "--max-memory", "9MiB"}, "two.jsonl: a records file of"},
+      {{"sweep", spec, "-o", two, "--pending", "--max-memory", "9MiB"},
+       "more than the 4718592 it may be (half of --max-memory"},
+      {{"sweep", "merge", two, "-o", "-", "--max-memory", "9MiB"}, "more than the 4718592 it may be"},
+      {{"sweep", "merge", two, "-o", "-", "--max-memory", "lots"}, "--max-memory must be a positive size"},
+  };
+  check_bad_inputs(cases);
+  CHECK(slurp(two) == big);
 }

@@ -6,10 +6,14 @@
 3. --engine ray with a local runtime of 2 workers: the serial file; and again on a file that holds
    some records out of order and an incomplete last line: the serial file;
 4. Ray missing (an `import ray` that fails), no Python, or an address with no cluster: one line on
-   stderr, exit 2.
+   stderr, exit 2;
+5. two runs started at once on one file: one writes it, the other is refused (or both finish one
+   after the other), never a record twice; a file whose lock another process holds: refused, or
+   waited for with --wait.
 
 Usage: sweep_engines.py BUILD/iosim. Exit 77 (ctest: skipped) when Ray is not installed, unless CI is set.
 """
+import fcntl
 import os
 import signal
 import subprocess
@@ -41,7 +45,7 @@ def check(cond, what):
 
 
 def run(args, env=None, check_rc=True):
-    p = subprocess.run(args, capture_output=True, env=env)
+    p = subprocess.run(args, capture_output=True, env=env, timeout=300)
     if check_rc and p.returncode != 0:
         print(f"FAIL  {' '.join(args)} exited {p.returncode}: {p.stderr.decode()}")
         sys.exit(1)
@@ -95,6 +99,45 @@ def main():
         print(f"      killed: {killed}, with {left} of {count} records written")
         run([iosim, "sweep", spec, "-o", out("killed.jsonl"), "-q"])
         check(read(out("killed.jsonl")) == serial, "a killed run, run again: the serial records")
+
+        # Two runs at once on one file: one holds the file's lock, the other is refused with one line
+        # (or starts after the first has finished, and finds nothing to run); never a record twice.
+        both = [subprocess.Popen([iosim, "sweep", spec, "-o", out("twice.jsonl"), "-q"], stderr=subprocess.PIPE)
+                for _ in range(2)]
+        results = [(p.wait(timeout=300), p.stderr.read().decode()) for p in both]
+        codes = sorted(c for c, _ in results)
+        refused = [e for c, e in results if c == 2]
+        check(codes in ([0, 0], [0, 2]) and all(e.count("\n") == 1 and "another iosim sweep is writing it" in e
+                                                for e in refused),
+              f"two runs at once: one runs, the other is refused in one line ({results})")
+        check(read(out("twice.jsonl")) == serial, "two runs at once: every record once, the serial records")
+
+        # A file whose lock another process holds: refused at once; with --wait, run once it is let go.
+        with open(out("held.jsonl"), "wb") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            p = run([iosim, "sweep", spec, "-o", out("held.jsonl")], check_rc=False)
+            err = p.stderr.decode()
+            check(p.returncode == 2 and err.count("\n") == 1 and "another iosim sweep is writing it" in err,
+                  f"a held file: exit 2 and one line ({p.returncode}: {err.strip()})")
+            waiting = subprocess.Popen([iosim, "sweep", spec, "-o", out("held.jsonl"), "--wait", "-q"])
+            time.sleep(1)
+            check(waiting.poll() is None, "--wait: still waiting while the lock is held")
+        code = waiting.wait(timeout=300)
+        check(code == 0 and read(out("held.jsonl")) == serial, "--wait: runs once the lock is let go")
+
+        # Special files: a FIFO blocks an open for ever, /dev/zero never ends; both are refused at once.
+        fifo = out("fifo")
+        os.mkfifo(fifo)
+        for args in (["sweep", spec, "-o", fifo], ["sweep", fifo, "--list"], ["sweep", "merge", fifo, "-o", "-"],
+                     ["sweep", spec, "-o", "/dev/zero"], ["sweep", spec, "-o", "/dev/full", "--pending"],
+                     ["sweep", "merge", "/dev/urandom", "-o", out("m.jsonl")]):
+            try:
+                p = subprocess.run([iosim] + args, capture_output=True, timeout=20)
+                err = p.stderr.decode()
+                ok = p.returncode == 2 and err.count("\n") == 1 and "not a regular file" in err and not p.stdout
+                check(ok, f"{' '.join(args)}: exit 2 and one line ({p.returncode}: {err.strip()})")
+            except subprocess.TimeoutExpired:
+                check(False, f"{' '.join(args)}: hangs (killed after 20 s)")
 
         # Ray missing: an `import ray` that fails, ahead of the real one on the path.
         fake = os.path.join(tmp, "fake")

@@ -2,15 +2,17 @@
 // `iosim sweep merge A.jsonl B.jsonl … -o OUT.jsonl` (docs/sweeps.md).
 #include "src/cli/cmd_sweep.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "sim/core/error.h"
 #include "sim/core/progress.h"
 #include "src/cli/app.h"
 #include "src/cli/limits.h"
+#include "src/cli/records_lock.h"
+#include "src/cli/sweep_count.h"
 #include "src/cli/sweep_points.h"
 #include "src/cli/sweep_records.h"
 #include "src/config/yaml_map.h"
@@ -79,39 +81,118 @@ std::string as_ranges(const std::vector<std::size_t>& idx) {
   return out;
 }
 
-/// The records already in `out`, its incomplete last line (a killed run) cut off first.
-std::set<std::string, std::less<>> done_keys(const std::string& out, bool quiet, std::ostream& notes) {
-  const RecordFile f = read_records(out, /*missing_ok=*/true);
+/// How much of a records file may be read: its text and its lines are held at once.
+std::uint64_t records_file_limit(const Limits& limits) { return limits.bytes / 2; }
+constexpr const char* kRecordsLimitHint = " (half of --max-memory: allow a larger one with a larger --max-memory)";
+
+/// The records already in `out`, its incomplete last line (a killed run) cut off first; incomplete
+/// records inside the file count as not run (`incomplete` tells whether there were any).
+std::set<std::string, std::less<>> done_keys(const std::string& out, const Limits& limits, bool quiet,
+                                             std::ostream& notes, bool& incomplete) {
+  const RecordFile f = read_records(out, /*missing_ok=*/true, records_file_limit(limits), kRecordsLimitHint);
   if (f.incomplete_tail) {
     std::error_code ec;
     std::filesystem::resize_file(out, f.complete_bytes, ec);
     if (ec) throw InputError(out + ": cannot cut its incomplete last line (" + ec.message() + ")");
     if (!quiet) notes << "sweep: " << out << ": cut an incomplete last line (a killed run); its point runs again\n";
   }
+  incomplete = !f.incomplete_lines.empty();
+  if (incomplete && !quiet) {
+    notes << "sweep: " << out << ": " << f.incomplete_lines.size() << " incomplete record(s) (a key without the run's "
+          << "fields; the first at line " << f.incomplete_lines.front() << "): their points run again\n";
+  }
+  (void)merge_records(f.lines);  // two different records for one point: refused before any point runs
   std::set<std::string, std::less<>> keys;
   for (const std::string& l : f.lines) keys.emplace(*record_key(l));
   return keys;
 }
 
-/// The file sorted by key, each record once, when it is not already (it resumed work of another order).
-void canonicalize(const std::string& out) {
-  const RecordFile f = read_records(out, /*missing_ok=*/false);
+/// The file sorted by key, each record once and no incomplete record, when it is not already (it
+/// resumed work of another order, or held incomplete records).
+void canonicalize(const std::string& out, const Limits& limits) {
+  const RecordFile f = read_records(out, /*missing_ok=*/false, records_file_limit(limits), kRecordsLimitHint);
   std::vector<std::string> merged = merge_records(f.lines);
-  if (merged != f.lines) write_records(out, merged, std::cout);
+  if (merged != f.lines || !f.incomplete_lines.empty()) write_records(out, merged, std::cout);
 }
 
 int merge_command(const SweepFlags& f, std::ostream& out) {
   if (f.merge_out.empty()) throw InputError("sweep merge: give the output file: -o OUT.jsonl (or -o - for stdout)");
+  const Limits limits = resolve_limits("", f.merge_max_memory);
+  // The output first (it may be one of the inputs): no sweep may be appending to it while it is replaced.
+  RecordsLock out_lock;
+  if (f.merge_out != "-") {
+    out_lock = RecordsLock::acquire(f.merge_out, RecordsLock::Mode::exclusive, /*create=*/false, f.merge_wait);
+  }
+  std::uint64_t budget = records_file_limit(limits);
+  std::vector<RecordsLock> in_locks;
   std::vector<std::string> all;
   for (const std::string& in : f.merge_inputs) {
-    RecordFile r = read_records(in, /*missing_ok=*/false);
+    if (!out_lock.is(in)) {
+      in_locks.push_back(RecordsLock::acquire(in, RecordsLock::Mode::shared, /*create=*/false, f.merge_wait));
+    }
+    RecordFile r = read_records(in, /*missing_ok=*/false, budget, " (half of --max-memory for all the inputs together: "
+                                "allow more with a larger --max-memory)");
     if (r.incomplete_tail) {
       throw InputError(in + ": its last line is incomplete (a killed run): run that sweep again to finish it first");
     }
+    if (!r.incomplete_lines.empty()) {
+      throw InputError(in + ":" + std::to_string(r.incomplete_lines.front()) +
+                       ": an incomplete record (a key without the run's fields): run that sweep again to finish it first");
+    }
+    budget -= std::min(budget, r.complete_bytes);
     for (std::string& l : r.lines) all.push_back(std::move(l));
   }
   write_records(f.merge_out, merge_records(std::move(all)), out);
   return kExitOk;
+}
+
+/// What every use of a sweep file checks, --list and --pending as much as a run: the flags, the
+/// number of points (before they are built), each point's hardware, problem, schedule and tile.
+struct SweepPlan {
+  Limits limits;
+  std::vector<SweepPoint> points;
+  std::vector<std::size_t> selected;  ///< --shard, --points or all, in the canonical order
+};
+
+SweepPlan plan_sweep(const SweepFlags& f) {
+  if (f.spec.empty()) throw InputError("sweep: give the sweep file: iosim sweep SPEC.yaml -o OUT.jsonl (docs/sweeps.md)");
+  const bool ray = f.engine == "ray";
+  if (!ray && (!f.ray_address.empty() || f.workers || f.chunk)) {
+    throw InputError("sweep: --ray-address, --workers and --chunk are for --engine ray");
+  }
+  if (!f.shard.empty() && !f.points.empty()) throw InputError("sweep: give --shard or --points, not both");
+  if (ray && (!f.shard.empty() || !f.points.empty() || f.list || f.pending)) {
+    throw InputError("sweep: --engine ray runs every point itself; --shard, --points, --list and --pending are serial");
+  }
+  if (f.list && f.pending) throw InputError("sweep: give --list or --pending, not both");
+  if (f.wait && f.list) throw InputError("sweep: --wait is for a run that writes -o; --list reads no records");
+  if (!f.shard.empty()) (void)shard_points(f.shard, 0);  // its form, before the sweep file is read
+  SweepPlan plan;
+  plan.limits = resolve_limits(f.max_time, f.max_memory);
+  const config::SweepSpec spec = config::load_sweep_spec(f.spec);
+  bound_points(spec, plan.limits);  // before a point is built
+  plan.points = expand(spec);
+  if (!f.shard.empty()) {
+    plan.selected = shard_points(f.shard, plan.points.size());
+  } else if (!f.points.empty()) {
+    plan.selected = listed_points(f.points, plan.points.size());
+  } else {
+    for (std::size_t i = 0; i < plan.points.size(); ++i) plan.selected.push_back(i);
+  }
+  return plan;
+}
+
+/// Every point in `idx` runs, or the first that cannot throws its one line: nothing has run yet.
+void check_points(const SweepPlan& plan, const std::vector<std::size_t>& idx) {
+  for (std::size_t i : idx) check_point(plan.points[i], plan.limits);
+}
+
+std::vector<std::size_t> not_done(const SweepPlan& plan, const std::set<std::string, std::less<>>& done) {
+  std::vector<std::size_t> todo;
+  for (std::size_t i : plan.selected) {
+    if (!done.contains(plan.points[i].key)) todo.push_back(i);
+  }
+  return todo;
 }
 
 }  // namespace
@@ -131,79 +212,73 @@ CLI::App* add_sweep_command(CLI::App& app, SweepFlags& f) {
       ->check(CLI::PositiveNumber);
   sweep->add_flag("--list", f.list, "print each point's index and key, run nothing");
   sweep->add_flag("--pending", f.pending, "print the points not yet in --out as i:j ranges, run nothing");
+  sweep->add_flag("--wait", f.wait, "when another run is writing --out, wait for it to finish instead of refusing");
   sweep->add_option("--max-time", f.max_time, "refuse a point estimated to take longer (default 10m)");
   sweep->add_option("--max-memory", f.max_memory, "refuse a point estimated to need more memory (default 8GiB)");
   f.merge = sweep->add_subcommand("merge", "merge records files: sorted by point key, each point once");
   f.merge->add_option("files", f.merge_inputs, "records files (iosim sweep -o …)")->required();
   f.merge->add_option("--out,-o", f.merge_out, "the merged file (may be one of the inputs); - for stdout");
+  f.merge->add_flag("--wait", f.merge_wait, "when a run is writing a file, wait for it instead of refusing");
+  f.merge->add_option("--max-memory", f.merge_max_memory, "refuse inputs larger than half of this (default 8GiB)");
   sweep->require_subcommand(0, 1);
   return sweep;
 }
 
 int sweep_command(const SweepFlags& f, bool quiet, std::ostream& out, std::ostream& notes) {
   if (f.merge != nullptr && f.merge->parsed()) return merge_command(f, out);
-  if (f.spec.empty()) throw InputError("sweep: give the sweep file: iosim sweep SPEC.yaml -o OUT.jsonl (docs/sweeps.md)");
-  const bool ray = f.engine == "ray";
-  if (!ray && (!f.ray_address.empty() || f.workers || f.chunk)) {
-    throw InputError("sweep: --ray-address, --workers and --chunk are for --engine ray");
-  }
-  if (!f.shard.empty() && !f.points.empty()) throw InputError("sweep: give --shard or --points, not both");
-  if (ray && (!f.shard.empty() || !f.points.empty() || f.list || f.pending)) {
-    throw InputError("sweep: --engine ray runs every point itself; --shard, --points, --list and --pending are serial");
-  }
-  const Limits limits = resolve_limits(f.max_time, f.max_memory);
-  const std::vector<SweepPoint> points = expand(config::load_sweep_spec(f.spec));
+  const SweepPlan plan = plan_sweep(f);
   if (f.list) {
-    for (std::size_t i = 0; i < points.size(); ++i) out << i << '\t' << points[i].key << '\n';
+    check_points(plan, plan.selected);
+    for (std::size_t i : plan.selected) out << i << '\t' << plan.points[i].key << '\n';
     return kExitOk;
   }
+  const bool ray = f.engine == "ray";
   if (f.out.empty()) throw InputError("sweep: give the records file: -o OUT.jsonl (or -o - for stdout)");
   if (f.out == "-" && (ray || f.pending)) throw InputError("sweep: --engine ray and --pending need a file for -o");
+  if (f.out == "-" && f.wait) throw InputError("sweep: --wait is for a records file (-o OUT.jsonl), not stdout");
 
-  std::vector<std::size_t> selected;
-  if (!f.shard.empty()) {
-    selected = shard_points(f.shard, points.size());
-  } else if (!f.points.empty()) {
-    selected = listed_points(f.points, points.size());
-  } else {
-    for (std::size_t i = 0; i < points.size(); ++i) selected.push_back(i);
-  }
-  const std::set<std::string, std::less<>> done =
-      f.out == "-" ? std::set<std::string, std::less<>>{} : done_keys(f.out, quiet, notes);
-  std::vector<std::size_t> todo;
-  for (std::size_t i : selected) {
-    if (!done.contains(points[i].key)) todo.push_back(i);
-  }
-  for (std::size_t i : todo) check_point(points[i], limits);  // bad input fails before any point runs
+  // One writer per file: the lock is held from reading what is done to the last record appended.
+  // A file that is not there yet is created (and locked) only once every point has been checked.
+  const bool to_file = f.out != "-";
+  RecordsLock lock;
+  if (to_file) lock = RecordsLock::acquire(f.out, RecordsLock::Mode::exclusive, /*create=*/false, f.wait);
+  bool incomplete = false;
+  std::set<std::string, std::less<>> done;
+  if (lock.held()) done = done_keys(f.out, plan.limits, quiet, notes, incomplete);
+  std::vector<std::size_t> todo = not_done(plan, done);
+  check_points(plan, todo);  // bad input fails before any point runs
   if (f.pending) {
     out << as_ranges(todo) << '\n';
     return kExitOk;
   }
-  if (ray) return run_sweep_on_ray(f, quiet);
-
-  std::ofstream file;
-  if (f.out != "-") {
-    file.open(f.out, std::ios::binary | std::ios::app);
-    if (!file) throw InputError(f.out + ": cannot be written");
+  if (ray) {
+    lock.release();  // the driver runs --pending and merge on the file itself, one after the other
+    return run_sweep_on_ray(f, quiet);
   }
-  std::ostream& records = f.out == "-" ? out : file;
+  if (to_file && !lock.held()) {
+    lock = RecordsLock::acquire(f.out, RecordsLock::Mode::exclusive, /*create=*/true, f.wait);
+    done = done_keys(f.out, plan.limits, quiet, notes, incomplete);  // another run may have made it meanwhile
+    todo = not_done(plan, done);
+  }
+
   for (std::size_t k = 0; k < todo.size(); ++k) {
     std::string line;
     {
       const ProgressMute mute;  // the sweep reports points, not each point's inner work
-      line = run_point(points[todo[k]], limits);
+      line = run_point(plan.points[todo[k]], plan.limits);
     }
-    records << line << std::flush;  // whole records: a kill leaves at most one incomplete line
-    if (!records) throw InputError(f.out + ": cannot be written");
+    if (to_file) {
+      lock.append(line);  // whole records, each one write: a kill leaves at most one incomplete line
+    } else {
+      out << line << std::flush;
+      if (!out) throw InputError("standard output cannot be written");
+    }
     report_progress("sweep: points", k + 1, todo.size());
   }
-  if (f.out != "-") {
-    file.close();
-    if (!done.empty()) canonicalize(f.out);
-  }
+  if (to_file && (!done.empty() || incomplete)) canonicalize(f.out, plan.limits);
   if (!quiet) {
-    notes << "sweep: " << selected.size() << " of " << points.size() << " points; " << selected.size() - todo.size()
-          << " already in " << f.out << ", " << todo.size() << " run\n";
+    notes << "sweep: " << plan.selected.size() << " of " << plan.points.size() << " points; "
+          << plan.selected.size() - todo.size() << " already in " << f.out << ", " << todo.size() << " run\n";
   }
   return kExitOk;
 }

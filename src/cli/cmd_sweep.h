@@ -22,11 +22,14 @@ struct SweepFlags {
   std::optional<std::size_t> chunk;    ///< --engine ray: points per task
   bool list = false;        ///< print the points' indices and keys, run nothing
   bool pending = false;     ///< print the selected points not yet in OUT as i:j ranges, run nothing
+  bool wait = false;        ///< another run holds OUT's lock: wait for it instead of refusing
   std::string max_time, max_memory;  ///< per point
   // `iosim sweep merge FILE… -o OUT`
   CLI::App* merge = nullptr;
   std::vector<std::string> merge_inputs;
   std::string merge_out;
+  bool merge_wait = false;
+  std::string merge_max_memory;
 };
 
 /// Registers `sweep` and its `merge` on `app`; the flags land in `f`.

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <system_error>
 
 #include "sim/core/error.h"
+#include "src/config/plain_file.h"
 #include "src/config/yaml_map.h"
 
 namespace iosim::cli {
@@ -103,12 +103,43 @@ std::optional<std::string_view> record_key(std::string_view line) {
     } else if (c == '{') {
       ++depth;
     } else if (c == '}' && --depth == 0) {
-      // The record goes on after its key (`,` and the run's fields) and ends with its own '}'.
-      if (k + 1 >= line.size() || line.back() != '}') return std::nullopt;
       return line.substr(start, k + 1 - start);
     }
   }
   return std::nullopt;
+}
+
+bool record_complete(std::string_view line) {
+  const std::optional<std::string_view> key = record_key(line);
+  if (!key) return false;
+  // After the key: `,"` and the run's first member (a key alone is no record).
+  const std::size_t after = kRecordStart.size() + key->size();
+  if (after + 1 >= line.size() || line[after] != ',' || line[after + 1] != '"') return false;
+  // The whole line one object: brackets balance, and close for the first time at the last byte.
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t k = 0; k < line.size(); ++k) {
+    const char c = line[k];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return k + 1 == line.size();
+      if (depth < 0) return false;
+    }
+  }
+  return false;
 }
 
 bool key_less(std::string_view a, std::string_view b) {
@@ -116,18 +147,8 @@ bool key_less(std::string_view a, std::string_view b) {
   return c != 0 ? c < 0 : a < b;
 }
 
-RecordFile read_records(const std::string& path, bool missing_ok) {
+RecordFile parse_records(std::string_view text, const std::string& path) {
   RecordFile f;
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    if (missing_ok) return f;
-    throw InputError(path + ": no such file");
-  }
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a records file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot be read");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(path + ": cannot be read");
   std::size_t start = 0, line_no = 1;
   for (;;) {
     const std::size_t nl = text.find('\n', start);
@@ -137,13 +158,27 @@ RecordFile read_records(const std::string& path, bool missing_ok) {
       throw InputError(path + ":" + std::to_string(line_no) + ": not a sweep record (a line starting {\"key\":{…}): '" +
                        config::printable(line) + "'");
     }
-    f.lines.emplace_back(line);
+    if (record_complete(line)) {
+      f.lines.emplace_back(line);
+    } else {
+      f.incomplete_lines.push_back(line_no);
+    }
     start = nl + 1;
     ++line_no;
   }
   f.complete_bytes = start;
   f.incomplete_tail = start < text.size();
   return f;
+}
+
+RecordFile read_records(const std::string& path, bool missing_ok, std::uint64_t max_bytes,
+                        const std::string& limit_hint) {
+  const std::optional<std::string> text = config::read_regular_file(path, max_bytes, "a records file", limit_hint);
+  if (!text) {
+    if (missing_ok) return {};
+    throw InputError(path + ": no such file");
+  }
+  return parse_records(*text, path);
 }
 
 std::vector<std::string> merge_records(std::vector<std::string> lines) {
@@ -170,7 +205,10 @@ void write_records(const std::string& path, const std::vector<std::string>& line
     out.flush();
     return;
   }
+  // Not a FIFO or a device: the rename would replace it, and opening the temporary file could block.
+  config::require_regular_file(path, "a records file");
   const std::string tmp = path + ".tmp";
+  config::require_regular_file(tmp, "the temporary records file");
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) throw InputError(tmp + ": cannot be written");

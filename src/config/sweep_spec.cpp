@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "src/config/plain_file.h"
 #include "src/config/scenario.h"
 #include "src/config/search_path.h"
 #include "src/config/yaml_map.h"
@@ -64,7 +65,9 @@ std::vector<std::uint64_t> or_scenario(std::vector<std::uint64_t> listed, const 
 SweepProblem read_problem(YamlMap& m) {
   Scenario sc;
   if (const std::optional<std::string> name = m.optional_string("scenario")) {
-    sc = load_scenario(find_file(*name, scenario_dir(), "scenario"));
+    const std::string file = find_file(*name, scenario_dir(), "scenario");
+    require_regular_file(file, "a scenario");  // a FIFO would block the read for ever
+    sc = load_scenario(file);
   }
   SweepProblem p;
   p.batch = or_scenario(m.positive_integer_list("batch"), sc.batch);
@@ -119,6 +122,7 @@ SweepBlock read_block(YamlMap& m) {
 }  // namespace
 
 SweepSpec load_sweep_spec(const std::string& path) {
+  require_regular_file(path, "a sweep file");  // a FIFO would block the read for ever, /dev/zero never end
   const YAML::Node doc = load_yaml_file(path);
   SweepSpec s;
   s.file = path;
