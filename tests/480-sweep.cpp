@@ -439,7 +439,7 @@ TEST_CASE("special files as sweep or records files: one line naming what they ar
       {"sweep " + spec + " -o /dev/zero --pending", "/dev/zero: is a character device"},
       {"sweep merge /dev/zero -o -", "/dev/zero: is a character device"},
       {"sweep merge /dev/urandom -o -", "/dev/urandom: is a character device"},
-      {"sweep " + spec + " -o " + dir.path(), "is a folder, not a regular file"},
+      {"sweep " + spec + " -o " + dir.path(), "is a directory, not a regular file"},
   };
   for (const Case& c : cases) {
     // As a process under `timeout` (and a memory limit, where the sanitizers' reserved address space

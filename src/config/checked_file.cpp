@@ -73,6 +73,8 @@ class Fd {
 
 }  // namespace
 
+std::string file_kind_of_mode(unsigned mode) { return S_ISREG(mode) ? "" : kind_of(static_cast<mode_t>(mode)); }
+
 std::string special_file_kind(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";

@@ -30,4 +30,7 @@ void write_regular_file(const std::string& path, std::string_view text);
 /// file or a path that does not exist.
 [[nodiscard]] std::string special_file_kind(const std::string& path);
 
+/// The same for a file whose stat(2) st_mode is `mode` (of an open descriptor: fstat); "" when regular.
+[[nodiscard]] std::string file_kind_of_mode(unsigned mode);
+
 }  // namespace iosim::config

@@ -9,19 +9,17 @@
 #include <unistd.h>
 
 #include "sim/core/error.h"
+#include "src/config/checked_file.h"
 
 namespace iosim::config {
 
 namespace {
 
+/// What a file of `mode` is when it is not a regular one (checked_file.h's names), else nullopt.
 std::optional<std::string> kind_of(mode_t mode) {
-  if (S_ISREG(mode)) return std::nullopt;
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
+  std::string kind = file_kind_of_mode(mode);
+  if (kind.empty()) return std::nullopt;
+  return kind;
 }
 
 [[noreturn]] void refuse(const std::string& path, const std::string& kind, const std::string& what) {
@@ -39,9 +37,9 @@ struct Fd {
 }  // namespace
 
 std::optional<std::string> not_a_regular_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;  // nothing there (or unreadable: the open says)
-  return kind_of(st.st_mode);
+  std::string kind = special_file_kind(path);  // "" for a regular file or nothing there (the open says)
+  if (kind.empty()) return std::nullopt;
+  return kind;
 }
 
 void require_regular_file(const std::string& path, const std::string& what) {

@@ -10,7 +10,7 @@
 
 namespace iosim::config {
 
-/// What `path` is when it is not a regular file ("a FIFO", "a character device", "a folder", …);
+/// What `path` is when it is not a regular file ("a FIFO", "a character device", "a directory", …: checked_file.h's names);
 /// nullopt for a regular file or a path where nothing is (stat(2), which never blocks).
 [[nodiscard]] std::optional<std::string> not_a_regular_file(const std::string& path);
 
