@@ -1,0 +1,43 @@
+"""`iosim tiles --kernels triton` end to end at one small shape: the Triton menu compiled for sm_90 on the
+CPU (or read from the cache), priced from the records; and iosim.triton.prune on that ranking."""
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+pytest.importorskip("triton", reason="--kernels triton needs triton (scripts/setup --triton)")
+
+IOSIM = os.environ.get("IOSIM_BIN", "build/iosim")
+ARGS = ["tiles", "-c", "h200", "--n", "1024", "--d", "64", "--kernels", "triton", "-f", "json", "--quiet"]
+
+
+def _run(tmp_cache):
+    env = dict(os.environ, IOSIM_CACHE_DIR=str(tmp_cache))
+    start = time.monotonic()
+    r = subprocess.run([IOSIM, *ARGS], capture_output=True, text=True, env=env, timeout=600)
+    return r, time.monotonic() - start
+
+
+def test_tiles_kernels_triton(tmp_path):
+    cold, cold_s = _run(tmp_path)
+    assert cold.returncode == 0, cold.stderr
+    cached, cached_s = _run(tmp_path)
+    assert cached.returncode == 0, cached.stderr
+    print(f"iosim tiles --kernels triton: cold {cold_s:.1f} s, cached {cached_s:.1f} s")
+    out = json.loads(cached.stdout)
+    cands = out["candidates"]
+    assert len(cands) == 32  # {32..256}² × warps {4, 8} × stages {2, 3}
+    ok = [c for c in cands if c["feasible"]]
+    assert ok and all("compiled record" in c["priced_from"] for c in ok)
+    assert [c["time_ms"] for c in ok] == sorted(c["time_ms"] for c in ok)
+    assert json.loads(cold.stdout) == out  # the cache changes nothing
+
+
+def test_kernels_triton_refuses_backward():
+    r = subprocess.run([IOSIM, "-c", "h200", "--n", "1024", "--d", "64", "--kernels", "triton", "--pass", "bwd",
+                        "--predict"], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.startswith("iosim: error: --kernels triton") and r.stderr.count("\n") == 1
