@@ -88,9 +88,9 @@ CompiledKernel from_node(const YAML::Node& r) {
       }
     }
     if (!unmasked) throw InputError("no unmasked K/V loop among its loops");
-    const auto outside = [&](const char* name) {
-      const YAML::Node n = r[name];
-      if (!n || !n.IsMap()) throw InputError(std::string("no ") + name);
+    const auto outside = [&](const char* part) {
+      const YAML::Node n = r[part];
+      if (!n || !n.IsMap()) throw InputError(std::string("no ") + part);
       return code_of(n["counts"], n["tensor_opcodes"], n["opcodes"] ? number(n["opcodes"]["BAR"]) : 0);
     };
     k.prologue = outside("prologue");
