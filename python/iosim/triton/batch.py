@@ -27,10 +27,6 @@ def _cached(config: Config) -> dict | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def _compile(fields: dict) -> dict:
-    return compiled_family(Config(**fields))
-
-
 def records(configs: list[dict], jobs: int | None = None) -> list[dict]:
     """The record of every config, cached ones read, the rest compiled `jobs` at a time."""
     parsed = [Config(**c) for c in configs]
@@ -43,7 +39,7 @@ def records(configs: list[dict], jobs: int | None = None) -> list[dict]:
                 out[i] = compiled_family(parsed[i])
         else:
             with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for i, r in zip(missing, pool.map(_compile, [parsed[i].as_dict() for i in missing])):
+                for i, r in zip(missing, pool.map(compiled_family, [parsed[i].as_dict() for i in missing])):
                     out[i] = r
     return [r for r in out if r is not None]
 
