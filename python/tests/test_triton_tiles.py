@@ -29,7 +29,7 @@ def test_tiles_kernels_triton(tmp_path):
     print(f"iosim tiles --kernels triton: cold {cold_s:.1f} s, cached {cached_s:.1f} s")
     out = json.loads(cached.stdout)
     cands = out["candidates"]
-    assert len(cands) == 32  # {32..256}² × warps {4, 8} × stages {2, 3}
+    assert len(cands) == 64  # {32, 64, 128, 256}² × warps {4, 8} × stages {2, 3}
     ok = [c for c in cands if c["feasible"]]
     assert ok and all("compiled record" in c["priced_from"] for c in ok)
     assert [c["time_ms"] for c in ok] == sorted(c["time_ms"] for c in ok)
