@@ -21,10 +21,15 @@ def _run(tmp_cache):
     return r, time.monotonic() - start
 
 
-def test_tiles_kernels_triton(tmp_path):
-    cold, cold_s = _run(tmp_path)
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("triton-cache")
+
+
+def test_tiles_kernels_triton(cache):
+    cold, cold_s = _run(cache)
     assert cold.returncode == 0, cold.stderr
-    cached, cached_s = _run(tmp_path)
+    cached, cached_s = _run(cache)
     assert cached.returncode == 0, cached.stderr
     print(f"iosim tiles --kernels triton: cold {cold_s:.1f} s, cached {cached_s:.1f} s")
     out = json.loads(cached.stdout)
@@ -41,3 +46,19 @@ def test_kernels_triton_refuses_backward():
                         "--predict"], capture_output=True, text=True)
     assert r.returncode == 2
     assert r.stderr.startswith("iosim: error: --kernels triton") and r.stderr.count("\n") == 1
+
+
+def test_prune_keeps_the_fastest(cache, monkeypatch):
+    """iosim.triton.prune as Triton's early_config_prune: the three configs tiles ranks first (the cache
+    from the test above makes it quick)."""
+    import triton
+    import iosim.triton
+    monkeypatch.setenv("IOSIM_CACHE_DIR", str(cache))
+
+    class Q:
+        shape = (1, 1, 1024, 64)
+
+    configs = [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w, num_stages=st)
+               for m in (64, 128) for n in (32, 64) for w in (4, 8) for st in (2, 3)]
+    kept = iosim.triton.prune(configs, {"Q": Q()})
+    assert len(kept) == 3 and all(k in configs for k in kept)
