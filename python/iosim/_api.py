@@ -97,8 +97,9 @@ def tiles(config: Config | None = None, *, n: int | None = None, d: int | None =
           pass_: str | None = None, schedule: str | None = None, splits: int | None = None,
           scenario: str | None = None, launch_order: str | None = None, l2_policy: str | None = None,
           l2: str | None = None, top: int | None = None, max_time: str | float | None = None,
-          max_memory: str | int | None = None, format: str = "json") -> Any:
-    """`iosim tiles`: tile shapes, warps and stages ranked by the GPU model's predicted time."""
+          max_memory: str | int | None = None, kernels: str | None = None, format: str = "json") -> Any:
+    """`iosim tiles`: tile shapes, warps and stages ranked by the GPU model's predicted time;
+    `kernels="triton"` ranks the Triton menu, each priced from its compiled record (--kernels)."""
     return _call("tiles", format, _flags(**_keywords(locals())))
 
 

@@ -23,6 +23,7 @@
 #include <algorithm>
 
 #include "sim/core/mask.h"
+#include "sim/schedule/compiled_kernel.h"
 #include "sim/schedule/defaults.h"
 #include "sim/schedule/factories.h"
 #include "sim/schedule/flash2_step.h"
@@ -41,7 +42,8 @@ class Flash2Forward final : public Schedule {
   explicit Flash2Forward(const ScheduleContext& ctx)
       : p_(ctx.problem),
         warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : (p_.d <= 128 ? 4u : 8u)),
-        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 1u) {
+        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 1u),
+        compiled_(ctx.kernel.compiled) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
     tiles_ = choose_tiles(name(), ctx,
                           menu_tile_or(name(), Pass::fwd, ctx,
@@ -71,6 +73,11 @@ class Flash2Forward final : public Schedule {
   }
 
   LaunchShape launch() const {
+    // A compiled kernel (--kernels triton) launches with its own registers and shared memory, which the
+    // GPU model's concurrency and the time model's occupancy then take.
+    if (compiled_) {
+      return {32 * compiled_->warps, compiled_->registers, Bytes(compiled_->shared_bytes), compiled_->stages, 0};
+    }
     const std::uint32_t threads = 32 * warps_;
     // S and O accumulate in fp32 registers; the project's kernel keeps Q_i's fragments in registers too.
     const double fragments =
@@ -84,6 +91,7 @@ class Flash2Forward final : public Schedule {
   Problem p_;
   std::uint32_t warps_;
   std::uint32_t stages_;
+  std::shared_ptr<const CompiledKernel> compiled_;  ///< --kernels triton: the kernel's compiled record
   TileShape tiles_;
   std::vector<std::string> notes_;
   std::unique_ptr<GridKernel> kernel_;

@@ -40,6 +40,15 @@ inline void flash2_forward_step(const Emitter& e, std::uint64_t rows, const Span
   e.step();
 }
 
+/// Whether a profiled step of flash2_forward_step (`rows` × `cols` scores, head dimension d) was a
+/// masked one: its vector work holds the mask's kMaskPerScore a score beyond an unmasked step's.
+[[nodiscard]] inline bool flash2_forward_step_masked(std::uint64_t rows, std::uint64_t cols, std::uint64_t d,
+                                                     double vector_flops) {
+  const auto unmasked = static_cast<double>(flops::kSoftmaxPerScore * rows * cols + flops::kFlash2PerRowStep * rows +
+                                            flops::kFlash2PerOutputStep * rows * d);
+  return vector_flops >= unmasked + 0.5 * static_cast<double>(flops::kMaskPerScore * rows * cols);
+}
+
 /// One thread block of a Q-outer forward: Q_i loaded once; `step(j, masked, emitter)` for each K/V tile
 /// of width `bc` its rows see (causal: up to the diagonal, the tiles it crosses masked); O_i ← O_i / l,
 /// L_i = m + log l stored.

@@ -158,6 +158,12 @@ std::vector<KernelFamily> make_families() {
                     FamilyModel::sm_steps, {kGridShared}, 0, 3, true, 0, 1, Overlap::staggered, {}, {},
                     {MmaInstruction::wgmma, 4, true, false, {{2, 24, 240}, {3, 32, 160}}}};
   f.push_back(fa3b);
+  // The project's Triton forward (python/iosim/triton/kernels.py, attn_fwd), FlashAttention-2's order:
+  // priced from the compiled record of each configuration (compiled_kernel.h, compiled_step.h), so no
+  // warp layout, register model, overhead or waits here. Queued: the barrier simulation was chosen for
+  // fa2-fwd by measurement, which Triton's kernels have not had.
+  f.push_back({"triton-fa2-fwd", "Triton: python/iosim/triton/kernels.py attn_fwd, its compiled record",
+               FamilyModel::compiled, {}, 0, 0, true, 0, 1, Overlap::queued, {}, {}, {}});
   // Element-wise and row kernels (initialisation, the backward's pre- and post-processing, the
   // split-KV combine): no products, loads waited for at once. Registers: a base of 40 (not measured);
   // dependency waits not measured (none: memory-bound kernels, whose loads the model waits for).
@@ -201,7 +207,10 @@ const RegisterSplit* register_split(const KernelFamily& family, std::uint32_t co
 const KernelFamily& family_of(std::string_view kernel_name, KernelSource source) {
   std::string_view family = "library";
   for (const ScheduleEntry& s : schedule_catalog()) {
-    for (const KernelFamilyOf& k : source == KernelSource::iosim ? s.kernels : s.pytorch_kernels) {
+    const std::span<const KernelFamilyOf> kernels = source == KernelSource::iosim     ? s.kernels
+                                                    : source == KernelSource::pytorch ? s.pytorch_kernels
+                                                                                      : s.triton_kernels;
+    for (const KernelFamilyOf& k : kernels) {
       if (k.kernel == kernel_name) family = k.family;
     }
   }

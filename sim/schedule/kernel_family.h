@@ -58,6 +58,8 @@ enum class FamilyModel : std::uint8_t {
   /// and writes at the rate measured for rows of the problem's n_kv; the roofline where the config
   /// has no such measurement.
   measured_rate,
+  compiled,  ///< the SM model, step by step, each step's instructions taken from the kernel's compiled
+             ///< record (compiled_kernel.h, KernelRequest::compiled) instead of derived (compiled_step.h)
 };
 
 /// How the warps that share an SM sub-partition meet on its pipes.
@@ -175,7 +177,7 @@ struct KernelFamily {
 [[nodiscard]] std::uint32_t family_registers(const KernelFamily& family, double fragment_registers);
 
 /// The family of a kernel, by the kernel's name (Kernel::name()) and whose compiled kernel runs it
-/// (the registry's kernels or pytorch_kernels); the roofline family for a name no family describes.
+/// (the registry's kernels, pytorch_kernels or triton_kernels); the roofline family for a name no family describes.
 [[nodiscard]] const KernelFamily& family_of(std::string_view kernel_name, KernelSource source = KernelSource::iosim);
 
 /// Every family, for tests and docs.

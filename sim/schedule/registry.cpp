@@ -39,6 +39,9 @@ constexpr std::array kFlash2TorchKernels = {
     KernelFamilyOf{"flash2_bwd_group_sum", "library"},
     // FlashAttention-2's split-KV forward on small grids (flash2_fwd.cpp): the forward's code, split
     KernelFamilyOf{"flashdecode_split", "torch-fa2-fwd"}, KernelFamilyOf{"flashdecode_combine", "elementwise"}};
+// The project's Triton forward (python/iosim/triton/kernels.py, attn_fwd): FlashAttention-2's order,
+// priced from its compiled record. Forward only: its backward is not priced yet.
+constexpr std::array kFlash2TritonKernels = {KernelFamilyOf{"flash2_fwd", "triton-fa2-fwd"}};
 constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
                                             KernelFamilyOf{"flashdecode_combine", "elementwise"}};
 constexpr std::array kDtiledKernels = {KernelFamilyOf{"dtiled_fwd", "dtiled"}};
@@ -63,7 +66,7 @@ const std::array kEntries = {
                   kFlash2Kernels,
                   Caps{.tile_search = true, .stages = true, .tiles_default = true, .traced_by_default = true},
                   BoundsRole{.n_sweep = true, .at_m = AtM::quarter_d}, ValidateRole{.ragged_and_bf16 = true},
-                  kFlash2TorchKernels},
+                  kFlash2TorchKernels, kFlash2TritonKernels},
     ScheduleEntry{"flashdecode",
                   "split-KV decoding (Flash-Decoding): a group's query heads packed as one block's rows, "
                   "K/V read once per KV head, split across blocks, then a combine pass",

@@ -86,6 +86,9 @@ struct ScheduleEntry {
   /// PyTorch's kernels that run it (SDPA's flash backend), by the model's kernel names, and their
   /// families; empty: PyTorch has none (`--kernels pytorch` refuses the schedule).
   std::span<const KernelFamilyOf> pytorch_kernels = {};
+  /// The families of the kernels the project's Triton code has for it (python/iosim/triton; --kernels
+  /// triton), priced from their compiled records; empty where it has none.
+  std::span<const KernelFamilyOf> triton_kernels = {};
 
   [[nodiscard]] ScheduleFactory factory(Pass p) const { return p == Pass::fwd ? fwd : bwd; }
 };

@@ -23,6 +23,8 @@
 
 namespace iosim {
 
+struct CompiledKernel;
+
 enum class Pass : std::uint8_t { fwd, bwd };
 
 [[nodiscard]] constexpr std::string_view name(Pass p) { return p == Pass::fwd ? "fwd" : "bwd"; }
@@ -47,6 +49,9 @@ struct KernelRequest {
   std::uint32_t warps = 0;
   std::uint32_t stages = 0;
   KernelSource source = KernelSource::iosim;
+  /// With KernelSource::triton: the compiled record of the schedule's main kernel at these tiles, warps
+  /// and stages (compiled_kernel.h), which the time model prices it from; obtained by src/.
+  std::shared_ptr<const CompiledKernel> compiled = nullptr;
 };
 
 /// Everything a schedule is built from.

@@ -12,6 +12,7 @@
 #include "sim/gpu/replay_input.h"
 #include "sim/schedule/kernel_family.h"
 #include "sim/schedule/registry.h"
+#include "sim/timing/compiled_launch.h"
 
 namespace iosim {
 
@@ -33,11 +34,40 @@ struct Prepared {
   Prediction replay;             ///< what predict() returned, for the candidates that replay
 };
 
+/// The compiled record of candidate `c` in `spec`, or nullptr.
+std::shared_ptr<const CompiledKernel> record_of(const TileCandidate& c, const TileSearchSpec& spec) {
+  for (const auto& k : spec.compiled) {
+    if (k && k->block_m == c.tiles.br && k->block_n == c.tiles.bc && k->warps == c.kernel.warps &&
+        k->stages == c.kernel.stages) {
+      return k;
+    }
+  }
+  return nullptr;
+}
+
 /// Rejects `c` with its reason, or builds its schedule into `p` (and, when `share`, its replay input).
 void prepare(TileCandidate& c, Prepared& p, const ScheduleContext& base, const TileSearchSpec& spec, bool share) {
   p.ctx = base;
   p.ctx.tiles = {c.tiles.br, c.tiles.bc};
   p.ctx.kernel = c.kernel;
+  if (spec.source == KernelSource::triton) {
+    // Compiled kernels: the compiler's reason, then the record's own registers and shared memory.
+    const std::shared_ptr<const CompiledKernel> k = record_of(c, spec);
+    if (!k) {
+      c.rejected = "Triton: no compiled record for this configuration";
+      return;
+    }
+    if (!k->compiled()) {
+      c.rejected = "Triton: " + k->error;
+      return;
+    }
+    if (const std::string why = compiled_launch_refusal(*k, base.hardware.sm); !why.empty()) {
+      c.rejected = why + " (" + k->source + ": " + k->config + ")";
+      return;
+    }
+    p.ctx.kernel.compiled = k;
+    c.priced_from = k->source;
+  }
   try {
     p.schedule = make_schedule(spec.schedule, spec.pass, p.ctx);
   } catch (const InputError& e) {
@@ -54,8 +84,9 @@ void prepare(TileCandidate& c, Prepared& p, const ScheduleContext& base, const T
     return;
   }
   c.launch = main_kernel(*p.schedule).launch();
+  if (p.ctx.kernel.compiled) c.launch = compiled_launch(*p.ctx.kernel.compiled);
   c.occupancy = occupancy(c.launch, p.ctx.hardware.sm);
-  c.rejected = launch_refusal(*p.schedule, p.ctx);
+  c.rejected = p.ctx.kernel.compiled ? "" : launch_refusal(*p.schedule, p.ctx);
   if (!c.rejected.empty()) {
     p.schedule.reset();
     return;
@@ -190,6 +221,17 @@ std::string default_tile_schedule() {
   return std::string(first_schedule([](const ScheduleEntry& e) { return e.caps.tiles_default; })->name);
 }
 
+TileSearchSpec triton_tile_search_defaults(const std::string& schedule, Pass pass) {
+  TileSearchSpec spec;
+  spec.schedule = schedule;
+  spec.pass = pass;
+  spec.source = KernelSource::triton;
+  spec.sizes = {32, 64, 128, 256};
+  spec.warps = {4, 8};
+  spec.stages = {2, 3};
+  return spec;
+}
+
 std::vector<std::uint32_t> searched_stages(const TileSearchSpec& spec) {
   const ScheduleEntry& e = schedule_entry(spec.schedule);
   if (!e.caps.tile_search) {
@@ -209,7 +251,7 @@ std::vector<TileCandidate> search_tiles(const ScheduleContext& base, const TileS
   for (std::uint64_t br : spec.sizes) {
     for (std::uint64_t bc : spec.sizes) {
       for (std::uint32_t w : spec.warps) {
-        for (std::uint32_t st : stages) all.push_back({{br, bc}, {w, st}, {}, {}, {}, {}, {}});
+        for (std::uint32_t st : stages) all.push_back({{br, bc}, {w, st, spec.source}, {}, {}, {}, {}, {}, {}});
       }
     }
   }

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/gpu/gpu_model.h"
+#include "sim/schedule/compiled_kernel.h"
 #include "sim/schedule/schedule.h"
 #include "sim/timing/time_model.h"
 
@@ -27,7 +29,17 @@ struct TileSearchSpec {
   /// blocks and as many at once, e.g. warps or stages alone differ); false: once per candidate. The
   /// results are the same either way (tests/550-tiles.cpp).
   bool share_replays = true;
+  /// Whose kernels are priced (kernel_source.h). With KernelSource::triton each candidate is priced from
+  /// its compiled record in `compiled` (the same B_r = block_m, B_c = block_n, warps and stages); a
+  /// record with an error, or whose registers or shared memory would not launch, rejects its candidate
+  /// with that reason.
+  KernelSource source = KernelSource::iosim;
+  std::vector<std::shared_ptr<const CompiledKernel>> compiled;
 };
+
+/// The Triton menu `iosim tiles --kernels triton` searches (flash2's forward): BLOCK_M, BLOCK_N in
+/// {32, 64, 128, 256}, num_warps 4 or 8, num_stages 2 or 3.
+[[nodiscard]] TileSearchSpec triton_tile_search_defaults(const std::string& schedule, Pass pass);
 
 inline constexpr std::uint64_t kRowsPerWarp = 16;  ///< an m16n8k16 MMA's rows: the least a warp can own
 
@@ -61,6 +73,7 @@ struct TileCandidate {
   Occupancy occupancy;
   Prediction predicted;  ///< cold L2
   TimePrediction time;
+  std::string priced_from;  ///< the compiled record's source where it was priced from one ("" otherwise)
 };
 
 /// The pipeline depths searched: spec.stages for a schedule whose kernels keep several K/V stages, {1}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/timing/compiled_step.h"
 #include "sim/timing/mva.h"
 #include "sim/timing/sm_sim.h"
 #include "sim/timing/time_model.h"
@@ -319,7 +320,7 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
 }
 
 BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockShape& shape, const SmRates& r,
-                     std::uint32_t blocks) {
+                     std::uint32_t blocks, const CompiledKernel* compiled) {
   BlockTime out;
   std::uint64_t segments = 0;
   for (const SegmentRun& run : p.runs) segments += run.count;
@@ -330,12 +331,17 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
   const auto overlap_of = [&](std::uint64_t repeats) {
     return f.overlap == Overlap::simulated && repeats < 2 ? Overlap::queued : f.overlap;
   };
+  // A compiled family's steps from its record; the others' derived from the schedule.
+  const auto cost = [&](const Segment& s, bool first, bool last) {
+    return compiled != nullptr ? compiled_step_cost(s, first, *compiled, shape, r)
+                               : step_cost(s, first, last, f, shape, r);
+  };
   for (std::size_t i = 0; i < p.runs.size(); ++i) {
     const SegmentRun& run = p.runs[i];
     const bool last = has_epilogue && i + 1 == p.runs.size();
     std::uint64_t rest = run.count;
     if (i == 0) {
-      const StepCost c = step_cost(run.segment, true, last && run.count == 1, f, shape, r);
+      const StepCost c = cost(run.segment, true, last && run.count == 1);
       const StepTime t = step_time(c, shape, blocks, overlap_of(1));
       out.cycles += t.cycles;
       out.latency_cycles += t.cycles - t.busy;
@@ -343,7 +349,7 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
       --rest;
     }
     if (rest == 0) continue;
-    const StepCost c = step_cost(run.segment, false, last, f, shape, r);
+    const StepCost c = cost(run.segment, false, last);
     const StepTime t = step_time(c, shape, blocks, overlap_of(rest));
     const double cycles = t.cycles * static_cast<double>(rest);
     out.cycles += cycles;

@@ -46,6 +46,7 @@
 
 #include "sim/core/dtype.h"
 #include "sim/core/hardware.h"
+#include "sim/schedule/compiled_kernel.h"
 #include "sim/schedule/kernel_family.h"
 #include "sim/timing/instruction_mix.h"
 #include "sim/timing/sm_sim.h"
@@ -135,7 +136,9 @@ struct BlockTime {
   const char* pipe = "";  ///< the busiest pipe of its longest issue-bound run
   InstructionMix instructions;  ///< every warp's, the whole block
 };
+/// `compiled`: the kernel's compiled record, which a `compiled` family's steps are priced from
+/// (compiled_step.h); nullptr for the others.
 [[nodiscard]] BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockShape& shape,
-                                   const SmRates& r, std::uint32_t blocks);
+                                   const SmRates& r, std::uint32_t blocks, const CompiledKernel* compiled = nullptr);
 
 }  // namespace iosim

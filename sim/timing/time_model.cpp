@@ -5,7 +5,9 @@
 #include <optional>
 #include <utility>
 
+#include "sim/core/error.h"
 #include "sim/timing/block_schedule.h"
+#include "sim/timing/compiled_launch.h"
 #include "sim/schedule/kernel_family.h"
 #include "sim/timing/sm_model.h"
 #include "sim/timing/step_profile.h"
@@ -57,13 +59,22 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
       t.limited_by = o.limited_by;
     }
   }
+  const CompiledKernel* compiled = family.model == FamilyModel::compiled ? ctx.kernel.compiled.get() : nullptr;
+  if (compiled != nullptr) {
+    // The compiled kernel's own registers and shared memory decide its occupancy.
+    const Occupancy o = occupancy(compiled_launch(*compiled), hw.sm);
+    if (!o.infeasible.empty()) throw InputError(compiled->config + ": " + o.infeasible);
+    per_sm = o.blocks_per_sm;
+    t.registers = compiled->registers;
+    t.limited_by = o.limited_by;
+  }
   t.blocks_per_sm = per_sm;
 
   // Each distinct block's time at 1 … per_sm resident blocks.
   std::vector<std::vector<BlockTime>> table(prof.distinct.size());
   for (std::size_t i = 0; i < prof.distinct.size(); ++i) {
     for (std::uint32_t b = 1; b <= per_sm; ++b) {
-      table[i].push_back(block_time(prof.distinct[i], family, shape, rates, b));
+      table[i].push_back(block_time(prof.distinct[i], family, shape, rates, b, compiled));
     }
   }
   const std::uint64_t xs = prof.profile_of_x.size();
@@ -214,9 +225,12 @@ TimePrediction predict_time_with(const std::vector<const Kernel*>& kernels, cons
     const KernelPrediction& k = p.kernels[i];
     KernelTime kt = roofline_time(k, kernel_dram(p, i), p.sector_bytes, hw, ctx.problem.dtype);
     const KernelFamily& f = family_of(k.name, ctx.kernel.source);
+    if (f.model == FamilyModel::compiled && !ctx.kernel.compiled) {
+      throw InputError(k.name + ": the " + std::string(f.name) + " family is priced from a compiled record, and none was given");
+    }
     if (f.model == FamilyModel::measured_rate) {
       measured_rate_time(kt, f, k, p, ctx, hw);
-    } else if (f.model == FamilyModel::sm_steps && i < kernels.size()) {
+    } else if ((f.model == FamilyModel::sm_steps || f.model == FamilyModel::compiled) && i < kernels.size()) {
       kt.family = std::string(f.name);
       kt.issue_s = kt.memory_s = 0;
       if (!profiles[i]) profiles[i] = profile_kernel(*kernels[i], ctx.problem.dtype);

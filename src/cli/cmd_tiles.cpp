@@ -8,6 +8,7 @@
 #include "sim/work_estimate.h"
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
+#include "src/cli/triton_records.h"
 #include "src/report/tiles_report.h"
 
 namespace iosim::cli {
@@ -38,10 +39,25 @@ int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t 
   if (r.problems.size() != 1) throw InputError("tiles: give one n and one d");
   if (r.passes.size() != 1) throw InputError("tiles: --pass must be fwd or bwd");
   if (r.schedules.size() != 1 && !f.schedules.empty()) throw InputError("tiles: give one --schedule");
-  TileSearchSpec spec =
-      tile_search_defaults(f.schedules.empty() ? default_tile_schedule() : r.schedules.front(), r.passes.front());
+  const std::string schedule = f.schedules.empty() ? default_tile_schedule() : r.schedules.front();
+  const bool triton = r.kernel.source == KernelSource::triton;
+  if (r.kernel.source == KernelSource::pytorch) throw InputError("tiles: --kernels must be iosim or triton");
+  TileSearchSpec spec = triton ? triton_tile_search_defaults(schedule, r.passes.front())
+                               : tile_search_defaults(schedule, r.passes.front());
   spec.gpu = r.run.gpu;
   const ScheduleContext base{r.problems.front(), r.hardware, {}, r.splits, {}};
+  if (triton) {
+    // Every configuration of the menu compiled (or read from the cache) in one process.
+    std::vector<TritonConfig> configs;
+    for (std::uint64_t br : spec.sizes) {
+      for (std::uint64_t bc : spec.sizes) {
+        for (std::uint32_t w : spec.warps) {
+          for (std::uint32_t st : spec.stages) configs.push_back({br, bc, base.problem.d, base.problem.causal, w, st, base.problem.dtype});
+        }
+      }
+    }
+    spec.compiled = triton_records(configs);
+  }
   enforce(estimate_tiles(base, spec), limits);  // refuse what exceeds --max-time or --max-memory
   std::vector<TileCandidate> found = search_tiles(base, spec);
   refuse_if_none_runs(found, base, spec);

@@ -158,13 +158,13 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_option("--l2-policy", f.l2_policy, "GPU model: L2 replacement, lru (default), fifo or random");
   app.add_option("--l2", f.l2_mode,
                  "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
+  app.add_option("--kernels", f.kernels,
+                 "time model: whose compiled kernels run the schedule, iosim's (default), pytorch (SDPA's flash "
+                 "backend, flash2 only) or triton (the project's Triton forward compiled for sm_90, flash2 fwd only)");
   if (!run) return;
   app.add_flag("--predict,-p", f.predict, "run the GPU model: L2 and DRAM traffic, occupancy and time (slower)");
   app.add_option("--warps", f.warps, "warps per block of the tiled kernels (default per schedule)");
   app.add_option("--stages", f.stages, "copies of the streamed K/V tiles in shared memory (default per schedule)");
-  app.add_option("--kernels", f.kernels,
-                 "time model: whose compiled kernels run the schedule, iosim's (default) or pytorch (SDPA's flash "
-                 "backend, flash2 only)");
   add_integer_list(app, "--br", f.br, "rows of Q per tile (B_r), for every tiled schedule (a list sweeps)");
   add_integer_list(app, "--bc", f.bc, "rows of K and V per tile (B_c), for every tiled schedule (a list sweeps)");
 }
@@ -223,10 +223,9 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
 
   if (!f.kernels.empty()) {
     const std::optional<KernelSource> source = kernel_source(f.kernels);
-    if (!source) throw InputError("--kernels must be iosim or pytorch (got '" + f.kernels + "')");
+    if (!source) throw InputError("--kernels must be iosim, pytorch or triton (got '" + f.kernels + "')");
     r.kernel.source = *source;
   }
-  const bool pytorch = r.kernel.source == KernelSource::pytorch;
   if (!f.schedules.empty()) {
     r.schedules = f.schedules;
   } else if (sc.schedules) {
@@ -234,7 +233,10 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   } else {
     // By default the schedules run by default; with PyTorch's kernels, those PyTorch has.
     for (const ScheduleInfo& s : schedule_catalog()) {
-      if (pytorch ? !s.pytorch_kernels.empty() : s.by_default) r.schedules.emplace_back(s.name);
+      const bool has = r.kernel.source == KernelSource::pytorch  ? !s.pytorch_kernels.empty()
+                       : r.kernel.source == KernelSource::triton ? !s.triton_kernels.empty()
+                                                                 : s.by_default;
+      if (has) r.schedules.emplace_back(s.name);
     }
   }
   // A schedule named twice would run twice and its two forward rows add up as a "fwd+bwd" total.
@@ -255,6 +257,15 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
       }
     }
   }
+  if (r.kernel.source == KernelSource::triton) {
+    for (const std::string& s : r.schedules) {
+      if (schedule_entry(s).triton_kernels.empty()) {
+        throw InputError("--kernels triton: the project's Triton kernels run " +
+                         schedule_names([](const ScheduleEntry& e) { return !e.triton_kernels.empty(); }) +
+                         "'s forward only, not " + s);
+      }
+    }
+  }
   r.tiles = tile_requests(brs, bcs);
   r.splits = pick(f.splits, sc.splits, "--splits").value_or(0);
   const std::string pass = !f.pass.empty() ? f.pass : sc.pass.value_or("fwd");
@@ -266,6 +277,10 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
     r.passes = {Pass::fwd, Pass::bwd};
   } else {
     throw InputError("--pass must be fwd, bwd or fwdbwd (got '" + pass + "')");
+  }
+  if (r.kernel.source == KernelSource::triton && pass != "fwd") {
+    throw InputError("--kernels triton: only the forward pass is priced from Triton's compiled kernels (got --pass " +
+                     pass + ")");
   }
   const std::uint64_t warps = pick(f.warps, std::nullopt, "--warps").value_or(0);
   const std::uint64_t stages = pick(f.stages, std::nullopt, "--stages").value_or(0);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "sim/core/escape.h"
 #include "src/report/json_writer.h"
@@ -78,19 +80,30 @@ std::string render_tiles_table(const TilesReport& r) {
   out += fmt::format("{} candidates: {} run, ranked by predicted time (cold L2); best {} shown\n\n", r.candidates.size(),
                      feasible, std::min(r.top, feasible));
   using A = TextTable::Align;
-  TextTable t({"rank", "B_r", "B_c", "warps", "stages", "smem", "regs", "per SM", "waves", "L2 traffic", "DRAM read",
-               "DRAM write", "issue", "latency", "tail", "time", "bound by"},
-              {A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left, A::right, A::right,
-               A::right, A::right, A::right, A::right, A::right, A::right, A::left});
+  std::vector<std::string> header{"rank", "B_r", "B_c", "warps", "stages", "smem", "regs", "per SM", "waves",
+                                  "L2 traffic", "DRAM read", "DRAM write", "issue", "latency", "tail", "time",
+                                  "bound by"};
+  std::vector<A> align{A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left, A::right,
+                       A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left};
+  // Candidates priced from compiled records (--kernels triton) say so, each row.
+  const bool compiled = r.spec.source == KernelSource::triton;
+  if (compiled) {
+    header.emplace_back("priced from");
+    align.push_back(A::left);
+  }
+  TextTable t(header, align);
   std::size_t rank = 0;
   for (const TileCandidate& c : r.candidates) {
     if (!c.rejected.empty() || rank == r.top) break;
     ++rank;
-    t.add({std::to_string(rank), std::to_string(c.tiles.br), std::to_string(c.tiles.bc), std::to_string(c.kernel.warps),
-           std::to_string(c.kernel.stages), binary_bytes(c.launch.smem), std::to_string(registers(c)), per_sm(c),
-           fmt::format("{:.2f}", static_cast<double>(c.predicted.kernels.empty() ? 0 : c.predicted.kernels.front().waves)),
-           si_bytes(l2_bytes(c)), si_bytes(c.predicted.dram_read()), si_bytes(c.predicted.dram_write()),
-           ms(terms(c).issue_s), ms(terms(c).latency_s), ms(terms(c).tail_s), ms(c.time.total_s), c.time.binding});
+    std::vector<std::string> row{
+        std::to_string(rank), std::to_string(c.tiles.br), std::to_string(c.tiles.bc), std::to_string(c.kernel.warps),
+        std::to_string(c.kernel.stages), binary_bytes(c.launch.smem), std::to_string(registers(c)), per_sm(c),
+        fmt::format("{:.2f}", static_cast<double>(c.predicted.kernels.empty() ? 0 : c.predicted.kernels.front().waves)),
+        si_bytes(l2_bytes(c)), si_bytes(c.predicted.dram_read()), si_bytes(c.predicted.dram_write()),
+        ms(terms(c).issue_s), ms(terms(c).latency_s), ms(terms(c).tail_s), ms(c.time.total_s), c.time.binding};
+    if (compiled) row.push_back(c.priced_from + " record");
+    t.add(std::move(row));
   }
   out += t.render("  ");
   if (!rejected.empty()) {
@@ -135,6 +148,7 @@ std::string render_tiles_json(const TilesReport& r) {
     const KernelTime sum = terms(c);
     w.field("issue_ms", sum.issue_s * 1e3).field("latency_ms", sum.latency_s * 1e3).field("tail_ms", sum.tail_s * 1e3);
     w.field("memory_ms", sum.memory_s * 1e3).field("launch_ms", sum.launch_s * 1e3);
+    if (!c.priced_from.empty()) w.field("priced_from", c.priced_from + " compiled record");
     w.field("time_ms", c.time.total_s * 1e3).field("binding", c.time.binding).end_object();
   }
   w.end_array().end_object();

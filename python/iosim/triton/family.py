@@ -2,8 +2,9 @@
 variant for the target (compile.py), reads its SASS (sass.py) and returns one JSON-able record:
 
   {config, kernel, triton_version, target, registers, spills, spill_loads, shared_bytes, num_warps,
-   num_stages, loops: [{role, depth, iterations_per_trip, per_iteration: {pipe: n}, ...}],
-   prologue, between, epilogue, error}
+   num_stages, loops: [{role, depth, iterations_per_trip, per_iteration: {pipe: n},
+   tensor_opcodes_per_iteration: {opcode with its shape: n}, block_barriers_per_iteration, ...}],
+   prologue, between, epilogue: {counts, opcodes, tensor_opcodes}, error}
 
 `loops` holds the loops that issue tensor-core products and contain no other loop (the K/V or Q tile
 loops), role "unmasked" or "masked" (the causal diagonal), then any enclosing loop, role "outer"
@@ -71,9 +72,13 @@ def _loop_record(config, instructions, loop, role) -> dict:
     c = sass.loop_counts(instructions, loop)
     per_trip, why = _iterations_per_trip(config, sass.counter_step(instructions, loop)) if role != "outer" else (1, "one query head a trip")
     per_iteration = {p: n / per_trip if per_trip > 1 else n for p, n in c["by_pipe"].items()}
+    tensor = {op: n / per_trip if per_trip > 1 else n for op, n in c["tensor_opcodes"].items()}
+    barriers = c["by_opcode"].get("BAR", 0)
     return {"role": role, "depth": loop.depth, "start": f"{loop.start:#06x}", "end": f"{loop.end:#06x}",
             "iterations_per_trip": per_trip, "iterations_per_trip_evidence": why,
-            "per_iteration": per_iteration, "per_trip_opcodes": c["by_opcode"],
+            "per_iteration": per_iteration, "tensor_opcodes_per_iteration": tensor,
+            "block_barriers_per_iteration": barriers / per_trip if per_trip > 1 else barriers,
+            "per_trip_opcodes": c["by_opcode"],
             "instructions_per_trip": sum(c["by_pipe"].values())}
 
 
@@ -98,7 +103,8 @@ def analyse(config: Config, sass_text: str) -> dict:
                 if not lp.inner and id(lp) not in roles]
     outside = sass.outside_counts(instructions, loops)
     return {"loops": records,
-            **{name: {"counts": v["by_pipe"], "opcodes": v["by_opcode"]} for name, v in outside.items()},
+            **{name: {"counts": v["by_pipe"], "opcodes": v["by_opcode"], "tensor_opcodes": v["tensor_opcodes"]}
+               for name, v in outside.items()},
             "total_instructions": sum(1 for i in instructions if not sass.is_padding(i))}
 
 

@@ -121,13 +121,17 @@ def find_loops(instructions: list[Instruction]) -> list[Loop]:
 
 def counts(instructions: list[Instruction], keep) -> dict:
     """Instructions by pipe among those `keep(instruction)` accepts, and by opcode base."""
-    by_pipe, by_opcode = empty_counts(), {}
+    by_pipe, by_opcode, tensor = empty_counts(), {}, {}
     for ins in instructions:
         if keep(ins):
-            by_pipe[classify(ins.opcode)] += 1
+            pipe = classify(ins.opcode)
+            by_pipe[pipe] += 1
             b = ins.opcode.split(".", 1)[0]
             by_opcode[b] = by_opcode.get(b, 0) + 1
-    return {"by_pipe": by_pipe, "by_opcode": dict(sorted(by_opcode.items(), key=lambda kv: -kv[1]))}
+            if pipe == "tensor":  # with their shapes (HGMMA.64x64x16.F32): what each costs the tensor pipe
+                tensor[ins.opcode] = tensor.get(ins.opcode, 0) + 1
+    return {"by_pipe": by_pipe, "by_opcode": dict(sorted(by_opcode.items(), key=lambda kv: -kv[1])),
+            "tensor_opcodes": tensor}
 
 
 def loop_counts(instructions: list[Instruction], loop: Loop) -> dict:

@@ -1,0 +1,62 @@
+"""Many compiled-kernel records in one process: what `iosim --kernels triton` runs (src/cli/triton_records.cpp).
+
+    python3 -m iosim.triton.batch [--jobs N] < configs.json
+
+reads a JSON list of configs (compile.Config's fields: kernel, block_m, block_n, head_dim, causal,
+num_warps, num_stages, dtype, arch) and prints a JSON list of their records (family.py), in the same
+order. Records already in the disk cache are read; the others are compiled in parallel, one process a
+config (Triton's compilation holds the GIL), at most --jobs at once (default: the CPUs this process may
+use). A config that does not compile gives its record with `error` set; the exit status is 0 whenever
+every record was produced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+from .compile import Config
+from .family import cache_dir, cache_key, compiled_family
+
+
+def _cached(config: Config) -> dict | None:
+    path = cache_dir() / f"{cache_key(config)}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def records(configs: list[dict], jobs: int | None = None) -> list[dict]:
+    """The record of every config, cached ones read, the rest compiled `jobs` at a time."""
+    parsed = [Config(**c) for c in configs]
+    out: list[dict | None] = [_cached(c) for c in parsed]
+    missing = [i for i, r in enumerate(out) if r is None]
+    if missing:
+        jobs = max(1, min(jobs or len(os.sched_getaffinity(0)), len(missing)))
+        if jobs == 1:
+            for i in missing:
+                out[i] = compiled_family(parsed[i])
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for i, r in zip(missing, pool.map(compiled_family, [parsed[i].as_dict() for i in missing])):
+                    out[i] = r
+    return [r for r in out if r is not None]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m iosim.triton.batch", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--jobs", type=int, default=None, help="compilations at once (default: the usable CPUs)")
+    args = ap.parse_args(argv)
+    try:
+        configs = json.load(sys.stdin)
+    except json.JSONDecodeError as exc:
+        print(f"iosim.triton.batch: the configs on stdin are not JSON: {exc}", file=sys.stderr)
+        return 2
+    json.dump(records(configs, args.jobs), sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+#include "src/config/compiled_record.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <string_view>
+
+#include "sim/core/error.h"
+
+namespace iosim::config {
+
+namespace {
+
+double number(const YAML::Node& n) { return n && n.IsScalar() && n.Scalar() != "null" ? n.as<double>() : 0; }
+
+/// A stretch of code: its counts by pipe, its tensor opcodes (with shapes) and its BAR count.
+CompiledCode code_of(const YAML::Node& counts, const YAML::Node& tensor_opcodes, double block_barriers) {
+  CompiledCode c;
+  PipeCounts& p = c.pipes;
+  p.tensor = number(counts["tensor"]);
+  p.mufu = number(counts["mufu"]);
+  p.alu = number(counts["alu"]);
+  p.uniform = number(counts["uniform"]);
+  p.shared = number(counts["shared"]);
+  p.global = number(counts["global"]);
+  p.shuffle = number(counts["shuffle"]);
+  p.barrier = number(counts["barrier"]);
+  p.other = number(counts["other"]);
+  c.block_barriers = block_barriers;
+  bool any_hgmma = false, any_hmma = false;
+  if (tensor_opcodes && tensor_opcodes.IsMap()) {
+    for (const auto& kv : tensor_opcodes) {
+      const std::string op = kv.first.as<std::string>();
+      c.mma_per_warp += mma_per_warp_of(op) * kv.second.as<double>();
+      any_hgmma = any_hgmma || op.rfind("HGMMA", 0) == 0;
+      any_hmma = any_hmma || op.rfind("HMMA", 0) == 0;
+    }
+  }
+  c.warpgroup_mma = any_hgmma || !any_hmma;
+  return c;
+}
+
+std::string label(const YAML::Node& r) {
+  const YAML::Node c = r["config"];
+  if (!c || !c.IsMap()) return "a compiled record";
+  const auto field = [&](const char* k) { return c[k] ? c[k].as<std::string>() : std::string("?"); };
+  return field("kernel") + " " + field("dtype") + " d=" + field("head_dim") + " " + field("block_m") + "x" +
+         field("block_n") + " warps=" + field("num_warps") + " stages=" + field("num_stages") +
+         (field("causal") == "true" ? " causal" : "") + " sm_" + field("arch");
+}
+
+CompiledKernel from_node(const YAML::Node& r) {
+  const std::string name = label(r);
+  try {
+    CompiledKernel k;
+    k.config = name;
+    const YAML::Node c = r["config"];
+    if (!c || !c.IsMap()) throw InputError("no config");
+    k.block_m = c["block_m"].as<std::uint64_t>();
+    k.block_n = c["block_n"].as<std::uint64_t>();
+    k.head_dim = c["head_dim"].as<std::uint64_t>();
+    k.causal = c["causal"].as<bool>();
+    k.warps = c["num_warps"].as<std::uint32_t>();
+    k.stages = c["num_stages"].as<std::uint32_t>();
+    std::string target = r["target"] ? r["target"].as<std::string>() : std::string("cuda:?");
+    if (target.rfind("cuda:", 0) == 0) target = "sm_" + target.substr(5);
+    k.source = "Triton " + (r["triton_version"] ? r["triton_version"].as<std::string>() : std::string("?")) + ", " + target;
+    const YAML::Node err = r["error"];
+    if (err && err.IsScalar() && err.Scalar() != "null" && !err.Scalar().empty()) {
+      k.error = err.as<std::string>();
+      return k;
+    }
+    k.registers = r["registers"].as<std::uint32_t>();
+    k.spill_bytes = r["spills"] ? static_cast<std::uint64_t>(number(r["spills"])) : 0;
+    k.shared_bytes = r["shared_bytes"].as<std::uint64_t>();
+    bool unmasked = false;
+    for (const YAML::Node& loop : r["loops"]) {
+      const std::string role = loop["role"].as<std::string>();
+      if (role != "unmasked" && role != "masked") continue;
+      const CompiledCode code = code_of(loop["per_iteration"], loop["tensor_opcodes_per_iteration"],
+                                        number(loop["block_barriers_per_iteration"]));
+      if (role == "unmasked") {
+        k.unmasked = code;
+        unmasked = true;
+      } else {
+        k.masked = code;
+        k.has_masked = true;
+      }
+    }
+    if (!unmasked) throw InputError("no unmasked K/V loop among its loops");
+    const auto outside = [&](const char* part) {
+      const YAML::Node n = r[part];
+      if (!n || !n.IsMap()) throw InputError(std::string("no ") + part);
+      return code_of(n["counts"], n["tensor_opcodes"], n["opcodes"] ? number(n["opcodes"]["BAR"]) : 0);
+    };
+    k.prologue = outside("prologue");
+    k.epilogue = outside("epilogue");
+    return k;
+  } catch (const YAML::Exception& e) {
+    throw InputError("--kernels triton: the record of " + name + " cannot be read: " + e.msg);
+  } catch (const InputError& e) {
+    throw InputError("--kernels triton: the record of " + name + " cannot be read: " + e.what());
+  }
+}
+
+YAML::Node load(const std::string& json) {
+  try {
+    return YAML::Load(json);
+  } catch (const YAML::Exception& e) {
+    throw InputError("--kernels triton: the compiled records are not JSON: " + e.msg);
+  }
+}
+
+}  // namespace
+
+double mma_per_warp_of(const std::string& opcode) {
+  unsigned m = 0, n = 0, k = 0;
+  if (opcode.rfind("HGMMA.", 0) == 0 && std::sscanf(opcode.c_str(), "HGMMA.%ux%ux%u", &m, &n, &k) == 3) {
+    // One warp's share of m64nNk16: 16 rows × N × k, in m16n8k16s.
+    return (16.0 * n * k) / (16.0 * 8 * 16) * (m / 64.0);
+  }
+  if (opcode.rfind("HMMA.16816", 0) == 0) return 1;
+  if (opcode.rfind("HMMA.1688", 0) == 0) return 0.5;
+  return 0;
+}
+
+CompiledKernel parse_compiled_record(const std::string& json) { return from_node(load(json)); }
+
+std::vector<CompiledKernel> parse_compiled_records(const std::string& json) {
+  const YAML::Node list = load(json);
+  if (!list.IsSequence()) throw InputError("--kernels triton: the compiled records are not a JSON list");
+  std::vector<CompiledKernel> out;
+  for (const YAML::Node& r : list) out.push_back(from_node(r));
+  return out;
+}
+
+}  // namespace iosim::config
