@@ -1,9 +1,9 @@
-// Benchmarks of the fast L2 replay (--l2 fast, the command line's default) at the shapes of issue 13
+// Benchmarks of the fast L2 replay (--l2 fast, the command line's default) at the shapes of its targets
 // (docs/performance.md, "Fast L2 replay against the exact one"), fp16 on the H200 config, cold and
 // warm as `--predict` runs them (predict_cold_warm), and the tile searches of `iosim tiles`:
 //   naive/h16/n8192/d64                   a stream of misses: sampled sets
 //   flash2/h32/n32768/d128                heads shorter than a wave: steps reused
-//   flash2/h32/n131072/d128/causal/fwdbwd the issue's largest: skipped heads, sampled sets (and
+//   flash2/h32/n131072/d128/causal/fwdbwd the largest target: skipped heads, sampled sets (and
 //                                         its fwd and bwd alone)
 //   tiles/h16/n8192/d64, tiles/h8/n16384/d128  every candidate through the fast replay, on all cores
 //                                              (one replay per group of candidates that share one;
@@ -53,7 +53,7 @@ void flash2_h32_n32768_d128(benchmark::State& state) {
 void flash2_h32_n131072_d128_causal_fwdbwd(benchmark::State& state) {
   predict_fast(state, "flash2", {Pass::fwd, Pass::bwd}, context(32, 131072, 128, true));
 }
-// The issue's largest, one pass at a time: the forward (two fit passes and a warm run that follows
+// The largest target, one pass at a time: the forward (two fit passes and a warm run that follows
 // the cold one from its second head) and the backward (one fit pass).
 void flash2_h32_n131072_d128_causal_fwd(benchmark::State& state) {
   predict_fast(state, "flash2", {Pass::fwd}, context(32, 131072, 128, true));

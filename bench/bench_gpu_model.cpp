@@ -1,5 +1,5 @@
 // Benchmarks of the GPU model:
-//   predict/flash2   batch 1, 16 heads, n 8192, d 64, fp16 on the H200 config: the target (< 1 s)
+//   predict/flash2   batch 1, 16 heads, n 8192, d 64, fp16 on the H200 config: target < 1 s
 //   predict/naive    batch 1, 4 heads, n 8192: a stream of misses through the L2 (its slowest case)
 //   tiles            the whole `iosim tiles --config h200.yaml --n 8192 --d 64` search (< 10 s)
 //   */fast           the same through the fast L2 replay (sampled sets, skipped heads; --l2 fast)

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The dependency waits of a kernel family, from Nsight Compute's warp-state counters (issue 10).
+"""The dependency waits of a kernel family, from Nsight Compute's warp-state
+counters, for the time model.
 
 A warp that issues an instruction whose operand is still being computed waits. Two of ncu's stall
 reasons are properties of a kernel's compiled code and of the latencies `iosim calibrate` measures,

@@ -5,14 +5,14 @@ after warm-up, each run after a sweep of the L2 (cold) and back to back (warm).
 One problem (prints one JSON object; the flash backend, forward; --causal for is_causal=True):
   python3 scripts/sdpa_bench.py --batch 1 --heads 16 --n 8192 --d 64 --dtype fp16 [--causal]
 
-Decoding (issue 11: grouped-query, n queries against a K/V cache of n_kv keys; prints one JSON object with
+Decoding (grouped-query, n queries against a K/V cache of n_kv keys; prints one JSON object with
 every SDPA backend that runs it, forward, and the fastest):
   python3 scripts/sdpa_bench.py --batch 8 --heads 32 --kv-heads 8 --n 1 --n-kv 32768 --d 128 --dtype fp16
   Q is [batch, heads, n, d], K and V [batch, kv_heads, n_kv, d], scaled_dot_product_attention(enable_gqa=True)
   under each of SDPBackend FLASH_ATTENTION, EFFICIENT_ATTENTION, CUDNN_ATTENTION and under PyTorch's own choice
   (default); a backend that refuses the shape is listed with its error.
 
-The sweep of issue 10 (writes one JSON file, prints a table):
+The time sweep (writes one JSON file, prints a table):
   python3 scripts/sdpa_bench.py --sweep --out sdpa-sweep.json [--runs 10] [--max-seconds 240] [--shapes B,H,N,D ...]
   every shape of SWEEP_SHAPES (n from 512 to 32768, d 64 and 128, batch x heads filling the GPU), fp16,
   with two implementations:

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Launches PyTorch's FlashAttention-2 kernels (scaled_dot_product_attention under
 SDPBackend.FLASH_ATTENTION) once per shape and pass between cudaProfilerStart and cudaProfilerStop, for
-Nsight Compute to count (run it under `ncu --profile-from-start off`): issue 10 describes PyTorch's
-kernels as their own kernel family, from their own instruction counts. `--impl math` launches instead
-the plain matmul-softmax-matmul of scripts/sdpa_bench.py (the same function), to see which kernels
-PyTorch runs for it and what each moves.
+Nsight Compute to count (run it under `ncu --profile-from-start off`), so that the time model can
+describe PyTorch's kernels as their own kernel family, from their own instruction counts. `--impl
+math` launches instead the plain matmul-softmax-matmul of scripts/sdpa_bench.py (the same function),
+to see which kernels PyTorch runs for it and what each moves.
 
   ncu --profile-from-start off -k regex:flash --metrics ... \\
       python3 scripts/sdpa_profile.py --shape 2,16,2048,64 --shape 2,16,2048,128 [--dtype fp16]

@@ -75,7 +75,8 @@ SCENARIO("flashdecode packs a group's query heads; flashdecode-heads reads K/V o
 TEST_CASE("the split count of both variants comes from flashdecode_splits") {
   HardwareSpec hw = a100();
   hw.sm.count = 132;
-  // Issue 11's speed figure: batch 8, 32 query heads on 8 K/V heads, one query, 32,768 keys, d = 128.
+  // The decoding speed target's shape: batch 8, 32 query heads on 8 K/V heads, one query, 32,768 keys,
+  // d = 128.
   const Problem p = decode(1, 32768, 8, 32, 8);
   const TileShape t{64, 128};
   // Packed: 8 · 8 blocks of one row tile on 264 slots, 256 K/V tiles; per head: 8 · 32 = 256 blocks,

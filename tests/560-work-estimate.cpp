@@ -138,8 +138,9 @@ TEST_CASE("the tiles search: only candidates that pass its checks cost a predict
 }
 
 TEST_CASE("a prediction is priced by the replay that will run: the fast one through the sampled sets") {
-  // The issue's largest: flash2, batch 1, 32 heads, n 131072, d 128, causal, forward and backward, on
-  // the H200's L2 (two partitions of 30 MiB). Its fast replay took 23–25 s of CPU (docs/performance.md).
+  // The largest prediction the performance targets name: flash2, batch 1, 32 heads, n 131072, d 128,
+  // causal, forward and backward, on the H200's L2 (two partitions of 30 MiB). Its fast replay took
+  // 23–25 s of CPU (docs/performance.md).
   const HardwareSpec h200 = config::load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/h200.yaml");
   Problem p = problem(131072, 128, 1, 32);
   p.causal = true;

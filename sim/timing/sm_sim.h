@@ -1,5 +1,5 @@
 // A discrete-event simulation of one SM's resident warps through repeated steps of their blocks: the
-// other option of issue 10's item 2, beside the mean-value analysis (mva.h), for the `queued`
+// other way to price contention for the pipes, beside the mean-value analysis (mva.h), for the `queued`
 // families. Mean-value analysis has each warp circulate on its own, so it sees the warps queue on a
 // pipe but not the block barriers that hold every warp of a block until its slowest arrives; this
 // simulation issues the warps' instructions one by one and has the barriers, so it sees the skew

@@ -15,12 +15,12 @@
 // heads, d ∈ {64, 128}, (batch, n_kv) from (1, 4,096) to (64, 32,768) and (8, 131,072), fp16 (bf16 at
 // batch 8, n_kv = 32,768); --quick keeps batch 1, n_kv = 4,096.
 //
-// Time sweeps (issue 10): --shape B,H,N,D (repeatable) replaces the grid's problems, and each
-// schedule and pass then runs every compiled variant (tile × warps × K/V stages) at each shape, fp16;
-// --warps and --stages keep only those variants (on the grid too, which otherwise runs each tile's
-// default variant); --no-counters times only (CUDA events, cold and warm medians); --no-predict leaves
-// the model out (its predictions of large problems take seconds each; scripts/repredict-validation.py
-// adds them later, on any machine).
+// Time sweeps (what the time model is measured against): --shape B,H,N,D (repeatable) replaces the
+// grid's problems, and each schedule and pass then runs every compiled variant (tile × warps × K/V
+// stages) at each shape, fp16; --warps and --stages keep only those variants (on the grid too, which
+// otherwise runs each tile's default variant); --no-counters times only (CUDA events, cold and warm
+// medians); --no-predict leaves the model out (its predictions of large problems take seconds each;
+// scripts/repredict-validation.py adds them later, on any machine).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

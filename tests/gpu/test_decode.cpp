@@ -87,7 +87,8 @@ TEST_CASE("flashdecode: every compiled variant matches the double-precision refe
 
 TEST_CASE("flashdecode: the split count is the model's, and a split run goes through the combine") {
   const int sms = iosim::gpu::device_info().sm_count;
-  // Issue 11's speed figure: batch 8, 32 query heads on 8 K/V heads, one query, 32,768 keys, d = 128.
+  // The decoding speed target's shape: batch 8, 32 query heads on 8 K/V heads, one query, 32,768 keys,
+  // d = 128.
   const Case c = {8, 32, 8, 1, 32768, 0};
   iosim::Problem p;
   p.batch = 8;

@@ -80,7 +80,8 @@ TEST_CASE("predict and tiles run on a config whose L2 has one set") {
   const CliResult full = cli({"-c", "teaching", "--n", "256", "--d", "16", "--predict", "--schedule", "naive,flash1", "--format", "json"});
   REQUIRE(full.code == 0);
   const YAML::Node big = iosim::test::parse_json(full.out)["runs"][0]["schedules"];
-  // 1024 bytes of 8 ways (the teaching.yaml case), 128 bytes of 1 way, 384 bytes of 3 ways.
+  // 1024 bytes of 8 ways (one set of teaching.yaml's own 8 ways of 128-byte lines), 128 bytes of 1 way,
+  // 384 bytes of 3 ways.
   for (const auto& [size, ways] : {std::pair{1024u, 8u}, std::pair{128u, 1u}, std::pair{384u, 3u}}) {
     CAPTURE(size);
     const std::string path = dir.write("one-set-" + std::to_string(size) + ".yaml", teaching_with_l2(size, ways));

@@ -71,7 +71,7 @@ TEST_CASE("a refusal names the estimate, its largest part and the flag with a va
 }
 
 TEST_CASE("the CLI refuses what exceeds its limits: exit 2, one line, nothing on stdout") {
-  // The issue's execution: one head of n = 4096, d = 4096 (batch and heads are not executed).
+  // An execution too large for the limit: one head of n = 4096, d = 4096 (batch and heads are not executed).
   const CliResult mem = iosim::test::cli({"-c", "a100", "--n", "4096", "--d", "4096", "--batch", "64", "--heads",
                                           "64", "--execute", "fp32", "--schedule", "naive,flash1", "--max-memory",
                                           "1GiB"});
