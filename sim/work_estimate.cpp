@@ -33,6 +33,25 @@ class EventCounter final : public EventSink {
   void on_step() override { ++events; }
 };
 
+/// What the fast replay holds for its running blocks: each one's recorded events (about 48 bytes
+/// each: a tile, a direction, a flag) of the first block, for as many blocks as run at once; the
+/// largest kernel's. The exact replay's records are ReplayWork::record_bytes.
+double running_blocks_bytes(const Schedule& s, const ScheduleContext& ctx) {
+  constexpr double kEventBytes = 48;
+  double most = 0;
+  for (const Kernel* k : s.kernels()) {
+    const Occupancy occ = occupancy(k->launch(), ctx.hardware.sm);
+    if (!occ.infeasible.empty()) continue;
+    const Tiling g = k->grid_x();
+    if (g.count() == 0) continue;
+    EventCounter c;
+    k->block(Span{0, 1, g.size(0), g.begin(0)}, Emitter(c, Walk::each));
+    const double running = static_cast<double>(std::min<std::uint64_t>(occ.concurrent, g.count() * k->grid_heads()));
+    most = std::max(most, running * static_cast<double>(c.events) * kEventBytes);
+  }
+  return most;
+}
+
 /// What one block asks of the L2, as the GPU model replays it: its events (transfers, each repeat
 /// apart, and steps) and the sectors of its transfers' lines. A tile's rows narrower than a sector
 /// still ask whole sectors, so on small tiles this is more than the HBM bytes ÷ the sector size.
@@ -150,7 +169,7 @@ WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, 
     const double replayed = exact_sectors * share;
     e.seconds = replayed / first + (replays - 1) * replayed / later + replays * transfers;
     e.bytes = c.base_bytes +
-              static_cast<std::uint64_t>(lines * 8 / later + w.record_bytes + recorded_bytes(s, c));
+              static_cast<std::uint64_t>(lines * 8 / later + running_blocks_bytes(s, ctx) + recorded_bytes(s, c));
   } else {
     e.seconds = exact * replays;
     e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8 + w.record_bytes);
