@@ -222,7 +222,7 @@ TEST_CASE("at the model's limits the exact replay's estimate counts every sector
   const HardwareSpec hw = config::load_hardware(YAML::Load(extreme_config()), "extreme.yaml");
   WorkCosts c;
   c.ns_per_sector_streaming = c.ns_per_sector_tiled = 1;
-  for (const char* name : {"naive", "flash1", "flash2"}) {
+  for (const std::string name : {"naive", "flash1", "flash2"}) {
     CAPTURE(name);
     const ScheduleContext ctx{problem(512, 16, 1, 2), hw, {}, 0, {}};
     const auto s = make_schedule(name, Pass::fwd, ctx);
