@@ -1,6 +1,7 @@
 #include "sim/work_estimate.h"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <set>
 #include <thread>
@@ -9,6 +10,8 @@
 #include "sim/core/ledger.h"
 #include "sim/exec/execute.h"
 #include "sim/exec/executor.h"
+#include "sim/gpu/address_map.h"
+#include "sim/gpu/block_recorder.h"
 #include "sim/gpu/fast_replay.h"
 #include "sim/gpu/occupancy.h"
 #include "sim/schedule/registry.h"
@@ -21,14 +24,6 @@ constexpr double kDouble = 8;
 
 std::string pass_name(Pass p) { return p == Pass::fwd ? "fwd" : "bwd"; }
 
-/// Sectors the SMs ask of the L2 in one replay: the schedule's HBM-level traffic, in sectors.
-double sectors(const Schedule& s, const ScheduleContext& ctx) {
-  Ledger l(ctx.problem.dtype);
-  s.emit(Emitter(l, Walk::runs));
-  const double bytes = static_cast<double>(l.total(Level::hbm).bytes().value);
-  return bytes / std::max<double>(1, ctx.hardware.l2.sector_bytes);
-}
-
 /// Counts the events of one block as the GPU model records them (transfers, each `times` over, and steps).
 class EventCounter final : public EventSink {
  public:
@@ -38,8 +33,9 @@ class EventCounter final : public EventSink {
   void on_step() override { ++events; }
 };
 
-/// What the GPU model holds for its running blocks: each one's recorded events (about 48 bytes each:
-/// a tile, a direction, a flag), for as many blocks as run at once; the largest kernel's.
+/// What the fast replay holds for its running blocks: each one's recorded events (about 48 bytes
+/// each: a tile, a direction, a flag) of the first block, for as many blocks as run at once; the
+/// largest kernel's. The exact replay's records are ReplayWork::record_bytes.
 double running_blocks_bytes(const Schedule& s, const ScheduleContext& ctx) {
   constexpr double kEventBytes = 48;
   double most = 0;
@@ -49,11 +45,43 @@ double running_blocks_bytes(const Schedule& s, const ScheduleContext& ctx) {
     const Tiling g = k->grid_x();
     if (g.count() == 0) continue;
     EventCounter c;
-    k->block(Span{0, 1, g.size(0), g.begin(0)}, Emitter(c, Walk::each));  // the first block, as the model does
+    k->block(Span{0, 1, g.size(0), g.begin(0)}, Emitter(c, Walk::each));
     const double running = static_cast<double>(std::min<std::uint64_t>(occ.concurrent, g.count() * k->grid_heads()));
     most = std::max(most, running * static_cast<double>(c.events) * kEventBytes);
   }
   return most;
+}
+
+/// What one block asks of the L2, as the GPU model replays it: its events (transfers, each repeat
+/// apart, and steps) and the sectors of its transfers' lines. A tile's rows narrower than a sector
+/// still ask whole sectors, so on small tiles this is more than the HBM bytes ÷ the sector size.
+class BlockWork final : public EventSink {
+ public:
+  BlockWork(const AddressMap& amap, const Kernel& k) : amap_(amap), k_(k) {}
+  std::uint64_t events = 0;
+  std::uint64_t sectors = 0;
+  void on_transfer(const Transfer& t) override {
+    events += t.times;
+    lines_.clear();
+    amap_.lines(t.tile, 0, k_.head_map(t.tile.tensor), lines_);
+    std::uint64_t n = 0;
+    for (const LineAccess& a : lines_) n += static_cast<std::uint64_t>(std::popcount(a.mask));
+    sectors += n * t.times;
+  }
+  void on_compute(const Compute&) override {}
+  void on_step() override { ++events; }
+
+ private:
+  const AddressMap& amap_;
+  const Kernel& k_;
+  std::vector<LineAccess> lines_;
+};
+
+BlockWork block_work(const AddressMap& amap, const Kernel& k, std::uint64_t x) {
+  const Tiling g = k.grid_x();
+  BlockWork w(amap, k);
+  k.block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(w, Walk::each));
+  return w;
 }
 
 /// What the fast replay keeps of the blocks it records, the largest kernel's (one kernel at a time):
@@ -78,6 +106,31 @@ double recorded_bytes(const Schedule& s, const WorkCosts& c) {
 
 }  // namespace
 
+ReplayWork replay_work(const Schedule& s, const ScheduleContext& ctx) {
+  ReplayWork w;
+  const L2Spec& l2 = ctx.hardware.l2;
+  const AddressMap amap(ctx.problem, l2.line_bytes, l2.sector_bytes);
+  for (const Kernel* k : s.kernels()) {
+    const Tiling g = k->grid_x();
+    if (g.count() == 0) continue;
+    // The first and the last block: a causal mask makes them the shortest and the longest, and the
+    // lengths between grow evenly, so their mean is the mean block's.
+    const BlockWork a = block_work(amap, *k, 0);
+    const BlockWork b = block_work(amap, *k, g.count() - 1);
+    const auto first = static_cast<double>(a.events), last = static_cast<double>(b.events);
+    const double blocks = static_cast<double>(g.count()) * static_cast<double>(k->grid_heads());
+    w.events += (first + last) / 2 * blocks;
+    w.sectors += static_cast<double>(a.sectors + b.sectors) / 2 * blocks;
+    // Each running block's record is a vector of events that grows by doubling: up to twice the
+    // longest block's events, for as many blocks as run at once.
+    const Occupancy occ = occupancy(k->launch(), ctx.hardware.sm);
+    if (!occ.infeasible.empty()) continue;
+    const double running = std::min(static_cast<double>(occ.concurrent), blocks);
+    w.record_bytes = std::max(w.record_bytes, running * std::max(first, last) * 2 * sizeof(BlockRecorder::Event));
+  }
+  return w;
+}
+
 void WorkEstimate::then(const WorkEstimate& part) {
   seconds += part.seconds;
   if (part.seconds > slowest_seconds) {
@@ -93,7 +146,10 @@ void WorkEstimate::then(const WorkEstimate& part) {
 WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, int replays, const WorkCosts& c,
                                  const GpuModelOptions& gpu) {
   const double ns = schedule_entry(s.name()).caps.streaming ? c.ns_per_sector_streaming : c.ns_per_sector_tiled;
-  const double exact = sectors(s, ctx) * ns * 1e-9;  // one exact replay
+  const ReplayWork w = replay_work(s, ctx);
+  // One exact replay: its sectors, its blocks' events, and the running blocks' records.
+  const double exact_sectors = w.sectors * ns * 1e-9;
+  const double exact = exact_sectors + (w.events * c.ns_per_event + w.record_bytes * c.ns_per_record_byte) * 1e-9;
   // The L2's state (a tag, an age and a sector mask per line: 8 bytes) and the running blocks'
   // recorded events.
   const L2Spec& l2 = ctx.hardware.l2;
@@ -108,13 +164,15 @@ WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, 
     const double sectors_per_line = static_cast<double>(l2.line_bytes) / std::max<double>(1, l2.sector_bytes);
     const double share = f.lines > 0 ? f.lines_replayed / f.lines : 1;  // of the heads, replayed
     const double transfers = f.transfers * share * FastReplay::kLinesPerTransfer * sectors_per_line * ns * 1e-9;
-    const double replayed = exact * share;
+    // The fast replay records only the heads it replays and keeps their blocks' records compact
+    // (recorded_bytes(), below): its sectors through the sampled sets are what it is priced by.
+    const double replayed = exact_sectors * share;
     e.seconds = replayed / first + (replays - 1) * replayed / later + replays * transfers;
     e.bytes = c.base_bytes +
               static_cast<std::uint64_t>(lines * 8 / later + running_blocks_bytes(s, ctx) + recorded_bytes(s, c));
   } else {
     e.seconds = exact * replays;
-    e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8 + running_blocks_bytes(s, ctx));
+    e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8 + w.record_bytes);
   }
   e.slowest = e.largest = "predicting " + std::string(s.name()) + " " + pass_name(s.pass()) +
                           (gpu.l2 == L2Mode::fast ? " (fast L2 replay)" : " (exact L2 replay)");

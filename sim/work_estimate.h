@@ -25,6 +25,17 @@ struct WorkCosts {
   /// needs its own.
   double ns_per_sector_streaming = 26;
   double ns_per_sector_tiled = 8;
+  /// The exact replay's handling of each event its blocks record (a transfer, each repeat apart, or a
+  /// step): recorded when the block starts, read back, mapped to lines and batched, whatever its
+  /// size. The per-sector costs above were fitted on tiles of thousands of sectors, where this is
+  /// lost in them; a tile of a few sectors (small d, a small SRAM) costs this per transfer instead.
+  /// Measured with bench/replay_costs.cpp (docs/performance.md, "Work estimates").
+  double ns_per_event = 20;
+  /// The running blocks' records (ReplayWork::record_bytes), allocated and first written in every
+  /// kernel of every replay: page faults and the kernel's zeroing of fresh pages, then reading them
+  /// back from memory rather than the host's caches. Grows with SMs × blocks per SM. Measured with
+  /// bench/replay_costs.cpp.
+  double ns_per_record_byte = 1.25;
   /// The fast replay (--l2 fast) is priced as the exact one through stride-fewer sets, pass by pass:
   /// its first pass at the first stride it tries (sim/gpu/fast_replay.h, FirstPass::stride), every
   /// later one (the fit's next stride, the warm run) at this many times smaller
@@ -44,6 +55,16 @@ struct WorkCosts {
   /// The process before any work (configs, the program itself).
   std::uint64_t base_bytes = 8ull << 20;
 };
+
+/// What one exact replay of a schedule handles, counted without replaying it.
+struct ReplayWork {
+  double sectors = 0;       ///< sectors the SMs ask of the L2 (the schedule's HBM count)
+  double events = 0;        ///< events the blocks record: transfers (each repeat apart) and steps
+  double record_bytes = 0;  ///< the most the running blocks' records hold at once (a kernel's)
+};
+
+/// The counts estimate_prediction() prices, from the first and last block of each kernel.
+[[nodiscard]] ReplayWork replay_work(const Schedule& s, const ScheduleContext& ctx);
 
 struct WorkEstimate {
   double seconds = 0;

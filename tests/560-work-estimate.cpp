@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
+#include "sim/gpu/gpu_model.h"
 #include "sim/work_estimate.h"
 #include "src/config/hardware_config.h"
 #include "support/cli_run.h"
 #include "support/fixtures.h"
+#include "support/temp_file.h"
+#include "support/toy_config.h"
 
 using namespace iosim;
 using iosim::test::a100;
@@ -19,6 +23,21 @@ namespace {
 
 ScheduleContext context(std::uint64_t n, std::uint64_t d, std::uint64_t heads = 1) {
   return ScheduleContext{problem(n, d, 1, heads), a100(), {}, 0, {}};
+}
+
+/// The tests' toy config at the model's limits: 4096 SMs, 256 blocks per SM, a 1 GiB L2. Its SRAM
+/// of 2 KiB per SM takes tiles of a few sectors (d = 16), so the blocks record many small
+/// transfers, and 8192 of them run at once.
+std::string extreme_config() {
+  std::string y = iosim::test::kToyConfig;
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"count: 2", "count: 4096"},
+                                 {"max_blocks_per_sm: 32", "max_blocks_per_sm: 256"},
+                                 {"size_bytes: 65536", "size_bytes: 1073741824"}}) {
+    const std::size_t at = y.find(from);
+    REQUIRE(at != std::string::npos);
+    y.replace(at, from.size(), to);
+  }
+  return y;
 }
 
 Ledger count(const Schedule& s) {
@@ -39,10 +58,13 @@ TEST_CASE("counting alone costs nothing to estimate and is estimated as nothing"
 TEST_CASE("a prediction's time is the schedule's sectors times the measured cost per sector") {
   const ScheduleContext ctx = context(4096, 64, 4);
   const auto s = make_schedule("flash2", Pass::fwd, ctx);
-  const Ledger l = count(*s);
-  const double sectors = static_cast<double>(l.total(Level::hbm).bytes().value) / 32;
+  // The sectors the model asks of the L2: on tiles this wide, the HBM bytes ÷ 32.
+  const double sectors = replay_work(*s, ctx).sectors;
+  CHECK(sectors == doctest::Approx(static_cast<double>(count(*s).total(Level::hbm).bytes().value) / 32).epsilon(0.01));
   WorkCosts c;
   c.ns_per_sector_tiled = 10;
+  c.ns_per_event = 0;  // the per-event and per-record costs apart (the test at the model's limits)
+  c.ns_per_record_byte = 0;
   const WorkEstimate one = estimate_prediction(*s, ctx, 1, c);
   CHECK(one.seconds == doctest::Approx(sectors * 10e-9));
   CHECK(estimate_prediction(*s, ctx, 3, c).seconds == doctest::Approx(3 * one.seconds));
@@ -191,4 +213,70 @@ TEST_CASE("the CLI: the default limit lets the fast replay of n 131072 through, 
   const std::string unit = f.err.substr(f.err.find(' ', at + 6) + 1, 3);
   REQUIRE((unit == "s (" || unit == "min"));
   CHECK(amount * (unit == "min" ? 60 : 1) < 600);
+}
+
+TEST_CASE("at the model's limits the exact replay's estimate counts every sector the model asks of the L2") {
+  // The sectors are priced at 1 ns each: the estimate in ns is then at least the sectors the exact
+  // replay counts (read, write, reduce). Tiles with rows narrower than a sector ask whole sectors:
+  // naive's 4 × 4 tiles at d = 16 ask 7 times the HBM bytes ÷ 32, which an estimate from those bytes
+  // priced as 7 times too few.
+  const HardwareSpec hw = config::load_hardware(YAML::Load(extreme_config()), "extreme.yaml");
+  WorkCosts c;
+  c.ns_per_sector_streaming = c.ns_per_sector_tiled = 1;
+  for (const std::string name : {"naive", "flash1", "flash2"}) {
+    CAPTURE(name);
+    const ScheduleContext ctx{problem(512, 16, 1, 2), hw, {}, 0, {}};
+    const auto s = make_schedule(name, Pass::fwd, ctx);
+    GpuModelOptions o;
+    o.l2 = L2Mode::exact;
+    const Prediction p = predict(*s, ctx, o);
+    const auto counted = static_cast<double>(p.l2_read_sectors() + p.l2_write_sectors() + p.l2_red_sectors());
+    CAPTURE(counted);
+    CHECK(estimate_prediction(*s, ctx, 1, c).seconds * 1e9 >= counted);
+  }
+}
+
+TEST_CASE("at the model's limits the exact replay's estimate holds its time and memory (a real process)") {
+#ifdef IOSIM_SANITIZED
+  MESSAGE("skipped under the sanitizers: they slow the replay and inflate its memory");
+  return;
+#endif
+  // flash2, 16 heads of n = 4096, d = 16: 8192 blocks at once, each recording about 1500 events;
+  // about 2 s of CPU, a third of it the kernel's zeroing of the records' fresh pages.
+  const iosim::test::TempDir dir;
+  const std::string path = dir.write("extreme.yaml", extreme_config());
+  const HardwareSpec hw = config::load_hardware(YAML::Load(extreme_config()), path);
+  const ScheduleContext ctx{problem(4096, 16, 1, 16), hw, {}, 0, {}};
+  RunOptions opt;
+  opt.predict = true;
+  opt.gpu.l2 = L2Mode::exact;
+  const WorkEstimate e = estimate_runs({"flash2"}, {Pass::fwd}, ctx, opt);
+  rusage before{};
+  ::getrusage(RUSAGE_CHILDREN, &before);
+  const auto r = iosim::test::process("-c " + path +
+                                      " --predict --l2 exact --schedule flash2 --n 4096 --d 16 --heads 16 -q -f json");
+  REQUIRE(r.code == 0);
+  rusage after{};
+  ::getrusage(RUSAGE_CHILDREN, &after);
+  const auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  // CPU time (user and system: the page faults are part of the work), not wall time: other work
+  // on a shared machine stretches the wall time, much less the CPU time.
+  const double cpu = secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) - secs(before.ru_stime);
+  CAPTURE(cpu);
+  CAPTURE(e.seconds);
+  REQUIRE(cpu > 0.3);  // long enough to time
+  // An upper bound, with room for the noise of a loaded machine on either side: at least 3/4 of
+  // the CPU time (the estimate before the records and the small tiles were priced: 0.4 of it), and
+  // at most 3 times it.
+  CHECK(e.seconds >= 0.75 * cpu);
+  CHECK(e.seconds <= 3 * cpu);
+  if (after.ru_maxrss == before.ru_maxrss && before.ru_maxrss > 0) {
+    MESSAGE("an earlier child was larger: peak not measurable here");
+    return;
+  }
+  const double peak = static_cast<double>(after.ru_maxrss) * 1024;
+  CAPTURE(peak);
+  CAPTURE(e.bytes);
+  CHECK(static_cast<double>(e.bytes) >= peak);
+  CHECK(static_cast<double>(e.bytes) <= 2 * peak);
 }
