@@ -17,9 +17,12 @@ Error = (measured − predicted) / measured, as in docs/validation.md.
 import argparse
 import concurrent.futures
 import json
+import os
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 
 
 def predict(iosim, config, run):
@@ -59,13 +62,11 @@ def sdpa_runs(path):
         problem = {"batch": r["batch"], "heads": r["heads"], "n": r["n"], "n_kv": r["n"], "d": r["d"],
                    "dtype": r["dtype"]}
         sched = "flash2" if r["impl"] == "flash" else "eager"
-        # FlashAttention-2's forward tiles, fixed by its source (flash_fwd_launch_template.h, sm80+ and not
-        # causal): 128 × 128 at d = 64, 128 × 64 at d = 128, 4 warps; the backward's at the model's default.
+        # No tiles named: `--kernels pytorch` takes FlashAttention-2's own (its source's tiles, and its
+        # split-KV kernels on grids that leave SMs idle), which naming tiles would override.
         default = {"br": 0, "bc": 0, "warps": 0, "stages": 0}
-        fa2_fwd = {"br": 128, "bc": 128 if r["d"] == 64 else 64, "warps": 4, "stages": 0}
-        fwd_tile = fa2_fwd if sched == "flash2" else default
         out.append({"schedule": sched, "pass": "fwd" if r["mode"] == "fwd" else "fwdbwd", "problem": problem,
-                    "tile": fwd_tile if r["mode"] == "fwd" else default, "fwd_tile": fwd_tile,
+                    "tile": default, "fwd_tile": default,
                     "measured_ms": r["median_ms_cold"],
                     "source": "torch " + r["impl"], "kernels": "pytorch" if sched == "flash2" else ""})
     return out
@@ -120,6 +121,25 @@ def pct(v, q):
     return v[lo] + (v[hi] - v[lo]) * (k - lo)
 
 
+def uncalibrated(config, directory):
+    """A copy of `config` without its measured: and kernel_rates: sections: the config of the same GPU had
+    nobody calibrated it (its corrected_by: peers, found where `-c` looks, still apply)."""
+    out, skipping = [], False
+    for text in open(config).read().split("\n"):
+        if re.match(r"(measured|kernel_rates):", text):
+            skipping = True
+        elif skipping and (text == "" or text[0] in " #"):
+            continue   # the section's own lines, and comments up to the next top-level key
+        else:
+            skipping = False
+        if not skipping:
+            out.append(text)
+    path = os.path.join(directory, "uncalibrated-" + os.path.basename(config))
+    with open(path, "w") as f:
+        f.write("\n".join(out))
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="*")
@@ -132,9 +152,14 @@ def main():
     ap.add_argument("--n", type=int, help="only runs of this n")
     ap.add_argument("--fail-above-median", type=float, metavar="PCT",
                     help="exit 1 when the median |error| exceeds PCT percent (the CPU test that holds the model)")
+    ap.add_argument("--uncalibrated", action="store_true",
+                    help="predict with the config less its measured: and kernel_rates: (a GPU nobody calibrated)")
     ap.add_argument("--json-out")
     ap.add_argument("--markdown")
     a = ap.parse_args()
+    scratch = tempfile.TemporaryDirectory()
+    if a.uncalibrated:
+        a.config = uncalibrated(a.config, scratch.name)
     runs = [r for f in a.runs for r in json.load(open(f))["runs"] if measured_ms(r)]
     for f in a.sdpa:
         runs += sdpa_runs(f)

@@ -23,6 +23,7 @@ import datetime
 import itertools
 import json
 import os
+import signal
 import statistics
 import sys
 import time
@@ -62,13 +63,14 @@ def variants(shapes):
     return sorted({(d, causal, h != kvh) for _, h, kvh, _, d, causal in shapes})
 
 
-def prepare(menu_item, d, causal, grouped, dtype_name):
-    """In a worker: the compile records of the four kernels, then the SDPA check (GPU)."""
+def prepare(menu_item, d, causal, grouped, dtype_name, with_records):
+    """In a worker: the compile records of the four kernels (with --records), then the SDPA check (GPU),
+    which also JIT-compiles the kernels into Triton's disk cache for the timing."""
     from iosim.triton.compile import Config
     from iosim.triton.family import PASS_KERNELS, compiled_family
     bm, bn, warps, stages = menu_item
     records = {}
-    for k in PASS_KERNELS["fwd"] + PASS_KERNELS["bwd"]:
+    for k in (PASS_KERNELS["fwd"] + PASS_KERNELS["bwd"]) if with_records else ():
         records[k] = compiled_family(Config(kernel=k, block_m=bm, block_n=bn, head_dim=d, causal=causal,
                                             num_warps=warps, num_stages=stages, dtype=dtype_name))
     errors = {k: r["error"] for k, r in records.items() if r["error"]}
@@ -111,6 +113,11 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
     ap.add_argument("--workers", type=int, default=min(16, os.cpu_count() or 1))
+    ap.add_argument("--records", action="store_true",
+                    help="also build each kernel's compile record here (the same Triton gives the same "
+                         "records on a CPU-only machine: `iosim tiles --kernels triton` builds them there)")
+    ap.add_argument("--prepare-share", type=float, default=0.4,
+                    help="the share of the budget that compiling and checking may take")
     args = ap.parse_args()
     t0 = time.monotonic()
     left = lambda: args.budget - (time.monotonic() - t0)  # noqa: E731
@@ -124,14 +131,32 @@ def main() -> int:
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "dtype": args.dtype, "reps": args.reps, "budget_s": args.budget, "prepared": [], "rows": []}
 
-    # 1. Compile records and correctness, in parallel; a third of the budget at most.
-    tasks = [(m, *v) for v in variants(SHAPES) for m in menu]
+    def save(note):
+        out["elapsed_s"] = time.monotonic() - t0
+        out["state"] = note
+        tmp = Path(args.out + ".tmp")
+        tmp.write_text(json.dumps(out, indent=1))
+        tmp.replace(args.out)
+
+    # A timeout's SIGTERM keeps what was measured: the file is rewritten after every shape, and here.
+    def on_term(signum, frame):
+        save(f"stopped by signal {signum}")
+        print(f"stopped by signal {signum}; wrote {args.out}", flush=True)
+        os._exit(3)
+    signal.signal(signal.SIGTERM, on_term)
+
+    # 1. Compile and check, in parallel, within a share of the budget. Variants interleave so that a cut
+    #    budget leaves every variant part of the menu rather than some variants none.
+    tasks = [(m, *v) for m in menu for v in variants(SHAPES)]
     print(f"preparing {len(tasks)} (config, variant) pairs on {args.workers} workers", flush=True)
     ctx = __import__("multiprocessing").get_context("spawn")   # CUDA in workers needs spawn
-    with cf.ProcessPoolExecutor(args.workers, mp_context=ctx) as pool:
-        futures = {pool.submit(prepare, m, d, c, g, args.dtype): (m, d, c, g) for m, d, c, g in tasks}
+    pool = cf.ProcessPoolExecutor(args.workers, mp_context=ctx)
+    try:
+        futures = {pool.submit(prepare, m, d, c, g, args.dtype, args.records): (m, d, c, g)
+                   for m, d, c, g in tasks}
         try:
-            for i, f in enumerate(cf.as_completed(futures, timeout=max(30.0, args.budget / 3)), 1):
+            for i, f in enumerate(cf.as_completed(futures, timeout=max(30.0, args.budget * args.prepare_share)),
+                                  1):
                 m, d, c, g = futures[f]
                 try:
                     rec = f.result()
@@ -143,13 +168,17 @@ def main() -> int:
                     print(f"  prepared {i}/{len(tasks)} ({time.monotonic() - t0:.0f} s)", flush=True)
         except cf.TimeoutError:
             print("  preparation ran out of its share of the budget; the rest is skipped", flush=True)
-            for f in futures:
-                f.cancel()
+    finally:
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in workers:   # a compile still running is not waited for
+            proc.terminate()
     ready = {(tuple(r["config"].values()), r["d"], r["causal"], r["grouped"]) for r in out["prepared"]
              if not r["errors"] and r["check"] and r["check"]["ok"]}
     print(f"{len(ready)} of {len(tasks)} pass compile and the SDPA check", flush=True)
 
     # 2. Timing.
+    last_config_s = 0.0
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
     for b, h, kvh, n, d, causal in SHAPES:
         q = torch.randn((b, h, n, d), device="cuda", dtype=dtype)
@@ -162,10 +191,11 @@ def main() -> int:
                 row["skipped"] = "did not compile or pass the check (see prepared)"
             elif n % m[0] or n % m[1]:
                 row["skipped"] = "n is not a multiple of the tiles"
-            elif left() < 5:
+            elif left() < max(5.0, 2 * last_config_s):
                 row["skipped"] = "time budget"
             else:
                 cfg = Launch(*m)
+                started = time.monotonic()
                 try:
                     o, lse = forward(q, k, v, causal, cfg)
                     row["fwd_ms"] = time_ms(lambda: forward(q, k, v, causal, cfg), args.reps, flush)
@@ -175,13 +205,14 @@ def main() -> int:
                     row["bwd_tflops"] = 2.5 * flops / row["bwd_ms"] / 1e9
                 except Exception as exc:
                     row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+                last_config_s = time.monotonic() - started
             out["rows"].append(row)
         timed = sum(1 for r in out["rows"] if "fwd_ms" in r and r["n"] == n and r["d"] == d)
         print(f"shape b={b} h={h}/{kvh} n={n} d={d} causal={causal}: {timed} configs timed "
               f"({time.monotonic() - t0:.0f} s)", flush=True)
         del q, k, v, do
-    out["elapsed_s"] = time.monotonic() - t0
-    Path(args.out).write_text(json.dumps(out, indent=1))
+        save("running")
+    save("complete")
     print(f"wrote {args.out} ({out['elapsed_s']:.0f} s)", flush=True)
     return 0
 

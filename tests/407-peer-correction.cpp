@@ -2,6 +2,8 @@
 // calibrated GPUs of the same architecture measured (corrected_by:, sim/core/peer_correction.h).
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -17,6 +19,12 @@ namespace {
 
 HardwareSpec shipped(const char* name) {
   return config::load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/" + name);
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 const CorrectedFigure* corrected(const HardwareSpec& hw, const std::string& key) {
@@ -90,8 +98,17 @@ TEST_CASE("every correctable figure has a datasheet figure on the shipped Hopper
   }
 }
 
-TEST_CASE("h100.yaml: the H200's measured shares applied to the H100's datasheet") {
-  const HardwareSpec h100 = shipped("h100.yaml");
+TEST_CASE("h100.yaml less its measured: section: the H200's measured shares applied to the H100's datasheet") {
+  CHECK(shipped("h100.yaml").corrected.empty());  // calibrated: every figure its own
+  const std::string text = file_text(std::string(IOSIM_SOURCE_DIR) + "/configs/h100.yaml");
+  const std::size_t from = text.find("\nmeasured:\n");
+  REQUIRE(from != std::string::npos);
+  std::size_t to = from + 1;
+  while ((to = text.find('\n', to) + 1) < text.size() && (text[to] == ' ' || text[to] == '\n')) {
+  }
+  const TempDir dir;
+  dir.write("h200.yaml", file_text(std::string(IOSIM_SOURCE_DIR) + "/configs/h200.yaml"));
+  const HardwareSpec h100 = config::load_hardware(dir.write("h100.yaml", text.substr(0, from + 1) + text.substr(to)));
   const HardwareSpec h200 = shipped("h200.yaml");
   REQUIRE_FALSE(h100.corrected.empty());
   const CorrectedFigure* hbm = corrected(h100, "hbm_gb_per_s");
