@@ -46,7 +46,7 @@ def predict(iosim, config, run):
 
 
 def sdpa_runs(path):
-    """PyTorch's runs (scripts/sdpa_bench.py --sweep) as runs of iosim's schedules: the flash backend is
+    """PyTorch's runs (scripts/sdpa-bench.py --sweep) as runs of iosim's schedules: the flash backend is
     FlashAttention-2 (flash2 at the model's default tiles, which are FlashAttention-2's own, with
     `--kernels pytorch`: PyTorch's kernels' families), the math path is standard attention as PyTorch's
     eager operators run it (eager: naive's algorithm with the scale and the backward's dP ∘ P as kernels
@@ -126,7 +126,7 @@ def main():
     ap.add_argument("--config", required=True)
     ap.add_argument("--iosim", default="build/iosim")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--sdpa", action="append", default=[], help="PyTorch runs (scripts/sdpa_bench.py --sweep)")
+    ap.add_argument("--sdpa", action="append", default=[], help="PyTorch runs (scripts/sdpa-bench.py --sweep)")
     ap.add_argument("--schedule", help="only runs of this schedule")
     ap.add_argument("--pass", dest="pass_", help="only runs of this pass")
     ap.add_argument("--n", type=int, help="only runs of this n")

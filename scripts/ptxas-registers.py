@@ -8,7 +8,7 @@ the log of such a build, and writes one JSON record per kernel:
    smem_static_bytes, stack_frame_bytes, barriers, kernel}
 The model's register estimate (the kernel families' register models) is compared against this table.
 
-  scripts/ptxas-registers [--arch 90] [--build-dir build-ptxas] [--jobs 2] [--log FILE]
+  scripts/ptxas-registers.py [--arch 90] [--build-dir build-ptxas] [--jobs 2] [--log FILE]
                           [--out results/ptxas-registers-sm90-cuda<version>.json]
 
 --log FILE parses FILE instead of building (and --build-dir writes its build log to
@@ -124,7 +124,7 @@ def build(a):
         r = subprocess.run(["cmake", "--build", a.build_dir, "-j", str(a.jobs), "--target", "iosim_gpu"],
                            stdout=log, stderr=subprocess.STDOUT)
     if r.returncode != 0:
-        print(f"scripts/ptxas-registers: the build failed (exit {r.returncode}); see {log_path}", file=sys.stderr)
+        print(f"scripts/ptxas-registers.py: the build failed (exit {r.returncode}); see {log_path}", file=sys.stderr)
         sys.exit(1)
     return log_path
 
@@ -141,7 +141,7 @@ def main():
     log_path = a.log or build(a)
     kernels = parse(open(log_path, errors="replace").read())
     if not kernels:
-        print(f"scripts/ptxas-registers: no ptxas -v output in {log_path}", file=sys.stderr)
+        print(f"scripts/ptxas-registers.py: no ptxas -v output in {log_path}", file=sys.stderr)
         return 1
     recs, others = records(kernels)
     out = a.out or os.path.join(ROOT, "results", f"ptxas-registers-sm{a.arch}-cuda{release}.json")
