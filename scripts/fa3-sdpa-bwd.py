@@ -36,7 +36,8 @@ def main():
             for causal in (False, True):
                 flops = 10.0 * b * h * n * n * d * (0.5 if causal else 1.0)
                 for name, backend in backends:
-                    tag = f"sdpa-bwd {name:5} {dtype_name} d{d} batch {b} heads {h} n {n} {'causal' if causal else 'full':6}"
+                    mask = 'causal' if causal else 'full'
+                    tag = f"sdpa-bwd {name:5} {dtype_name} d{d} batch {b} heads {h} n {n} {mask:6}"
                     try:
                         qq, kk, vv = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
                         with sdpa_kernel(backend):

@@ -49,7 +49,8 @@ def main():
             for causal in (False, True):
                 flops = 4.0 * b * h * n * n * d * (0.5 if causal else 1.0)
                 for name, backend in backends:
-                    tag = f"sdpa {name:5} {dtype_name} d{d} batch {b} heads {h} n {n} {'causal' if causal else 'full':6}"
+                    mask = 'causal' if causal else 'full'
+                    tag = f"sdpa {name:5} {dtype_name} d{d} batch {b} heads {h} n {n} {mask:6}"
                     try:
                         with sdpa_kernel(backend), torch.no_grad():
                             for _ in range(args.warmup):

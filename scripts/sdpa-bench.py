@@ -88,7 +88,7 @@ def time_one(torch, fn, shape, dt, mode, runs, warmup, sweep, kv_shape=None):
         return out
 
     cold, warm = timed(True), timed(False)
-    del q, k, v, do
+    q = k = v = do = None  # free the tensors now (the closures above are done with them)
     return cold, warm
 
 
@@ -251,7 +251,8 @@ def main() -> int:
         a.kv_heads = a.heads if a.kv_heads is None else a.kv_heads
         a.n_kv = a.n if a.n_kv is None else a.n_kv
         if a.sweep or a.causal or min(a.batch, a.heads, a.kv_heads, a.n, a.n_kv, a.d) < 1 or a.heads % a.kv_heads != 0:
-            print("sdpa-bench.py: decoding takes positive sizes with --kv-heads dividing --heads, and no --sweep or --causal",
+            print("sdpa-bench.py: decoding takes positive sizes with --kv-heads dividing --heads, "
+                  "and no --sweep or --causal",
                   file=sys.stderr)
             return 2
     if a.runs is None:

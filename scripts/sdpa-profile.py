@@ -78,7 +78,7 @@ def main() -> int:
             cudart.cudaProfilerStop()
             print(f"profiled: {a.impl} {name} batch {b} heads {h} n {n} d {d} {a.dtype}"
                   f"{' causal' if a.causal else ''}", flush=True)
-        del q, k, v, do
+        q = k = v = do = None  # free the tensors (the closures above are done with them)
         torch.cuda.empty_cache()
     return 0
 

@@ -149,7 +149,8 @@ def main():
         m = measured_ms(run)
         ms = pred["cold"]["time_ms"]
         kernels = pred["cold"]["kernels"]
-        rows.append({"source": run.get("source", "iosim"), "schedule": run["schedule"], "pass": run["pass"], "problem": run["problem"],
+        rows.append({"source": run.get("source", "iosim"), "schedule": run["schedule"], "pass": run["pass"],
+                     "problem": run["problem"],
                      "tile": run["tile"], "measured_ms": m, "predicted_ms": ms, "error": (m - ms) / m,
                      "binding": pred["cold"].get("binding", ""),
                      "kernels": [{"name": k["name"], "time": k["time"]} for k in kernels]})
@@ -202,7 +203,8 @@ def main():
              f"{rho:.2f} | {100 * regret:.1f}% |")
     if rank_stats:
         line("")
-        line(f"ranking over {len(rank_stats)} groups: median Spearman {statistics.median(s for s, _ in rank_stats):.2f}, "
+        median_spearman = statistics.median(s for s, _ in rank_stats)
+        line(f"ranking over {len(rank_stats)} groups: median Spearman {median_spearman:.2f}, "
              f"groups with Spearman ≥ 0.9: {sum(s >= 0.9 for s, _ in rank_stats)}; "
              f"first-ranked within 3% of the best: {sum(r <= 0.03 for _, r in rank_stats)}")
     if a.json_out:

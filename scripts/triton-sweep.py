@@ -75,6 +75,7 @@ def prepare(menu_item, d, causal, grouped, dtype_name):
     check = None
     if not errors:
         import torch
+
         from iosim.triton.launch import Launch
         from iosim.triton.reference import check as sdpa_check
         try:
@@ -117,6 +118,7 @@ def main() -> int:
 
     import torch
     import triton
+
     from iosim.triton.launch import Launch, backward, forward
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     menu = list(itertools.product(TILES, TILES, WARPS, STAGES))
@@ -179,7 +181,7 @@ def main() -> int:
         timed = sum(1 for r in out["rows"] if "fwd_ms" in r and r["n"] == n and r["d"] == d)
         print(f"shape b={b} h={h}/{kvh} n={n} d={d} causal={causal}: {timed} configs timed "
               f"({time.monotonic() - t0:.0f} s)", flush=True)
-        del q, k, v, do
+        q = k = v = do = None  # free the tensors before the next shape (the lambdas above are done)
     out["elapsed_s"] = time.monotonic() - t0
     Path(args.out).write_text(json.dumps(out, indent=1))
     print(f"wrote {args.out} ({out['elapsed_s']:.0f} s)", flush=True)
