@@ -63,6 +63,9 @@ def nnls(a, b):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return
     rows = [r for path in sys.argv[1:] for r in json.load(open(path)) if r["model"]]
     by_family = {}
     for r in rows:
