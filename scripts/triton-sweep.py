@@ -181,7 +181,7 @@ def main() -> int:
         timed = sum(1 for r in out["rows"] if "fwd_ms" in r and r["n"] == n and r["d"] == d)
         print(f"shape b={b} h={h}/{kvh} n={n} d={d} causal={causal}: {timed} configs timed "
               f"({time.monotonic() - t0:.0f} s)", flush=True)
-        q = k = v = do = None  # free the tensors before the next shape (the lambdas above are done)
+        del q, k, v, do
     out["elapsed_s"] = time.monotonic() - t0
     Path(args.out).write_text(json.dumps(out, indent=1))
     print(f"wrote {args.out} ({out['elapsed_s']:.0f} s)", flush=True)
