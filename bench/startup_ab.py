@@ -5,14 +5,15 @@
 
 ARGS default to the main command, `--config a100.yaml --n 8192 --d 64`. Each run's wall time is taken
 around spawn and wait, output discarded; the peak memory (maximum resident set) comes from
-/usr/bin/time -f %M on five more runs of each, since a child of Python starts from Python's pages. Prints, per build, the median and range of wall time and peak RSS,
+/usr/bin/time -f %M on five more runs of each, since a child of Python starts from Python's pages.
+Prints, per build, the median and range of wall time and peak RSS,
 and the median of the pairwise ratios A/B. docs/performance.md quotes it.
 """
 import argparse
-import sys
-import tempfile
 import statistics
 import subprocess
+import sys
+import tempfile
 import time
 
 DEFAULT_ARGS = ["--config", "a100.yaml", "--n", "8192", "--d", "64"]

@@ -171,8 +171,8 @@ def compare(committed, ran, name: str) -> list[str]:
             problems.append(f"cell {i}: committed with an error")
         if len(images(old)) != len(images(new)):
             problems.append(f"cell {i}: {len(images(new))} figures now, {len(images(old))} committed")
-        same = (same_at_rounding_level(texts(old), texts(new)) if ROUNDING_TAG in old.get("metadata", {}).get("tags", [])
-                else texts(old) == texts(new))
+        rounded = ROUNDING_TAG in old.get("metadata", {}).get("tags", [])
+        same = same_at_rounding_level(texts(old), texts(new)) if rounded else texts(old) == texts(new)
         if not same:
             problems.append(f"cell {i}: its text output differs from the committed one")
     return problems

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch's attention backward beside flash3's (scripts/gpu-fa3-bwd-check): the backward of
+"""PyTorch's attention backward beside flash3's (scripts/gpu fa3-bwd-check): the backward of
 torch.nn.functional.scaled_dot_product_attention under SDPBackend.CUDNN_ATTENTION (and
 FLASH_ATTENTION), timed as flash3_check bench-bwd times flash3 (CUDA events around each backward call,
 W warm-up calls, median of R), for every (batch, heads, n, d) given, fp16 and bf16, causal and not.
@@ -36,7 +36,8 @@ def main():
             for causal in (False, True):
                 flops = 10.0 * b * h * n * n * d * (0.5 if causal else 1.0)
                 for name, backend in backends:
-                    tag = f"sdpa-bwd {name:5} {dtype_name} d{d} batch {b} heads {h} n {n} {'causal' if causal else 'full':6}"
+                    mask = 'causal' if causal else 'full'
+                    tag = f"sdpa-bwd {name:5} {dtype_name} d{d} batch {b} heads {h} n {n} {mask:6}"
                     try:
                         qq, kk, vv = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
                         with sdpa_kernel(backend):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch's attention beside flash3 (scripts/gpu-fa3-check): forward of
+"""PyTorch's attention beside flash3 (scripts/gpu fa3-check): forward of
 torch.nn.functional.scaled_dot_product_attention under SDPBackend.CUDNN_ATTENTION and
 SDPBackend.FLASH_ATTENTION, timed as flash3_check bench times flash3 (CUDA events around each launch,
 W warm-up launches, median of R), for every (batch, heads, n, d) given, fp16 and bf16, causal and not.
@@ -49,7 +49,8 @@ def main():
             for causal in (False, True):
                 flops = 4.0 * b * h * n * n * d * (0.5 if causal else 1.0)
                 for name, backend in backends:
-                    tag = f"sdpa {name:5} {dtype_name} d{d} batch {b} heads {h} n {n} {'causal' if causal else 'full':6}"
+                    mask = 'causal' if causal else 'full'
+                    tag = f"sdpa {name:5} {dtype_name} d{d} batch {b} heads {h} n {n} {mask:6}"
                     try:
                         with sdpa_kernel(backend), torch.no_grad():
                             for _ in range(args.warmup):

@@ -14,7 +14,8 @@ where m × n × k is the step's first product (S = Q Kᵀ: B_r × B_c × d) and 
 constant for the loop, terms that grow with the score tile, the row block's and the column block's
 elements each thread handles, and a constant for a kernel whose loop keeps K/V tiles in flight (two or
 more stages: it issues the copies of tile j + stages − 1, waits for tile j by group count, and
-computes each stage's addresses, which a one-stage loop does not; 1 for such a kernel, 0 otherwise). The data are instruction counts of the compiled kernels
+computes each stage's addresses, which a one-stage loop does not; 1 for such a kernel, 0 otherwise). The data are
+instruction counts of the compiled kernels
 (`--json` files of scripts/instruction-mix.py), never times.
 
   scripts/fit-instructions.py results/h200-2026-12-01/instruction-mix/mix-d64.json \
@@ -62,6 +63,9 @@ def nnls(a, b):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return
     rows = [r for path in sys.argv[1:] for r in json.load(open(path)) if r["model"]]
     by_family = {}
     for r in rows:

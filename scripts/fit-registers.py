@@ -30,6 +30,9 @@ def fit(xs, ys):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return
     recs = json.load(open(sys.argv[1]))["kernels"]
     families = {}
     for r in recs:

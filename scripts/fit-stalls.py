@@ -11,7 +11,7 @@ scheduler picked a warp but could not dispatch its instruction; printed per fami
   short_scoreboard a variable-latency result from the SM's MIO unit (ldmatrix, shared-memory loads,
                    shuffles, MUFU's ex2).
 This script reads `smsp__warps_issue_stalled_{wait,short_scoreboard}.sum` and `smsp__inst_executed.sum`
-of every profiled variant (scripts/stalls-h200) and, per family, prints the medians the SM model's
+of every profiled variant (scripts/gpu stalls) and, per family, prints the medians the SM model's
 family description takes (sim/schedule/kernel_family.cpp):
   wait_per_instruction  wait cycles per warp instruction issued;
   wait_per_mio          short-scoreboard cycles per MIO instruction the SM model counts (ldmatrix,
@@ -100,22 +100,25 @@ def spread(v):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--stalls", action="append", default=[],
-                    help="ncu CSV of scripts/stalls-h200 (iosim's kernels, or PyTorch's: ncu-sdpa.csv)")
+                    help="ncu CSV of scripts/gpu stalls (iosim's kernels, or PyTorch's: ncu-sdpa.csv)")
     ap.add_argument("--mix", action="append", default=[], help="scripts/instruction-mix.py --json at the same shapes")
     ap.add_argument("--md", help="also write the tables here")
-    ap.add_argument("--reasons", action="store_true", help="also a table of every kernel's cycles per instruction by stall reason")
+    ap.add_argument("--reasons", action="store_true",
+                    help="also a table of every kernel's cycles per instruction by stall reason")
     a = ap.parse_args()
     if not a.stalls:
         print("fit-stalls.py: give --stalls (with --mix)", file=sys.stderr)
         return 2
     rows = kernel_rows(a.stalls, a.mix)
-    lines = ["| kernel | family | cycles a warp spends per instruction | wait per instruction | short scoreboard per MIO instruction |",
+    lines = ["| kernel | family | cycles a warp spends per instruction | wait per instruction "
+             "| short scoreboard per MIO instruction |",
              "|---|---|---|---|---|"]
     for r in rows:
         mio = r.get("wait_per_mio")
         lines.append(f"| {r['kernel']} | {r['family']} | {r['cpi']:.2f} | {r['wait_per_instruction']:.2f} | "
                      + (f"{mio:.1f}" if mio is not None else "-") + " |")
-    lines += ["", "| family | variants | wait per instruction: median (min–max) | short scoreboard per MIO instruction: median (min–max) "
+    lines += ["", "| family | variants | wait per instruction: median (min–max) "
+              "| short scoreboard per MIO instruction: median (min–max) "
               "| dispatch stall per instruction: median (min–max) |",
               "|---|---|---|---|---|"]
     for fam in dict.fromkeys(r["family"] for r in rows):

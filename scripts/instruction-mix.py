@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The SM model's warp instructions beside what the kernels executed (ncu, scripts/instruction-mix-h200).
+"""The SM model's warp instructions beside what the kernels executed (ncu, scripts/gpu instruction-mix).
 
 For every flash kernel variant ncu profiled, runs `iosim --predict -f json` on the same problem and
 tile and sets the model's `warp_instructions` by kind beside ncu's executed-instruction histogram by
@@ -44,7 +44,7 @@ MODEL_KINDS = ["mma", "ldmatrix", "fp32", "ex2", "shuffle", "barrier", "load", "
 OF_OPCODE = {op: kind for kind, ops in KINDS.items() for op in ops}
 
 NAME = re.compile(r"(flash[12])_(fwd|bwd)_kernel<(__half|__nv_bfloat16), \w+<([^>]*)>")
-# PyTorch's FlashAttention-2 (SDPA's flash backend, scripts/sdpa_profile.py): the forward and the
+# PyTorch's FlashAttention-2 (SDPA's flash backend, scripts/sdpa-profile.py): the forward and the
 # backward's main kernel, whose traits are <head dim, rows of Q (B_r), rows of K/V (B_c), warps, ...>.
 TORCH_NAME = re.compile(r"\b(flash_fwd|flash_bwd_dq_dk_dv_loop_seqk_parallel)_kernel<Flash_(?:fwd|bwd)_kernel_traits"
                         r"<(\d+), (\d+), (\d+), (\d+), .*?(half_t|bfloat16_t)")

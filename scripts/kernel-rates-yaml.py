@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A config's `kernel_rates:` section (docs/configs.md), from a run of
-scripts/torch_kernels_bench.py: PyTorch's eager kernels, each timed alone at 2^30 fp16 elements.
+scripts/torch-kernels-bench.py: PyTorch's eager kernels, each timed alone at 2^30 fp16 elements.
 
   scripts/kernel-rates-yaml.py results/h200-2026-12-04-torch-kernels/torch-kernels.json [--source TEXT]
 
@@ -26,7 +26,7 @@ def main():
     at = [r for r in doc["results"] if r["elements"] == TOTAL]
     one = {r["op"]: r for r in at if not r["op"].startswith("softmax")}
     mul_ms = one["mul"]["median_ms_cold"]
-    source = a.source or f"scripts/torch_kernels_bench.py, {doc['device']}, {doc['date']}, torch {doc['torch']}"
+    source = a.source or f"scripts/torch-kernels-bench.py, {doc['device']}, {doc['date']}, torch {doc['torch']}"
 
     def curve(op, derive=lambda r: r["gb_per_s"]):
         rows = sorted((r for r in at if r["op"] == op), key=lambda r: r["row_length"])

@@ -114,7 +114,8 @@ def main():
                     worst, where = e, name
             stride = fast["cold"]["l2_sample_stride"]
             rows.append((label(p), worst, where, stride, tf, te))
-            print(f"{label(p):55s} max {100 * worst:6.3f}% ({where}) stride {stride:4d} fast {tf:6.2f} s exact {te:7.2f} s",
+            print(f"{label(p):55s} max {100 * worst:6.3f}% ({where}) stride {stride:4d} "
+                  f"fast {tf:6.2f} s exact {te:7.2f} s",
                   file=sys.stderr, flush=True)
     print(f"{len(rows)} problems; per counter (cold and warm, every kernel), error = |fast − exact| / exact\n")
     print("| counter | max error | median error |\n|---|---|---|")
@@ -126,8 +127,8 @@ def main():
     print(f"\nwhole process per problem: fast median {statistics.median(tf):.2f} s, max {tf[-1]:.2f} s; "
           f"exact median {statistics.median(te):.2f} s, max {te[-1]:.2f} s\n")
     print("| problem | max error | where | stride | fast s | exact s |\n|---|---|---|---|---|---|")
-    for l, w, where, stride, f_, e_ in rows:
-        print(f"| {l} | {100 * w:.3f}% | {where} | {stride} | {f_:.2f} | {e_:.2f} |")
+    for problem, w, where, stride, f_, e_ in rows:
+        print(f"| {problem} | {100 * w:.3f}% | {where} | {stride} | {f_:.2f} | {e_:.2f} |")
     return 0 if all(r[1] <= 0.01 for r in rows) else 1
 
 

@@ -4,8 +4,8 @@
 Measured counters do not change when the model does: this runs `iosim --predict` on every kernel of
 a validation JSON (same problem, tile, warps and stages) and prints, per counter, the error of the
 prediction committed with the run beside the error of today's model. Runs measured without a
-prediction (`iosim validate --no-predict`, the time sweeps) have no committed error: "-". It needs no GPU, so a change to
-the L2 or time model can be checked against the H200's numbers on any machine.
+prediction (`iosim validate --no-predict`, the time sweeps) have no committed error: "-". It needs no GPU, so a
+change to the L2 or time model can be checked against the H200's numbers on any machine.
 
   scripts/repredict-validation.py results/validation-nvidia-h200-2026-11-29.json \
       --config configs/h200.yaml [--iosim build/iosim] [--l2-policy random] [--jobs 2] \

@@ -100,7 +100,8 @@ def main():
     except ImportError as e:
         fail(f"--engine ray needs Ray for Python ({e}): {INSTALL}")
 
-    limits = (["--max-time", a.max_time] if a.max_time else []) + (["--max-memory", a.max_memory] if a.max_memory else [])
+    limits = ((["--max-time", a.max_time] if a.max_time else [])
+              + (["--max-memory", a.max_memory] if a.max_memory else []))
     base = [a.iosim, "sweep", a.spec] + limits
     pending = parse_ranges(iosim(base + ["-o", a.out, "--pending"]).decode())
     done = 0
@@ -117,7 +118,8 @@ def main():
                          object_store_memory=128 << 20, logging_level="ERROR", log_to_driver=False)
         except Exception as e:  # an address with no cluster behind it, a runtime that cannot start
             where = f"the cluster at {a.address}" if a.address else "a local Ray runtime"
-            fail(f"--engine ray: cannot start or reach {where}: {' '.join(str(e).split())[:300]}", 2 if a.address else 1)
+            fail(f"--engine ray: cannot start or reach {where}: {' '.join(str(e).split())[:300]}",
+                 2 if a.address else 1)
         workers = a.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         chunk = a.chunk or max(1, -(-len(pending) // (4 * workers)))
         n_chunks = -(-len(pending) // chunk)

@@ -49,7 +49,7 @@ def predict(iosim, config, run):
 
 
 def sdpa_runs(path):
-    """PyTorch's runs (scripts/sdpa_bench.py --sweep) as runs of iosim's schedules: the flash backend is
+    """PyTorch's runs (scripts/sdpa-bench.py --sweep) as runs of iosim's schedules: the flash backend is
     FlashAttention-2 (flash2 at the model's default tiles, which are FlashAttention-2's own, with
     `--kernels pytorch`: PyTorch's kernels' families), the math path is standard attention as PyTorch's
     eager operators run it (eager: naive's algorithm with the scale and the backward's dP ∘ P as kernels
@@ -146,7 +146,7 @@ def main():
     ap.add_argument("--config", required=True)
     ap.add_argument("--iosim", default="build/iosim")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--sdpa", action="append", default=[], help="PyTorch runs (scripts/sdpa_bench.py --sweep)")
+    ap.add_argument("--sdpa", action="append", default=[], help="PyTorch runs (scripts/sdpa-bench.py --sweep)")
     ap.add_argument("--schedule", help="only runs of this schedule")
     ap.add_argument("--pass", dest="pass_", help="only runs of this pass")
     ap.add_argument("--n", type=int, help="only runs of this n")
@@ -174,7 +174,8 @@ def main():
         m = measured_ms(run)
         ms = pred["cold"]["time_ms"]
         kernels = pred["cold"]["kernels"]
-        rows.append({"source": run.get("source", "iosim"), "schedule": run["schedule"], "pass": run["pass"], "problem": run["problem"],
+        rows.append({"source": run.get("source", "iosim"), "schedule": run["schedule"], "pass": run["pass"],
+                     "problem": run["problem"],
                      "tile": run["tile"], "measured_ms": m, "predicted_ms": ms, "error": (m - ms) / m,
                      "binding": pred["cold"].get("binding", ""),
                      "kernels": [{"name": k["name"], "time": k["time"]} for k in kernels]})
@@ -227,7 +228,8 @@ def main():
              f"{rho:.2f} | {100 * regret:.1f}% |")
     if rank_stats:
         line("")
-        line(f"ranking over {len(rank_stats)} groups: median Spearman {statistics.median(s for s, _ in rank_stats):.2f}, "
+        median_spearman = statistics.median(s for s, _ in rank_stats)
+        line(f"ranking over {len(rank_stats)} groups: median Spearman {median_spearman:.2f}, "
              f"groups with Spearman ≥ 0.9: {sum(s >= 0.9 for s, _ in rank_stats)}; "
              f"first-ranked within 3% of the best: {sum(r <= 0.03 for _, r in rank_stats)}")
     if a.json_out:

@@ -77,6 +77,7 @@ def prepare(menu_item, d, causal, grouped, dtype_name, with_records):
     check = None
     if not errors:
         import torch
+
         from iosim.triton.launch import Launch
         from iosim.triton.reference import check as sdpa_check
         try:
@@ -124,6 +125,7 @@ def main() -> int:
 
     import torch
     import triton
+
     from iosim.triton.launch import Launch, backward, forward
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     menu = list(itertools.product(TILES, TILES, WARPS, STAGES))

@@ -178,7 +178,8 @@ def main():
                 f.write(b"".join(lines[40:44] + lines[3:9]) + lines[20][:50])  # out of order, cut off
             run([iosim, "sweep", spec, "-o", out("ray-resume.jsonl"), "--engine", "ray", "--workers", "2", "-q"],
                 env=env)
-            check(read(out("ray-resume.jsonl")) == serial, "Ray resuming a partial, unordered, cut file: the serial records")
+            check(read(out("ray-resume.jsonl")) == serial,
+                  "Ray resuming a partial, unordered, cut file: the serial records")
 
     if failures:
         print(f"{len(failures)} failed")

@@ -73,7 +73,8 @@ def check(path, rows):
         group = (r["schedule"], r["pass"], r["d"], r["dtype"])
         if group not in first:
             if r["build"] != "lean":
-                fail(f"{path}:{r['line']}: the first row of {'/'.join(map(str, group))} is its default kernel: lean, not full")
+                fail(f"{path}:{r['line']}: the first row of {'/'.join(map(str, group))} is its default kernel: "
+                     "lean, not full")
             first[group] = r
     for (schedule, p, d, dtype), r in first.items():
         for other, o in first.items():
@@ -119,7 +120,8 @@ def cuda(rows, out_dir):
     files = groups(rows)
     for name, members in files.items():
         k = members[0]
-        text = HEADER + f"// Instantiation group: {k['kernel']}, d = {k['d']}, {k['dtype']}, {k['warps']} warps, {k['stages']} stage(s).\n"
+        text = HEADER + (f"// Instantiation group: {k['kernel']}, d = {k['d']}, {k['dtype']}, {k['warps']} warps, "
+                         f"{k['stages']} stage(s).\n")
         text += f'#include "cuda/kernels/{k["kernel"]}.cuh"\n#include "cuda/kernels/menu_entry.cuh"\n\n'
         text += "namespace iosim::gpu::detail {\n\n"
         for r in members:
@@ -159,7 +161,8 @@ def model(rows, out):
     text += "  std::uint32_t warps, stages;\n};\n\n"
     text += f"inline constexpr std::array<Default, {len(defaults)}> kDefaults = {{{{\n"
     for r in defaults:
-        text += (f"    {{\"{r['schedule']}\", {'true' if r['pass'] == 'fwd' else 'false'}, {r['d']}, {r['br']}, {r['bc']}, "
+        fwd = 'true' if r['pass'] == 'fwd' else 'false'
+        text += (f"    {{\"{r['schedule']}\", {fwd}, {r['d']}, {r['br']}, {r['bc']}, "
                  f"{r['warps']}, {r['stages']}}},\n")
     text += "}};\n\n}  // namespace iosim::kernel_menu\n"
     write(out, text)

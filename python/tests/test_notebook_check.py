@@ -11,7 +11,8 @@ same = run_notebook.same_at_rounding_level
 
 
 def test_rounding_level_digits_may_differ():
-    assert same(["fp64      flash1      9.02e-16     4.1      2367\n"], ["fp64      flash1      7.90e-16     3.6      2367\n"])
+    assert same(["fp64      flash1      9.02e-16     4.1      2367\n"],
+                ["fp64      flash1      7.90e-16     3.6      2367\n"])
 
 
 def test_an_order_of_magnitude_or_a_count_may_not():

@@ -52,6 +52,7 @@ def test_prune_keeps_the_fastest(cache, monkeypatch):
     """iosim.triton.prune as Triton's early_config_prune: the three configs tiles ranks first (the cache
     from the test above makes it quick)."""
     import triton
+
     import iosim.triton
     monkeypatch.setenv("IOSIM_CACHE_DIR", str(cache))
 

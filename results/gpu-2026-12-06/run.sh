@@ -3,8 +3,8 @@
 # $OUT/<gpu>.tar.gz (the tool brings back at most 8 files). In order, within about 9 minutes:
 #   1. the environment; a build of iosim with the CUDA backend from .deps/ (scripts/vendor-deps) starts in
 #      the background, at low priority, while the GPU runs PyTorch:
-#   2. scripts/torch_kernels_bench.py: PyTorch's eager kernels alone (the eager schedule's kernel_rates)
-#   3. scripts/sdpa_bench.py --sweep: SDPA's flash backend and the plain math path, fwd and fwd+bwd, at the
+#   2. scripts/torch-kernels-bench.py: PyTorch's eager kernels alone (the eager schedule's kernel_rates)
+#   3. scripts/sdpa-bench.py --sweep: SDPA's flash backend and the plain math path, fwd and fwd+bwd, at the
 #      sweep's shapes that fill the GPU, then at grids of one to four heads
 #   4. iosim calibrate against the config of this GPU (h100.yaml or h200.yaml), written into a copy of it
 #   5. scripts/triton-sweep.py: the project's Triton kernels over their tile menu
@@ -29,11 +29,11 @@ stamp() { echo "$1: exit $2 at $((SECONDS - t0)) s"; }
     -DCMAKE_PREFIX_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu/cmake;$PWD/.deps/usr" &&
   nice -n 10 cmake --build "$build" -j"$(nproc)" --target iosim ) >"$res/build.log" 2>&1 &
 build_pid=$!
-timeout 90 python3 scripts/torch_kernels_bench.py --out "$res/torch-kernels.json" >"$res/torch-kernels.log" 2>&1
+timeout 90 python3 scripts/torch-kernels-bench.py --out "$res/torch-kernels.json" >"$res/torch-kernels.log" 2>&1
 stamp "torch kernels" $?
-timeout 150 python3 scripts/sdpa_bench.py --sweep --max-seconds 120 --out "$res/sdpa-sweep.json" >"$res/sdpa-sweep.log" 2>&1
+timeout 150 python3 scripts/sdpa-bench.py --sweep --max-seconds 120 --out "$res/sdpa-sweep.json" >"$res/sdpa-sweep.log" 2>&1
 stamp "sdpa sweep" $?
-timeout 60 python3 scripts/sdpa_bench.py --sweep --max-seconds 45 --out "$res/sdpa-small-grids.json" \
+timeout 60 python3 scripts/sdpa-bench.py --sweep --max-seconds 45 --out "$res/sdpa-small-grids.json" \
   --shapes 1,1,8192,64 1,1,16384,128 1,2,4096,64 1,4,8192,128 2,2,2048,64 1,1,32768,64 >"$res/sdpa-small.log" 2>&1
 stamp "sdpa small grids" $?
 wait "$build_pid"

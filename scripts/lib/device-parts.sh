@@ -1,4 +1,4 @@
-# Sourced by the one-call GPU scripts (scripts/time-sweep-h200, scripts/instruction-mix-h200): each part
+# Sourced by the one-call GPU scripts (scripts/gpu time-sweep, scripts/gpu instruction-mix): each part
 # of a call runs under a time cap, so that a slow part cuts itself and the rest still runs and packs.
 # The sourcing script sets: start=$SECONDS, budget (seconds for the whole call), work (log folder),
 # tag (the name in the log lines); parts collects one line per part for the summary table.

@@ -157,7 +157,7 @@ struct HardwareSpec {
   double launch_overhead_us = 0;            ///< fixed cost of one kernel launch
   PipelineSpec pipeline;                    ///< documented defaults of the SM model's figures (cited)
   MeasuredSpec measured;
-  /// Library kernels timed alone on the GPU (PyTorch's eager kernels: scripts/torch_kernels_bench.py),
+  /// Library kernels timed alone on the GPU (PyTorch's eager kernels: scripts/torch-kernels-bench.py),
   /// beside `measured:`, which `iosim calibrate --write` rewrites.
   std::vector<KernelRate> kernel_rates;
   /// The figures of `measured` that came from peers, not from this GPU (empty: none).

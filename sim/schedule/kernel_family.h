@@ -97,7 +97,7 @@ struct StepOverhead {
 
 /// What a warp of the family waits on its own instructions' results, per instruction, measured by
 /// Nsight Compute's warp-state counters on the family's compiled kernels (scripts/fit-stalls.py over
-/// scripts/stalls-h200's files: medians over the kernels of the tile menu). Both are properties of the
+/// the files of scripts/gpu stalls: medians over the kernels of the tile menu). Both are properties of the
 /// compiled code and of the latencies, not of how many warps share the SM, so the SM model adds them
 /// to one warp's own time through a step (its serial bound); sharing (other warps' issue, the pipes'
 /// throughput) it derives itself. Counted cycles, not fitted to kernel times.

@@ -5,11 +5,11 @@
 // d ∈ {64, 128} × n ∈ {1024, 4096} (flash2 and flash3 also a ragged n = 3000) × every compiled tile, fp16
 // (and bf16 for flash2 and flash3 at n = 4096). batch × heads fills
 // the GPU: flash1 runs one block per head, so it gets a full wave of heads; the others enough blocks
-// for several waves. --quick keeps one tile per kernel and n = 1024 (scripts/gpu-check).
+// for several waves. --quick keeps one tile per kernel and n = 1024 (scripts/gpu check).
 // The grid also holds, for every schedule and pass (fp16), causal masks (n = 2048 at d = 64 and 128;
 // n = 1500, not a multiple of any tile; n = 1000 against n_kv = 1800), n = 1500 without a mask, and
 // grouped-query attention with 32 query heads on kv_heads = 1, 4 and 8 (n = 1024; 8 also at d = 128;
-// 4 also causal at n = 1500); --masks runs only these (scripts/gpu-kernels-check).
+// 4 also causal at n = 1500); --masks runs only these (scripts/gpu kernels-check).
 //
 // Decoding (flashdecode, flashdecode-heads; forward only): one query per head, 32 query heads on 8 K/V
 // heads, d ∈ {64, 128}, (batch, n_kv) from (1, 4,096) to (64, 32,768) and (8, 131,072), fp16 (bf16 at

@@ -30,7 +30,7 @@ int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t 
                   const Limits& limits = {});
 int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::string& format, std::ostream& out);
 
-/// `validate`'s grid: `quick` is the subset scripts/gpu-check runs.
+/// `validate`'s grid: `quick` is the subset scripts/gpu check runs.
 struct ValidateFlags {
   std::string config;
   std::string out_dir = "results";

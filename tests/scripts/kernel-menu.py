@@ -71,7 +71,8 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(table)
         p = run(path, "--model", header)
         lines = p.stderr.strip().split("\n")
-        check(p.returncode == 2 and len(lines) == 1 and "bad.csv" in lines[0], f"{what}: rc {p.returncode}, {p.stderr!r}")
+        check(p.returncode == 2 and len(lines) == 1 and "bad.csv" in lines[0],
+              f"{what}: rc {p.returncode}, {p.stderr!r}")
 for f in failures:
     print(f"kernel-menu: {f}")
 print(f"kernel-menu: {len(rows)} rows, {len(failures)} failures")

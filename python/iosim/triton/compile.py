@@ -11,7 +11,6 @@ import contextlib
 import io
 import re
 from dataclasses import asdict, dataclass
-from typing import Optional
 
 import triton
 from triton.backends.compiler import GPUTarget

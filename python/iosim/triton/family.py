@@ -70,7 +70,10 @@ def _iterations_per_trip(config: Config, step: int | None) -> tuple[int, str]:
 
 def _loop_record(config, instructions, loop, role) -> dict:
     c = sass.loop_counts(instructions, loop)
-    per_trip, why = _iterations_per_trip(config, sass.counter_step(instructions, loop)) if role != "outer" else (1, "one query head a trip")
+    if role != "outer":
+        per_trip, why = _iterations_per_trip(config, sass.counter_step(instructions, loop))
+    else:
+        per_trip, why = 1, "one query head a trip"
     per_iteration = {p: n / per_trip if per_trip > 1 else n for p, n in c["by_pipe"].items()}
     tensor = {op: n / per_trip if per_trip > 1 else n for op, n in c["tensor_opcodes"].items()}
     barriers = c["by_opcode"].get("BAR", 0)

@@ -12,7 +12,7 @@ totals, CUDA events, cold L2 (a sweep of 4 × the L2 before each run, outside th
 (bytes of the tensors read + written) / time, which is what ncu's DRAM counters show those kernels
 move with a cold L2 (results/h200-2026-12-04-math-profile).
 
-  python3 scripts/torch_kernels_bench.py --out torch-kernels.json [--runs 10] [--warmup 3]
+  python3 scripts/torch-kernels-bench.py --out torch-kernels.json [--runs 10] [--warmup 3]
 """
 import argparse
 import datetime

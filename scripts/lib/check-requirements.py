@@ -26,4 +26,7 @@ def main(path: str) -> int:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+        print(f"{__doc__.strip()}\n\n  {sys.argv[0]} REQUIREMENTS.txt")
+        sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
     sys.exit(main(sys.argv[1]))

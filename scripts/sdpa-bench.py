@@ -3,17 +3,17 @@
 after warm-up, each run after a sweep of the L2 (cold) and back to back (warm).
 
 One problem (prints one JSON object; the flash backend, forward; --causal for is_causal=True):
-  python3 scripts/sdpa_bench.py --batch 1 --heads 16 --n 8192 --d 64 --dtype fp16 [--causal]
+  python3 scripts/sdpa-bench.py --batch 1 --heads 16 --n 8192 --d 64 --dtype fp16 [--causal]
 
 Decoding (grouped-query, n queries against a K/V cache of n_kv keys; prints one JSON object with
 every SDPA backend that runs it, forward, and the fastest):
-  python3 scripts/sdpa_bench.py --batch 8 --heads 32 --kv-heads 8 --n 1 --n-kv 32768 --d 128 --dtype fp16
+  python3 scripts/sdpa-bench.py --batch 8 --heads 32 --kv-heads 8 --n 1 --n-kv 32768 --d 128 --dtype fp16
   Q is [batch, heads, n, d], K and V [batch, kv_heads, n_kv, d], scaled_dot_product_attention(enable_gqa=True)
   under each of SDPBackend FLASH_ATTENTION, EFFICIENT_ATTENTION, CUDNN_ATTENTION and under PyTorch's own choice
   (default); a backend that refuses the shape is listed with its error.
 
 The time sweep (writes one JSON file, prints a table):
-  python3 scripts/sdpa_bench.py --sweep --out sdpa-sweep.json [--runs 10] [--max-seconds 240] [--shapes B,H,N,D ...]
+  python3 scripts/sdpa-bench.py --sweep --out sdpa-sweep.json [--runs 10] [--max-seconds 240] [--shapes B,H,N,D ...]
   every shape of SWEEP_SHAPES (n from 512 to 32768, d 64 and 128, batch x heads filling the GPU), fp16,
   with two implementations:
     flash: torch.nn.functional.scaled_dot_product_attention under SDPBackend.FLASH_ATTENTION
@@ -88,7 +88,7 @@ def time_one(torch, fn, shape, dt, mode, runs, warmup, sweep, kv_shape=None):
         return out
 
     cold, warm = timed(True), timed(False)
-    del q, k, v, do
+    q = k = v = do = None  # free the tensors now (the closures above are done with them)
     return cold, warm
 
 
@@ -243,7 +243,7 @@ def main() -> int:
     a = ap.parse_args()
     for name, v in (("--runs", a.runs), ("--warmup", a.warmup)):
         if v is not None and v < (1 if name == "--runs" else 0):
-            print(f"sdpa_bench.py: {name} must be {'positive' if name == '--runs' else 'at least 0'}, not {v}",
+            print(f"sdpa-bench.py: {name} must be {'positive' if name == '--runs' else 'at least 0'}, not {v}",
                   file=sys.stderr)
             return 2
     decode = a.kv_heads is not None or a.n_kv is not None
@@ -251,7 +251,8 @@ def main() -> int:
         a.kv_heads = a.heads if a.kv_heads is None else a.kv_heads
         a.n_kv = a.n if a.n_kv is None else a.n_kv
         if a.sweep or a.causal or min(a.batch, a.heads, a.kv_heads, a.n, a.n_kv, a.d) < 1 or a.heads % a.kv_heads != 0:
-            print("sdpa_bench.py: decoding takes positive sizes with --kv-heads dividing --heads, and no --sweep or --causal",
+            print("sdpa-bench.py: decoding takes positive sizes with --kv-heads dividing --heads, "
+                  "and no --sweep or --causal",
                   file=sys.stderr)
             return 2
     if a.runs is None:

@@ -8,7 +8,7 @@ the log of such a build, and writes one JSON record per kernel:
    smem_static_bytes, stack_frame_bytes, barriers, kernel}
 The model's register estimate (the kernel families' register models) is compared against this table.
 
-  scripts/ptxas-registers [--arch 90] [--build-dir build-ptxas] [--jobs 2] [--log FILE]
+  scripts/ptxas-registers.py [--arch 90] [--build-dir build-ptxas] [--jobs 2] [--log FILE]
                           [--out results/ptxas-registers-sm90-cuda<version>.json]
 
 --log FILE parses FILE instead of building (and --build-dir writes its build log to
@@ -29,13 +29,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # they are template parameters; elsewhere they follow from the family's rule (comment beside each).
 FAMILIES = [
     # flash2_fwd_kernel<T, Flash2FwdTraits<D, BR, BC, WARPS, STAGES>>
-    (re.compile(r"flash2_fwd_kernel<(__half|__nv_bfloat16), iosim::gpu::kern::Flash2FwdTraits<(\d+), (\d+), (\d+), (\d+), (\d+)> ?>"),
+    (re.compile(r"flash2_fwd_kernel<(__half|__nv_bfloat16), "
+                r"iosim::gpu::kern::Flash2FwdTraits<(\d+), (\d+), (\d+), (\d+), (\d+)> ?>"),
      "flash2", "fwd", lambda g: dict(d=g[1], br=g[2], bc=g[3], warps=g[4], stages=g[5])),
     # flash1_fwd_kernel<T, Flash1FwdTraits<D, BR, BC>>: B_r / 16 warps, K/V once per step (1 stage)
     (re.compile(r"flash1_fwd_kernel<(__half|__nv_bfloat16), iosim::gpu::kern::Flash1FwdTraits<(\d+), (\d+), (\d+)> ?>"),
      "flash1", "fwd", lambda g: dict(d=g[1], br=g[2], bc=g[3], warps=g[2] // 16, stages=1)),
     # flash{1,2}_bwd_kernel<T, FlashBwdTraits<D, BR, BC, FLASH1, NW>>: Q_i, dO_i once per step (1 stage)
-    (re.compile(r"flash([12])_bwd_kernel<(__half|__nv_bfloat16), iosim::gpu::kern::FlashBwdTraits<(\d+), (\d+), (\d+), (true|false), (\d+)> ?>"),
+    (re.compile(r"flash([12])_bwd_kernel<(__half|__nv_bfloat16), "
+                r"iosim::gpu::kern::FlashBwdTraits<(\d+), (\d+), (\d+), (true|false), (\d+)> ?>"),
      None, "bwd", lambda g: dict(d=g[1], br=g[2], bc=g[3], warps=g[5], stages=1)),
 ]
 
@@ -102,7 +104,9 @@ def records(kernels):
             others.append({"kernel": name, "arch": k["arch"], **stats})
         else:
             recs.append({**rec, **stats, "arch": k["arch"], "kernel": name})
-    key = lambda r: (r["schedule"], r["pass"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"])
+    def key(r):
+        return r["schedule"], r["pass"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"]
+
     return sorted(recs, key=key), sorted(others, key=lambda r: r["kernel"])
 
 
@@ -124,7 +128,7 @@ def build(a):
         r = subprocess.run(["cmake", "--build", a.build_dir, "-j", str(a.jobs), "--target", "iosim_gpu"],
                            stdout=log, stderr=subprocess.STDOUT)
     if r.returncode != 0:
-        print(f"scripts/ptxas-registers: the build failed (exit {r.returncode}); see {log_path}", file=sys.stderr)
+        print(f"scripts/ptxas-registers.py: the build failed (exit {r.returncode}); see {log_path}", file=sys.stderr)
         sys.exit(1)
     return log_path
 
@@ -141,7 +145,7 @@ def main():
     log_path = a.log or build(a)
     kernels = parse(open(log_path, errors="replace").read())
     if not kernels:
-        print(f"scripts/ptxas-registers: no ptxas -v output in {log_path}", file=sys.stderr)
+        print(f"scripts/ptxas-registers.py: no ptxas -v output in {log_path}", file=sys.stderr)
         return 1
     recs, others = records(kernels)
     out = a.out or os.path.join(ROOT, "results", f"ptxas-registers-sm{a.arch}-cuda{release}.json")

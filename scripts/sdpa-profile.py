@@ -3,17 +3,18 @@
 SDPBackend.FLASH_ATTENTION) once per shape and pass between cudaProfilerStart and cudaProfilerStop, for
 Nsight Compute to count (run it under `ncu --profile-from-start off`), so that the time model can
 describe PyTorch's kernels as their own kernel family, from their own instruction counts. `--impl
-math` launches instead the plain matmul-softmax-matmul of scripts/sdpa_bench.py (the same function),
+math` launches instead the plain matmul-softmax-matmul of scripts/sdpa-bench.py (the same function),
 to see which kernels PyTorch runs for it and what each moves.
 
   ncu --profile-from-start off -k regex:flash --metrics ... \\
-      python3 scripts/sdpa_profile.py --shape 2,16,2048,64 --shape 2,16,2048,128 [--dtype fp16]
+      python3 scripts/sdpa-profile.py --shape 2,16,2048,64 --shape 2,16,2048,128 [--dtype fp16]
 
 Each shape runs a warm-up forward and forward + backward first (not profiled), then one profiled
 forward (under no_grad) and one profiled forward + backward (from a fixed dO). Prints one line per
 profiled launch group, so the log says which ncu rows belong to which shape.
 """
 import argparse
+import importlib.util
 import os
 import sys
 
@@ -31,20 +32,24 @@ def main() -> int:
     ap.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
     ap.add_argument("--causal", action="store_true")
     ap.add_argument("--impl", choices=["flash", "math"], default="flash",
-                    help="SDPA's flash backend, or the plain matmul-softmax-matmul (sdpa_bench.py's)")
+                    help="SDPA's flash backend, or the plain matmul-softmax-matmul (sdpa-bench.py's)")
     a = ap.parse_args()
     if a.causal and a.impl == "math":
-        ap.error("--causal is the flash backend's: the plain path of sdpa_bench.py has no mask")
+        ap.error("--causal is the flash backend's: the plain path of sdpa-bench.py has no mask")
     try:
         import torch
     except ImportError as e:
-        print(f"sdpa_profile.py: torch unavailable: {e}", file=sys.stderr)
+        print(f"sdpa-profile.py: torch unavailable: {e}", file=sys.stderr)
         return 2
     if not torch.cuda.is_available():
-        print("sdpa_profile.py: no CUDA GPU", file=sys.stderr)
+        print("sdpa-profile.py: no CUDA GPU", file=sys.stderr)
         return 2
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from sdpa_bench import attention_fns  # one definition of both paths
+    # one definition of both paths: sdpa-bench.py's
+    spec = importlib.util.spec_from_file_location(
+        "sdpa_bench", os.path.join(os.path.dirname(os.path.abspath(__file__)), "sdpa-bench.py"))
+    sdpa_bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sdpa_bench)
+    attention_fns = sdpa_bench.attention_fns
     dt = torch.float16 if a.dtype == "fp16" else torch.bfloat16
     cudart = torch.cuda.cudart()
     for b, h, n, d in a.shape:
@@ -73,7 +78,7 @@ def main() -> int:
             cudart.cudaProfilerStop()
             print(f"profiled: {a.impl} {name} batch {b} heads {h} n {n} d {d} {a.dtype}"
                   f"{' causal' if a.causal else ''}", flush=True)
-        del q, k, v, do
+        q = k = v = do = None  # free the tensors (the closures above are done with them)
         torch.cuda.empty_cache()
     return 0
 
