@@ -21,6 +21,7 @@ The time sweep (writes one JSON file, prints a table):
     math:  the plain matmul-softmax-matmul, softmax(Q Kᵀ / √d) V written out in torch ops (it holds
            the n × n scores: skipped, and said so, where they would not fit in half the GPU's memory)
   and two passes: fwd (under torch.no_grad) and fwd+bwd (forward, then backward from a fixed dO).
+  --kernel-times: the cold time is the sum of each run's kernel durations (torch.profiler) instead.
 """
 import argparse
 import datetime
@@ -51,9 +52,10 @@ def attention_fns(torch, causal=False):
     return {"flash": flash, "math": plain}
 
 
-def time_one(torch, fn, shape, dt, mode, runs, warmup, sweep, kv_shape=None):
-    """Cold and warm CUDA-event times (ms) of fn on one shape, `mode` fwd or fwd+bwd; K and V of
-    `kv_shape` (batch, kv_heads, n_kv, d) where given, else of `shape`."""
+def time_one(torch, fn, shape, dt, mode, runs, warmup, sweep, kv_shape=None, kernel_ms=False):
+    """Cold and warm CUDA-event times (ms) of fn on one shape, `mode` fwd or fwd+bwd, and with kernel_ms
+    the cold runs' kernels (kernel_times); K and V of `kv_shape` (batch, kv_heads, n_kv, d) where given,
+    else of `shape`."""
     b, h, n, d = shape
     g = torch.Generator(device="cuda").manual_seed(20261129)
     grad = mode == "fwd+bwd"
@@ -88,8 +90,46 @@ def time_one(torch, fn, shape, dt, mode, runs, warmup, sweep, kv_shape=None):
         return out
 
     cold, warm = timed(True), timed(False)
+    kernels = None
+    if kernel_ms:
+        try:
+            kernels = kernel_times(torch, run, runs, sweep)
+        except Exception as exc:  # a profiler that cannot run here: the events' times stand, and say why
+            kernels = {"error": f"{type(exc).__name__}: {exc}"[:300]}
     q = k = v = do = None  # free the tensors now (the closures above are done with them)
-    return cold, warm
+    return cold, warm, kernels
+
+
+def kernel_times(torch, run, runs, sweep):
+    """Each cold run's kernels as the GPU ran them (CUPTI, through torch.profiler): the sum of their
+    durations and the span from the first one's start to the last one's end, in ms, per run, with the
+    kernels' names. Events around a short call also count the host's dispatch before its first kernel;
+    these do not."""
+    from torch.profiler import ProfilerActivity, profile
+
+    def gpu_kernels(prof):
+        evs = [e for e in prof.events() if "CUDA" in str(e.device_type) and e.time_range.elapsed_us() > 0]
+        return sorted(evs, key=lambda e: e.time_range.start)
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        sweep.sum()
+        torch.cuda.synchronize()
+    sweep_names = {e.name for e in gpu_kernels(prof)}
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(runs):
+            sweep.sum()
+            run()
+        torch.cuda.synchronize()
+    per_run, current = [], None
+    for e in gpu_kernels(prof):
+        if e.name in sweep_names:
+            current = []
+            per_run.append(current)
+        elif current is not None:
+            current.append(e)
+    return [{"sum_ms": sum(e.time_range.elapsed_us() for e in ks) / 1e3,
+             "span_ms": (ks[-1].time_range.end - ks[0].time_range.start) / 1e3,
+             "kernels": [e.name[:120] for e in ks]} for ks in per_run if ks]
 
 
 def flops(shape, mode):
@@ -125,11 +165,19 @@ def sweep_main(a, torch):
                                       f"of the GPU's {props.total_memory >> 30} GiB")
                 else:
                     try:
-                        cold, warm = time_one(torch, fns[impl], shape, dt, mode, a.runs, a.warmup, sweep)
+                        cold, warm, kernels = time_one(torch, fns[impl], shape, dt, mode, a.runs, a.warmup,
+                                                       sweep, kernel_ms=a.kernel_times)
                         mc, mw = statistics.median(cold), statistics.median(warm)
                         rec.update({"median_ms_cold": mc, "median_ms_warm": mw, "min_ms_cold": min(cold),
                                     "min_ms_warm": min(warm), "runs": a.runs,
                                     "tflops_cold": flops(shape, mode) / mc / 1e9})
+                        if isinstance(kernels, dict):
+                            rec["kernel_times_error"] = kernels["error"]
+                        elif kernels:
+                            rec.update({"events_median_ms_cold": mc,
+                                        "median_ms_cold": statistics.median(r["sum_ms"] for r in kernels),
+                                        "kernel_span_median_ms_cold": statistics.median(r["span_ms"] for r in kernels),
+                                        "kernels": kernels[0]["kernels"]})
                     except RuntimeError as e:  # out of memory, or no flash kernel for this shape
                         rec["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
                         torch.cuda.empty_cache()
@@ -140,8 +188,11 @@ def sweep_main(a, torch):
     doc = {
         "what": "PyTorch attention, fp16: scaled_dot_product_attention with SDPBackend.FLASH_ATTENTION (flash) "
                 "and the plain matmul-softmax-matmul (math); fwd under no_grad, fwd+bwd from a fixed dO",
-        "timing": "CUDA events around each run; cold: an L2 sweep before each run, outside the events; warm: back "
-                  "to back; medians of `runs` after `warmup`",
+        "timing": ("cold: the sum of each run's kernel durations (CUPTI, torch.profiler), median of `runs`, an "
+                   "L2 sweep before each; events_median_ms_cold: CUDA events around the same kind of run"
+                   if a.kernel_times else
+                   "CUDA events around each run; cold: an L2 sweep before each run, outside the events; warm: back "
+                   "to back; medians of `runs` after `warmup`"),
         "torch": torch.__version__, "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(0),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
         "runs": a.runs, "warmup": a.warmup,
@@ -159,7 +210,7 @@ def single_main(a, torch):
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     sweep = torch.empty(4 * l2 // 4, dtype=torch.float32, device="cuda")
     shape = (a.batch, a.heads, a.n, a.d)
-    cold, warm = time_one(torch, attention_fns(torch, a.causal)["flash"], shape, dt, "fwd", a.runs, a.warmup, sweep)
+    cold, warm, _ = time_one(torch, attention_fns(torch, a.causal)["flash"], shape, dt, "fwd", a.runs, a.warmup, sweep)
     med_c, med_w = statistics.median(cold), statistics.median(warm)
     work = flops(shape, "fwd") / (2 if a.causal else 1)  # causal: about half the scores are computed
     print(json.dumps({
@@ -193,7 +244,7 @@ def decode_main(a, torch):
     for label, backend in (("default", None), ("flash", SDPBackend.FLASH_ATTENTION),
                            ("efficient", SDPBackend.EFFICIENT_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
         try:
-            cold, warm = time_one(torch, under(backend), shape, dt, "fwd", a.runs, a.warmup, sweep, kv_shape)
+            cold, warm, _ = time_one(torch, under(backend), shape, dt, "fwd", a.runs, a.warmup, sweep, kv_shape)
             results[label] = {"median_ms_cold": statistics.median(cold), "median_ms_warm": statistics.median(warm),
                               "min_ms_cold": min(cold), "min_ms_warm": min(warm)}
         except (RuntimeError, ValueError, TypeError) as e:  # this backend does not take the shape
@@ -240,6 +291,9 @@ def main() -> int:
     ap.add_argument("--shapes", nargs="+", type=shape_arg, default=None, metavar="B,H,N,D",
                     help="the sweep's shapes in place of SWEEP_SHAPES (e.g. small grids: 1,1,8192,64)")
     ap.add_argument("--max-seconds", type=float, default=240, help="the sweep's time budget; what is left is skipped")
+    ap.add_argument("--kernel-times", action="store_true",
+                    help="the sweep's cold time is the sum of each run's kernel durations (torch.profiler), not CUDA "
+                         "events around the call, which also count the host's dispatch of a short call")
     a = ap.parse_args()
     for name, v in (("--runs", a.runs), ("--warmup", a.warmup)):
         if v is not None and v < (1 if name == "--runs" else 0):

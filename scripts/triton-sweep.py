@@ -212,7 +212,7 @@ def main() -> int:
         timed = sum(1 for r in out["rows"] if "fwd_ms" in r and r["n"] == n and r["d"] == d)
         print(f"shape b={b} h={h}/{kvh} n={n} d={d} causal={causal}: {timed} configs timed "
               f"({time.monotonic() - t0:.0f} s)", flush=True)
-        del q, k, v, do
+        q = k = v = do = None   # the GPU memory back before the next shape
         save("running")
     save("complete")
     print(f"wrote {args.out} ({out['elapsed_s']:.0f} s)", flush=True)
