@@ -123,3 +123,24 @@ TEST_CASE("tiles refuses a problem no candidate can run, as the run command does
   };
   check_bad_inputs(cases);
 }
+
+TEST_CASE("a sliding window that cannot apply: one line naming --window, exit 2") {
+  const BadInput cases[] = {
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--causal", "--window", "0"}, "--window must be a positive integer"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--causal", "--window", "-3"}, "--window must be a positive integer"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--causal", "--window", "65"}, "--window must be at most n_kv"},
+      {{"-c", "teaching", "--n", "64", "--n-kv", "32", "--d", "16", "--causal", "--window", "33"},
+       "--window must be at most n_kv"},
+      {{"tiles", "-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
+      {{"trace", "-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
+  };
+  check_bad_inputs(cases);
+  // Its edges run: one key (the diagonal alone) and every key (the causal mask).
+  for (const char* w : {"1", "64"}) {
+    CAPTURE(w);
+    const CliResult r = cli({"-c", "teaching", "--n", "64", "--d", "16", "--causal", "--window", w, "-f", "csv"});
+    CAPTURE(r.err);
+    CHECK(r.code == 0);
+  }
+}

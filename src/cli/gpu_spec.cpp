@@ -59,6 +59,8 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
   s.dtype = p.dtype;
   s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
   s.causal = p.causal;
+  // The CUDA kernels mask causally only; a window is counted and predicted, not run.
+  if (p.window != 0) throw InputError("--window: the CUDA kernels have no sliding window; drop --window to measure");
   if (s.algo != gpu::Algo::naive) {
     const auto compiled = gpu::compiled_tiles(s.algo, s.pass, s.d, s.dtype);
     const int br = tiles.br ? as_int(*tiles.br, "--br") : (compiled.empty() ? 0 : compiled.front().first);
