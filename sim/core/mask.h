@@ -53,6 +53,10 @@ class Mask {
 
   /// Whether some score is masked: otherwise every tile is whole and every block alike.
   [[nodiscard]] bool masks() const { return causal_; }
+  /// Whether the blocks' work levels off: under a window a block of rows (or of keys) sees at most
+  /// about W keys (rows), so past the edges every block does the same, and the first or the last
+  /// block is the longest. Under the causal mask alone it grows evenly from the first to the last.
+  [[nodiscard]] bool levels_off() const { return window_ != 0; }
 
   /// The K/V tiles of `cols` that query rows [r0, r1) see.
   [[nodiscard]] KvRange kv_for_rows(std::uint64_t r0, std::uint64_t r1, const Tiling& cols) const;
