@@ -108,7 +108,7 @@ def tiles(config: Config | None = None, *, n: int | None = None, d: int | None =
 
 def bounds(config: Config | None = None, *, d: int | None = None, batch: int | None = None,
            heads: int | None = None, dtype: str | None = None, pass_: str | None = None,
-           format: str = "json") -> Any:
+           window: int | None = None, format: str = "json") -> Any:
     """`iosim bounds`: Theorem 2 (or 5, pass_="bwd") as fitted log-log slopes. A slope out of its
     tolerance is in the result (the program exits 1 for it), not an error."""
     return _call("bounds", format, _flags(**_keywords(locals())))
