@@ -86,7 +86,7 @@ TEST_CASE("tile ranges of the causal mask, with and without a window, equal brut
 }
 
 TEST_CASE("windowed tile ranges equal brute force on random shapes") {
-  std::mt19937_64 rng(34);
+  std::mt19937_64 rng(7);
   const auto draw = [&](std::uint64_t lo, std::uint64_t hi) { return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng); };
   for (int trial = 0; trial < 400; ++trial) {
     const std::uint64_t n = draw(1, 90), nkv = draw(1, 90), window = draw(1, nkv);
