@@ -45,20 +45,22 @@ KvRange Mask::kv_for_rows(u64 r0, u64 r1, const Tiling& cols) const {
   // last (none when the first row sees nothing).
   const TileSpan any = meeting(cols, first_key(first), end_key(last));
   TileSpan all = inside(cols, first_key(last), end_key(static_cast<i64>(r0)));
-  if (all.lo >= all.hi) all = {any.hi, any.hi};
+  if (all.lo >= all.hi) all = {any.hi, any.hi};  // no whole tile: every tile met is partly masked
   return {any.lo, all.lo, all.hi, any.hi};
 }
 
 QRange Mask::q_for_cols(u64 c0, u64 c1, const Tiling& rows) const {
   const u64 tr = rows.count();
   if (!causal_) return {0, 0, tr, tr};
-  // The keys seen by some row are those before a window's reach past the first row: c > offset − W.
+  // Keys c ≤ offset − W lie before even the first row's window (n_kv > n + W − 1): no row sees them.
   const i64 first = window_ == 0 ? static_cast<i64>(c0) : std::max<i64>(static_cast<i64>(c0), offset_ - window_ + 1);
   const i64 last = static_cast<i64>(c1) - 1;
   if (first > last || first_row(first) >= end_row(last)) return {tr, tr, tr, tr};
+  // As for rows: the rows seeing some key run from the first seen key's first row to the last key's
+  // last; those seeing every key from the last key's first row to the first key's last.
   const TileSpan any = meeting(rows, first_row(first), end_row(last));
   TileSpan all = inside(rows, first_row(last), end_row(static_cast<i64>(c0)));
-  if (all.lo >= all.hi) all = {any.hi, any.hi};
+  if (all.lo >= all.hi) all = {any.hi, any.hi};  // no whole tile: every tile met is partly masked
   return {any.lo, all.lo, all.hi, any.hi};
 }
 
