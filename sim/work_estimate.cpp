@@ -177,7 +177,8 @@ WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, 
     const double replayed = exact_sectors * share;
     e.seconds = replayed / first + (replays - 1) * replayed / later + replays * transfers;
     e.bytes = c.base_bytes +
-              static_cast<std::uint64_t>(lines * 8 / later + running_blocks_bytes(s, ctx) + recorded_bytes(s, Mask(ctx.problem), c));
+              static_cast<std::uint64_t>(lines * 8 / later + running_blocks_bytes(s, ctx) +
+                                         recorded_bytes(s, Mask(ctx.problem), c));
   } else {
     e.seconds = exact * replays;
     e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8 + w.record_bytes);
