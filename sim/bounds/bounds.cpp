@@ -71,9 +71,8 @@ double seeing_rows(const Problem& p) {
 BoundValue lower_bound(const Problem& p, std::uint64_t m_elements, bool backward) {
   // What must move at least once: every output written whole (a masked row's is 0, still written);
   // of the inputs, every key and value some row sees (without a window the last row sees them all)
-  // but only the query rows
-  // that see a key, and, backward, only their O and dO: a row that sees none has its output, and
-  // gradients of 0, without reading anything.
+  // but only the query rows that see a key, and, backward, only their O and dO: a row that sees none
+  // has its output, and gradients of 0, without reading anything.
   const double seen = static_cast<double>(p.n) > 0 ? seeing_rows(p) / static_cast<double>(p.n) : 1;
   const auto elements = [&](Tensor t) { return static_cast<double>(tensor_elements(p, t)); };
   const double kv_seen = p.n_kv > 0 ? seen_keys(p) / static_cast<double>(p.n_kv) : 1;
