@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "support/bad_input.h"
+#include "support/temp_file.h"
 
 using iosim::test::BadInput;
 using iosim::test::check_bad_inputs;
@@ -145,4 +146,14 @@ TEST_CASE("a sliding window that cannot apply: one line naming --window, exit 2"
     CAPTURE(r.err);
     CHECK(r.code == 0);
   }
+  // A scenario's window is the flag's, checked the same way, and the JSON's problem states it.
+  iosim::test::TempDir dir;
+  const std::string sc = dir.write("w.yaml", "config: teaching\nproblem:\n  n: 64\n  d: 16\n  causal: true\n  window: 16\n");
+  const CliResult r = cli({"-s", sc, "--schedule", "flash2", "-f", "json"});
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(iosim::test::parse_json(r.out)["runs"][0]["problem"]["window"].as<std::uint64_t>() == 16);
+  const std::string no_causal = dir.write("x.yaml", "config: teaching\nproblem:\n  n: 64\n  d: 16\n  window: 16\n");
+  const BadInput scenario_cases[] = {{{"-s", no_causal}, "--window needs --causal"}};
+  check_bad_inputs(scenario_cases);
 }
