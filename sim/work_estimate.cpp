@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "sim/core/error.h"
+#include "sim/core/mask.h"
 #include "sim/core/ledger.h"
 #include "sim/exec/execute.h"
 #include "sim/exec/executor.h"
@@ -85,10 +86,17 @@ BlockWork block_work(const AddressMap& amap, const Kernel& k, std::uint64_t x) {
 }
 
 /// What the fast replay keeps of the blocks it records, the largest kernel's (one kernel at a time):
-/// 32 bytes a transfer or step of every x (the mean of the first and last block's, which a causal
-/// mask makes the shortest and the longest), up to WorkCosts::fast_recorded_bytes. High: the records
-/// keep repeated steps once (BlockBytes' segments), often a few items a block.
-double recorded_bytes(const Schedule& s, const WorkCosts& c) {
+/// 32 bytes a transfer or step of every x (the mean block's: block_mean), up to
+/// WorkCosts::fast_recorded_bytes. High: the records keep repeated steps once (BlockBytes' segments),
+/// often a few items a block.
+/// The mean block's work from the first and the last block's: under the causal mask alone they are
+/// the shortest and the longest and the lengths between grow evenly, so their mean; where the work
+/// levels off (a window) most blocks do the longer's, so the longer (high, as the estimate must be).
+double block_mean(const Mask& mask, double first, double last) {
+  return mask.levels_off() ? std::max(first, last) : (first + last) / 2;
+}
+
+double recorded_bytes(const Schedule& s, const Mask& mask, const WorkCosts& c) {
   constexpr double kItemBytes = 32;
   double most = 0;
   for (const Kernel* k : s.kernels()) {
@@ -98,7 +106,8 @@ double recorded_bytes(const Schedule& s, const WorkCosts& c) {
     k->block(Span{0, 1, g.size(0), g.begin(0)}, Emitter(first, Walk::each));
     const std::uint64_t x = g.count() - 1;
     k->block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(last, Walk::each));
-    const double events = static_cast<double>(first.events + last.events) / 2 * static_cast<double>(g.count());
+    const double events = block_mean(mask, static_cast<double>(first.events), static_cast<double>(last.events)) *
+                          static_cast<double>(g.count());
     most = std::max(most, std::min(c.fast_recorded_bytes, events * kItemBytes));
   }
   return most;
@@ -110,17 +119,16 @@ ReplayWork replay_work(const Schedule& s, const ScheduleContext& ctx) {
   ReplayWork w;
   const L2Spec& l2 = ctx.hardware.l2;
   const AddressMap amap(ctx.problem, l2.line_bytes, l2.sector_bytes);
+  const Mask mask(ctx.problem);
   for (const Kernel* k : s.kernels()) {
     const Tiling g = k->grid_x();
     if (g.count() == 0) continue;
-    // The first and the last block: a causal mask makes them the shortest and the longest, and the
-    // lengths between grow evenly, so their mean is the mean block's.
     const BlockWork a = block_work(amap, *k, 0);
     const BlockWork b = block_work(amap, *k, g.count() - 1);
     const auto first = static_cast<double>(a.events), last = static_cast<double>(b.events);
     const double blocks = static_cast<double>(g.count()) * static_cast<double>(k->grid_heads());
-    w.events += (first + last) / 2 * blocks;
-    w.sectors += static_cast<double>(a.sectors + b.sectors) / 2 * blocks;
+    w.events += block_mean(mask, first, last) * blocks;
+    w.sectors += block_mean(mask, static_cast<double>(a.sectors), static_cast<double>(b.sectors)) * blocks;
     // Each running block's record is a vector of events that grows by doubling: up to twice the
     // longest block's events, for as many blocks as run at once.
     const Occupancy occ = occupancy(k->launch(), ctx.hardware.sm);
@@ -169,7 +177,8 @@ WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, 
     const double replayed = exact_sectors * share;
     e.seconds = replayed / first + (replays - 1) * replayed / later + replays * transfers;
     e.bytes = c.base_bytes +
-              static_cast<std::uint64_t>(lines * 8 / later + running_blocks_bytes(s, ctx) + recorded_bytes(s, c));
+              static_cast<std::uint64_t>(lines * 8 / later + running_blocks_bytes(s, ctx) +
+                                         recorded_bytes(s, Mask(ctx.problem), c));
   } else {
     e.seconds = exact * replays;
     e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8 + w.record_bytes);

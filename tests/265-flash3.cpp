@@ -102,20 +102,23 @@ TEST_CASE("flash3 backward: preprocess, one block per K/V tile with dQ reduced i
   }
 }
 
-TEST_CASE("flash3 causal: tiles above the diagonal skipped, counts equal a brute-force walk") {
+TEST_CASE("flash3 causal and windowed: tiles outside the mask skipped, counts equal a brute-force walk") {
   const HardwareSpec hw = h200();
   for (Pass pass : {Pass::fwd, Pass::bwd}) {
     for (std::uint64_t n : {100u, 257u}) {
       for (std::uint64_t nkv : {100u, 300u, 64u}) {
+        for (std::uint64_t window : {0u, 1u, 50u}) {
         for (const auto& t : {tiles(64, 32), tiles(128, 48)}) {
           CAPTURE(name(pass));
           CAPTURE(n);
           CAPTURE(nkv);
+          CAPTURE(window);
           CAPTURE(*t.br);
           Problem p = problem(n, 16, 1, 1, nkv);
           p.causal = true;
+          p.window = window;
           const ScheduleRun r = count("flash3", context(p, hw, t), pass);
-          const CausalMask m(p);
+          const Mask m(p);
           const Tiling rows{n, *t.br}, cols{nkv, *t.bc};
           std::uint64_t k_reads = 0, q_reads = 0, k_seen = 0, scored_tiles = 0;
           for (std::uint64_t j = 0; j < cols.count(); ++j) {
@@ -143,6 +146,7 @@ TEST_CASE("flash3 causal: tiles above the diagonal skipped, counts equal a brute
             CHECK(reads(r, Tensor::K) == k_seen);
             CHECK(reads(r, Tensor::Q) == q_reads);
           }
+        }
         }
       }
     }

@@ -46,7 +46,7 @@ TEST_CASE("every schedule moves at least the lower bound's compulsory traffic") 
   }
 }
 
-TEST_CASE("every schedule's count is at least the lower bound, masked or not, n_kv above or below n") {
+TEST_CASE("every schedule's count is at least the lower bound, masked or not, windowed or not, n_kv above or below n") {
   // With a causal mask (bottom-right) and n = 8192, n_kv = 1 flash1 once counted 0.53 of the bound:
   // the bound charged reading every query row, though only the last row sees the one key.
   for (const ScheduleInfo& info : schedule_catalog()) {
@@ -56,14 +56,17 @@ TEST_CASE("every schedule's count is at least the lower bound, masked or not, n_
       if (!has_pass(info.name, pass)) continue;
       for (std::uint64_t n : {1u, 64u, 1000u, 8192u}) {
         for (std::uint64_t n_kv : {1u, 64u, 1000u, 8192u}) {
-          for (bool causal : {false, true}) {
+          // No mask, the causal mask, a window of one key (the diagonal), of 64 keys (or n_kv).
+          for (std::uint64_t mask : {0u, 1u, 2u, 3u}) {
             Problem p = problem(n, 64, 1, 2, n_kv);
-            p.causal = causal;
+            p.causal = mask != 0;
+            p.window = mask == 2 ? 1 : mask == 3 ? std::min<std::uint64_t>(64, n_kv) : 0;
             CAPTURE(name);
             CAPTURE(pass);
             CAPTURE(n);
             CAPTURE(n_kv);
-            CAPTURE(causal);
+            CAPTURE(p.causal);
+            CAPTURE(p.window);
             std::unique_ptr<Schedule> s;
             try {
               s = make_schedule(name, pass, context(p));

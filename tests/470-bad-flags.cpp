@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "support/bad_input.h"
+#include "support/temp_file.h"
 
 using iosim::test::BadInput;
 using iosim::test::check_bad_inputs;
@@ -122,4 +123,37 @@ TEST_CASE("tiles refuses a problem no candidate can run, as the run command does
       {{"tiles", "-c", "a100", "--n", "1024", "--d", "100000"}, "flash2: FlashAttention-2 has no tile for d = 100000"},
   };
   check_bad_inputs(cases);
+}
+
+TEST_CASE("a sliding window that cannot apply: one line naming --window, exit 2") {
+  const BadInput cases[] = {
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--causal", "--window", "0"}, "--window must be a positive integer"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--causal", "--window", "-3"}, "--window must be a positive integer"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--causal", "--window", "65"}, "--window must be at most n_kv"},
+      {{"-c", "teaching", "--n", "64", "--n-kv", "32", "--d", "16", "--causal", "--window", "33"},
+       "--window must be at most n_kv"},
+      {{"tiles", "-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
+      {{"trace", "-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
+      {{"measure", "-c", "h100", "--n", "1024", "--d", "64", "--causal", "--window", "64", "--schedule", "flash2"},
+       "--window: the CUDA kernels have no sliding window"},
+  };
+  check_bad_inputs(cases);
+  // Its edges run: one key (the diagonal alone) and every key (the causal mask).
+  for (const char* w : {"1", "64"}) {
+    CAPTURE(w);
+    const CliResult r = cli({"-c", "teaching", "--n", "64", "--d", "16", "--causal", "--window", w, "-f", "csv"});
+    CAPTURE(r.err);
+    CHECK(r.code == 0);
+  }
+  // A scenario's window is the flag's, checked the same way, and the JSON's problem states it.
+  iosim::test::TempDir dir;
+  const std::string sc = dir.write("w.yaml", "config: teaching\nproblem:\n  n: 64\n  d: 16\n  causal: true\n  window: 16\n");
+  const CliResult r = cli({"-s", sc, "--schedule", "flash2", "-f", "json"});
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(iosim::test::parse_json(r.out)["runs"][0]["problem"]["window"].as<std::uint64_t>() == 16);
+  const std::string no_causal = dir.write("x.yaml", "config: teaching\nproblem:\n  n: 64\n  d: 16\n  window: 16\n");
+  const BadInput scenario_cases[] = {{{"-s", no_causal}, "--window needs --causal"}};
+  check_bad_inputs(scenario_cases);
 }

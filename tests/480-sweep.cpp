@@ -479,3 +479,31 @@ TEST_CASE("a records file larger than half of --max-memory is refused before it 
   check_bad_inputs(cases);
   CHECK(slurp(two) == big);
 }
+
+TEST_CASE("sweep windows: a window key per point, refused beside mask none") {
+  TempDir dir;
+  const std::string spec = dir.write("w.yaml", "hardware: teaching\nproblems: [{n: 256, d: 16, mask: causal, window: [16, 64]},"
+                                               " {n: 256, d: 16, mask: causal}]\nschedules: flash2\n");
+  const std::vector<sw::SweepPoint> points = sw::expand(config::load_sweep_spec(spec));
+  REQUIRE(points.size() == 3);
+  std::set<std::uint64_t> windows;
+  for (const sw::SweepPoint& p : points) {
+    windows.insert(p.window);
+    // A point without a window keeps the key it had before windows existed.
+    CHECK((p.key.find("\"window\":") != std::string::npos) == (p.window != 0));
+    CHECK((sw::flags_of(p).window.value_or(0)) == static_cast<std::int64_t>(p.window));
+  }
+  CHECK(windows == std::set<std::uint64_t>{0, 16, 64});
+  const std::string out = dir.path() + "/out.jsonl";
+  const BadInput cases[] = {
+      {{"sweep", dir.write("a.yaml", "hardware: a100\nproblems: [{n: 64, d: 64, window: 8}]\nschedules: flash2\n"), "-o", out},
+       "problems[0].window: needs mask: causal"},
+      {{"sweep", dir.write("b.yaml", "hardware: a100\nproblems: [{n: 64, d: 64, mask: [none, causal], window: 8}]\nschedules: flash2\n"),
+        "-o", out},
+       "problems[0].window: needs mask: causal"},
+      {{"sweep", dir.write("c.yaml", "hardware: a100\nproblems: [{n: 64, d: 64, mask: causal, window: 0}]\nschedules: flash2\n"),
+        "-o", out},
+       "problems[0].window: expected a positive integer"},
+  };
+  check_bad_inputs(cases);
+}

@@ -63,7 +63,8 @@ def _call(command: str, fmt: str, flags: dict[str, Any]) -> Any:
 
 def count(config: Config | None = None, *, n: Ints | None = None, d: Ints | None = None,
           n_kv: int | None = None, batch: int | None = None, heads: int | None = None,
-          kv_heads: int | None = None, causal: bool = False, dtype: str | None = None,
+          kv_heads: int | None = None, causal: bool = False, window: int | None = None,
+          dtype: str | None = None,
           pass_: str | None = None, schedule: str | Sequence[str] | None = None,
           br: Ints | None = None, bc: Ints | None = None, warps: int | None = None,
           stages: int | None = None, splits: int | None = None, scenario: str | None = None,
@@ -78,7 +79,8 @@ def count(config: Config | None = None, *, n: Ints | None = None, d: Ints | None
 
 def predict(config: Config | None = None, *, n: Ints | None = None, d: Ints | None = None,
             n_kv: int | None = None, batch: int | None = None, heads: int | None = None,
-            kv_heads: int | None = None, causal: bool = False, dtype: str | None = None,
+            kv_heads: int | None = None, causal: bool = False, window: int | None = None,
+          dtype: str | None = None,
             pass_: str | None = None, schedule: str | Sequence[str] | None = None,
             br: Ints | None = None, bc: Ints | None = None, warps: int | None = None,
             stages: int | None = None, splits: int | None = None, scenario: str | None = None,
@@ -93,7 +95,8 @@ def predict(config: Config | None = None, *, n: Ints | None = None, d: Ints | No
 
 def tiles(config: Config | None = None, *, n: int | None = None, d: int | None = None,
           n_kv: int | None = None, batch: int | None = None, heads: int | None = None,
-          kv_heads: int | None = None, causal: bool = False, dtype: str | None = None,
+          kv_heads: int | None = None, causal: bool = False, window: int | None = None,
+          dtype: str | None = None,
           pass_: str | None = None, schedule: str | None = None, splits: int | None = None,
           scenario: str | None = None, launch_order: str | None = None, l2_policy: str | None = None,
           l2: str | None = None, top: int | None = None, max_time: str | float | None = None,
@@ -105,7 +108,7 @@ def tiles(config: Config | None = None, *, n: int | None = None, d: int | None =
 
 def bounds(config: Config | None = None, *, d: int | None = None, batch: int | None = None,
            heads: int | None = None, dtype: str | None = None, pass_: str | None = None,
-           format: str = "json") -> Any:
+           window: int | None = None, format: str = "json") -> Any:
     """`iosim bounds`: Theorem 2 (or 5, pass_="bwd") as fitted log-log slopes. A slope out of its
     tolerance is in the result (the program exits 1 for it), not an error."""
     return _call("bounds", format, _flags(**_keywords(locals())))

@@ -113,6 +113,7 @@ const std::map<std::string, Setter>& setters() {
       {"dtype", text(&P::dtype)},
       {"pass", text(&P::pass)},
       {"causal", boolean(&P::causal)},
+      {"window", opt_int(&P::window)},
       {"predict", boolean(&P::predict)},
       {"launch-order", text(&P::launch_order)},
       {"l2-policy", text(&P::l2_policy)},

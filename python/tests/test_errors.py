@@ -44,6 +44,11 @@ BAD = [
     ("tiles", dict(config="h200", n=131072, d=128, heads=64, max_time="1s")),
     ("bounds", dict(config="a100", pass_="fwdbwd")),
     ("bounds", dict(config="a100", d=0)),
+    ("count", dict(config="a100", n=1024, d=64, window=64)),            # --window without --causal
+    ("count", dict(config="a100", n=1024, d=64, causal=True, window=0)),
+    ("count", dict(config="a100", n=1024, d=64, causal=True, window=2048)),  # wider than n_kv
+    ("tiles", dict(config="a100", n=1024, d=64, window=64)),
+    ("bounds", dict(config="a100", window=-1)),
 ]
 
 #: The program's arguments before and after the flags, per function.

@@ -19,6 +19,7 @@ COUNT = [
     dict(config="teaching", n=256, d=16, schedule=["flash1", "flash2"], execute="fp32", bug="no-rescale", seed=7),
     dict(config="teaching", n=128, d=16, pass_="bwd", execute="fp64", input_scale=2.5, dtype="fp32"),
     dict(scenario="gpt2-medium", n=1024),
+    dict(config="a100", n=2048, d=64, causal=True, window=256, schedule=["naive", "flash1", "flash2"], pass_="fwdbwd"),
 ]
 
 PREDICT = [
@@ -31,6 +32,7 @@ PREDICT = [
 TILES = [
     dict(config="teaching", n=256, d=16),
     dict(config="h200", n=1024, d=64, top=3, causal=True),
+    dict(config="h200", n=1024, d=64, top=3, causal=True, window=128),
     dict(config="a100", n=512, d=64, pass_="bwd", schedule="flash2", l2_policy="random"),
 ]
 
@@ -38,6 +40,7 @@ BOUNDS = [
     dict(config="a100"),
     dict(config="teaching", pass_="bwd"),
     dict(config="h100", d=128, heads=2, dtype="fp32"),
+    dict(config="a100", window=4096),
 ]
 
 

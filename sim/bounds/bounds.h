@@ -6,7 +6,8 @@
 //   lower, for every exact attention algorithm — Proposition 3 of the FlashAttention paper for M ≥ d²,
 //   Saha & Ye 2024 (standard matrix multiplication) below — never less than reading every input and
 //   writing every output once.
-// N² stands for the number of (query, key) pairs scored: N·N_kv, or fewer under a causal mask.
+// N² stands for the number of (query, key) pairs scored: N·N_kv, or fewer under a causal mask; under a
+// sliding window of W keys at most N·W, so the bounds grow as Θ(N·W·d²/M), linearly in N ("pairs(W=…)").
 #pragma once
 
 #include <cstdint>
@@ -23,8 +24,12 @@ struct BoundValue {
   double value = 0;     ///< elements, all batch × heads
 };
 
-/// (query, key) pairs that are scored per head: N·N_kv, or those the causal mask keeps.
+/// (query, key) pairs that are scored per head: N·N_kv, or those the causal mask (and window) keeps.
 [[nodiscard]] double scored_pairs(const Problem& p);
+
+/// Keys some query row sees: n_kv, or under a window of W keys min(n_kv, n + W − 1) (the keys before the
+/// first row's window are seen by none).
+[[nodiscard]] double seen_keys(const Problem& p);
 
 [[nodiscard]] BoundValue upper_bound(BoundKind kind, const Problem& p, std::uint64_t m_elements);
 

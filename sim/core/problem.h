@@ -20,6 +20,9 @@ struct Problem {
   /// Query row r sees key c when c ≤ r + (n_kv − n): the mask aligned to the bottom right, as
   /// FlashAttention 2.1 and later align it (for n = n_kv, the usual lower triangle).
   bool causal = false;
+  /// A sliding window (needs `causal`): row r also requires c > r + (n_kv − n) − window, the `window`
+  /// keys ending at its diagonal. 0: no window.
+  std::uint64_t window = 0;
 
   [[nodiscard]] std::uint64_t batch_heads() const { return batch * heads; }
   [[nodiscard]] std::uint64_t kv_head_count() const { return kv_heads == 0 ? heads : kv_heads; }

@@ -50,7 +50,7 @@ class DTiled final : public Schedule {
                           [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const std::uint32_t threads = 32 * warps_;
     const LaunchShape shape{threads, accumulator_registers(tiles_.br * tiles_.bc, threads), plan(tiles_).peak()};
-    kernel_ = std::make_unique<GridKernel>("dtiled_fwd", Tiling{p_.n, tiles_.br}, p_.batch_heads(), !p_.causal,
+    kernel_ = std::make_unique<GridKernel>("dtiled_fwd", Tiling{p_.n, tiles_.br}, p_.batch_heads(), !Mask(p_).masks(),
                                            shape, [this](const Span& i, const Emitter& e) { block(i, e); });
   }
 
@@ -68,23 +68,26 @@ class DTiled final : public Schedule {
   void block(const Span& i, const Emitter& ei) const {
     const Tiling cols{p_.n_kv, tiles_.bc};
     const Tiling chunks{p_.d, chunk()};
-    const CausalMask mask(p_);
+    const Mask mask(p_);
     {
       const KvRange kv = mask.kv_for_rows(i.begin, i.begin + i.size, cols);
-      // The first K/V tile loads no O, the last normalises it; tiles from kv.full on are masked.
+      // The first K/V tile seen loads no O, the last normalises it; tiles outside [kv.full_lo,
+      // kv.full_hi) are masked. The middle tiles run in three runs split where masking changes.
       const auto run = [&](std::uint64_t lo, std::uint64_t hi, bool first, bool last) {
         ei.loop(cols, lo, hi, [&](const Span& j, const Emitter& ej) {
-          step(i, j, chunks, first, last, j.first >= kv.full, ej);
+          step(i, j, chunks, first, last, j.first < kv.full_lo || j.first >= kv.full_hi, ej);
         });
       };
-      if (kv.end == 0) {  // rows that see no key (causal, n > n_kv): O = 0
+      if (kv.empty()) {  // rows that see no key (causal, n > n_kv): O = 0
         ei.loop(chunks, [&](const Span& k, const Emitter& ek) { ek.store(TileRef{Tensor::O, i.begin, i.size, k.begin, k.size}); });
       } else {
-        run(0, 1, true, kv.end == 1);
-        if (kv.end >= 2) {
-          run(1, std::min(kv.full, kv.end - 1), false, false);
-          run(std::max<std::uint64_t>(1, kv.full), kv.end - 1, false, false);
-          run(kv.end - 1, kv.end, false, true);
+        run(kv.start, kv.start + 1, true, kv.end == kv.start + 1);
+        if (kv.end >= kv.start + 2) {
+          const std::uint64_t lo = kv.start + 1, hi = kv.end - 1;
+          run(lo, std::clamp(kv.full_lo, lo, hi), false, false);
+          run(std::clamp(kv.full_lo, lo, hi), std::clamp(kv.full_hi, lo, hi), false, false);
+          run(std::clamp(kv.full_hi, lo, hi), hi, false, false);
+          run(hi, kv.end, false, true);
         }
       }
       ei.store(stat_of(Tensor::L, i));

@@ -76,15 +76,16 @@ class Flash1Backward final : public Schedule {
     const std::uint64_t d = p_.d;
     const Tiling rows{p_.n, tiles_.br};
     const Tiling cols{p_.n_kv, tiles_.bc};
-    const CausalMask mask(p_);
-    e.loop_if_uniform(!mask.causal(), cols, [&](const Span& j, const Emitter& ej) {
+    const Mask mask(p_);
+    e.loop_if_uniform(!mask.masks(), cols, [&](const Span& j, const Emitter& ej) {
       const QRange q = mask.q_for_cols(j.begin, j.begin + j.size, rows);
-      if (q.start < rows.count()) {
+      if (!q.empty()) {
         ej.load(rows_of(Tensor::K, j, d));
         ej.load(rows_of(Tensor::V, j, d));
       }
-      ej.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
-      ej.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
+      ej.loop(rows, q.start, q.full_lo, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
+      ej.loop(rows, q.full_lo, q.full_hi, [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
+      ej.loop(rows, q.full_hi, q.end, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
       ej.store(rows_of(dk_, j, d));
       ej.store(rows_of(dv_, j, d));
     });

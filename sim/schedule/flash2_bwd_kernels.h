@@ -49,13 +49,14 @@ using BackwardStep = std::function<void(const Span& i, const Span& j, bool maske
   };
   // One thread block: K/V tile j against every Q tile that sees it.
   const auto kv_block = [p, d, rows, step, dk, dv](const Span& j, const Emitter& e) {
-    const QRange q = CausalMask(p).q_for_cols(j.begin, j.begin + j.size, rows);
-    if (q.start < rows.count()) {
+    const QRange q = Mask(p).q_for_cols(j.begin, j.begin + j.size, rows);
+    if (!q.empty()) {
       e.load(rows_of(Tensor::K, j, d));
       e.load(rows_of(Tensor::V, j, d));
     }
-    e.loop(rows, q.start, q.full, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
-    e.loop(rows, q.full, rows.count(), [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
+    e.loop(rows, q.start, q.full_lo, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
+    e.loop(rows, q.full_lo, q.full_hi, [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
+    e.loop(rows, q.full_hi, q.end, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
     e.vector(flops::kScalePerElement * j.size * d);
     e.store(rows_of(dk, j, d));
     e.store(rows_of(dv, j, d));
@@ -68,7 +69,7 @@ using BackwardStep = std::function<void(const Span& i, const Span& j, bool maske
   };
   std::vector<std::unique_ptr<GridKernel>> out;
   out.push_back(std::make_unique<GridKernel>(name + "_preprocess", rows, bh, true, small, preprocess));
-  out.push_back(std::make_unique<GridKernel>(name, cols, bh, !p.causal, main, kv_block));
+  out.push_back(std::make_unique<GridKernel>(name, cols, bh, !Mask(p).masks(), main, kv_block));
   out.push_back(std::make_unique<GridKernel>(name + "_convert", rows, bh, true, small, convert));
   if (auto sum = group_sum_kernel(name, p)) out.push_back(std::move(sum));
   return out;

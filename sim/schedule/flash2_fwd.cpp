@@ -51,7 +51,7 @@ class Flash2Forward final : public Schedule {
                           Shrink::cols_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
     const Tiling rows{p_.n, tiles_.br};
     kernel_ = std::make_unique<GridKernel>(
-        "flash2_fwd", rows, p_.batch_heads(), !p_.causal, launch(),
+        "flash2_fwd", rows, p_.batch_heads(), !Mask(p_).masks(), launch(),
         [this](const Span& i, const Emitter& e) { block(i, e); });
   }
 

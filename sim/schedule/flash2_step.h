@@ -50,16 +50,18 @@ inline void flash2_forward_step(const Emitter& e, std::uint64_t rows, const Span
 }
 
 /// One thread block of a Q-outer forward: Q_i loaded once; `step(j, masked, emitter)` for each K/V tile
-/// of width `bc` its rows see (causal: up to the diagonal, the tiles it crosses masked); O_i ← O_i / l,
+/// of width `bc` its rows see (under a mask: from the window's edge to the diagonal, the tiles either
+/// crosses masked); O_i ← O_i / l,
 /// L_i = m + log l stored.
 template <class Step>
 void flash2_forward_block(const Emitter& e, const Problem& p, const Span& i, std::uint64_t bc, const Step& step) {
   const std::uint64_t d = p.d;
   const Tiling cols{p.n_kv, bc};
   e.load(rows_of(Tensor::Q, i, d));
-  const KvRange kv = CausalMask(p).kv_for_rows(i.begin, i.begin + i.size, cols);
-  e.loop(cols, 0, kv.full, [&](const Span& j, const Emitter& ej) { step(j, false, ej); });
-  e.loop(cols, kv.full, kv.end, [&](const Span& j, const Emitter& ej) { step(j, true, ej); });
+  const KvRange kv = Mask(p).kv_for_rows(i.begin, i.begin + i.size, cols);
+  e.loop(cols, kv.start, kv.full_lo, [&](const Span& j, const Emitter& ej) { step(j, true, ej); });
+  e.loop(cols, kv.full_lo, kv.full_hi, [&](const Span& j, const Emitter& ej) { step(j, false, ej); });
+  e.loop(cols, kv.full_hi, kv.end, [&](const Span& j, const Emitter& ej) { step(j, true, ej); });
   e.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
   e.special(flops::kFlash2LogPerRowFinal * i.size);
   e.store(rows_of(Tensor::O, i, d));

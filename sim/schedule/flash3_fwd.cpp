@@ -64,7 +64,7 @@ class Flash3Forward final : public Schedule {
     require_registers(groups_, fragments(), tiles_, rs_ ? "S, O and P" : "S and O");
     const Tiling rows{p_.n, tiles_.br};
     kernel_ = std::make_unique<GridKernel>(
-        rs_ ? "flash3_fwd" : "flash3_fwd_ss", rows, p_.batch_heads(), !p_.causal, launch(),
+        rs_ ? "flash3_fwd" : "flash3_fwd_ss", rows, p_.batch_heads(), !Mask(p_).masks(), launch(),
         [this](const Span& i, const Emitter& e) { block(i, e); });
   }
 

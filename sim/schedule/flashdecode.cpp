@@ -103,13 +103,17 @@ class FlashDecode final : public Schedule {
     // Packed, rows hold query positions 0..n−1 of every head of the group: a block sees the keys of them
     // all. One query head's rows see the keys of their own positions (the causal bound FlashAttention-2's
     // split kernel takes per block of rows).
-    const KvRange kv = packed_heads_ ? CausalMask(p_).kv_for_rows(0, p_.n, cols)
-                                     : CausalMask(p_).kv_for_rows(i.begin, i.begin + i.size, cols);
+    const KvRange kv = packed_heads_ ? Mask(p_).kv_for_rows(0, p_.n, cols)
+                                     : Mask(p_).kv_for_rows(i.begin, i.begin + i.size, cols);
     const std::uint64_t lo = split_tiles.begin(s), hi = lo + split_tiles.size(s);
     e.load(rows_of(Tensor::Q, i, d));
-    e.loop(cols, lo, std::min(hi, kv.full), [&](const Span& j, const Emitter& ej) { step(i, j, false, ej); });
-    e.loop(cols, std::max(lo, kv.full), std::min(hi, kv.end),
-           [&](const Span& j, const Emitter& ej) { step(i, j, true, ej); });
+    // This split's share [lo, hi) of each of the mask's three runs of tiles.
+    const auto run = [&](std::uint64_t a, std::uint64_t b, bool masked) {
+      e.loop(cols, std::max(lo, a), std::min(hi, b), [&](const Span& j, const Emitter& ej) { step(i, j, masked, ej); });
+    };
+    run(kv.start, kv.full_lo, true);
+    run(kv.full_lo, kv.full_hi, false);
+    run(kv.full_hi, kv.end, true);
     e.vector(flops::kFlash2PerOutputFinal * i.size * d + flops::kFlash2PerRowFinal * i.size);
     e.special(flops::kFlash2LogPerRowFinal * i.size);
     if (splits_ > 1) {

@@ -14,6 +14,7 @@ namespace iosim {
 namespace {
 
 constexpr std::size_t kMinFitPoints = 3;
+constexpr std::uint64_t kWindowFitRows = 8;  ///< the windowed n sweep is fitted from n = 8·W on
 
 SweepPoint measure(const std::string& name, Pass pass, const ScheduleContext& ctx) {
   const ScheduleRun r = run_schedule(*make_schedule(name, pass, ctx), ctx);
@@ -26,10 +27,14 @@ SweepPoint measure(const std::string& name, Pass pass, const ScheduleContext& ct
           false};
 }
 
-SlopeCheck fit(SlopeCheck c, double tolerance) {
+/// Fitted over the points of the last variant (all when fewer than three), and of n ≥ `min_n` where
+/// two or more are (else the last two).
+SlopeCheck fit(SlopeCheck c, double tolerance, std::uint64_t min_n = 0) {
   std::size_t first = c.points.size();
   while (first > 0 && c.points[first - 1].variant == c.points.back().variant) --first;
   if (c.points.size() - first < kMinFitPoints) first = 0;
+  while (first < c.points.size() && c.points[first].n < min_n) ++first;
+  if (c.points.size() - first < 2) first = c.points.size() >= 2 ? c.points.size() - 2 : 0;
   std::vector<double> x, y;
   for (std::size_t i = first; i < c.points.size(); ++i) {
     SweepPoint& p = c.points[i];
@@ -43,7 +48,7 @@ SlopeCheck fit(SlopeCheck c, double tolerance) {
 }
 
 SlopeCheck n_sweep(const std::string& name, const ScheduleContext& base, const SweepSpec& spec) {
-  SlopeCheck c{name, "n", 2.0, 0, 0, "default", {}};
+  SlopeCheck c{name, "n", 2.0, 0, 0, "default", {}, 0};
   for (std::uint64_t n : spec.n_values) {
     ScheduleContext ctx = base;
     ctx.problem.n = ctx.problem.n_kv = n;
@@ -51,6 +56,28 @@ SlopeCheck n_sweep(const std::string& name, const ScheduleContext& base, const S
     c.points.push_back(measure(name, spec.pass, ctx));
   }
   return fit(std::move(c), spec.tolerance);
+}
+
+/// The n sweep under a causal window of `spec.window` keys: each row sees at most W keys, so the
+/// pairs, and a tiled schedule's traffic, grow as N·W, slope 1. The first W rows see fewer (the pairs
+/// are N·W − W(W − 1)/2), which bends the log-log line near n = W, so the fit starts at
+/// kWindowFitRows·W, where that triangle is at most 1/16 of the pairs.
+SlopeCheck windowed_n_sweep(const std::string& name, const ScheduleContext& base, const SweepSpec& spec) {
+  SlopeCheck c{name, "n", 1.0, 0, 0, "default", {}, spec.window};
+  for (std::uint64_t n : spec.n_values) {
+    if (n < spec.window) continue;  // a window wider than n_kv is refused
+    ScheduleContext ctx = base;
+    ctx.problem.n = ctx.problem.n_kv = n;
+    ctx.problem.causal = true;
+    ctx.problem.window = spec.window;
+    ctx.tiles = {};
+    c.points.push_back(measure(name, spec.pass, ctx));
+  }
+  if (c.points.size() < 2) {
+    throw InputError("bounds: --window " + std::to_string(spec.window) + " leaves fewer than two n of the sweep (n ≤ " +
+                     std::to_string(spec.n_values.back()) + ")");
+  }
+  return fit(std::move(c), spec.tolerance, kWindowFitRows * spec.window);
 }
 
 /// flash2's backward keeps B_r × B_c tiles of dS and P in shared memory, so square tiles cannot grow
@@ -114,7 +141,7 @@ std::string small_sram_schedule() {
 
 SlopeCheck small_sram_slope(const Crossover& c, const SweepSpec& spec) {
   // Fitted over tiles of kMinFreeSide rows or more: below, ⌊√(M/5)⌋ moves in steps too coarse for a slope.
-  SlopeCheck s{small_sram_schedule(), "M", -0.5, 0, 0, "B_r = B_c = ⌊√(M/5)⌋, d in chunks of B_c; fitted where B ≥ 16", {}};
+  SlopeCheck s{small_sram_schedule(), "M", -0.5, 0, 0, "B_r = B_c = ⌊√(M/5)⌋, d in chunks of B_c; fitted where B ≥ 16", {}, 0};
   for (const SweepPoint& p : c.dtiled) {
     if (p.tiles.br >= kMinFreeSide) s.points.push_back(p);
   }
@@ -123,7 +150,7 @@ SlopeCheck small_sram_slope(const Crossover& c, const SweepSpec& spec) {
 }
 
 SlopeCheck m_sweep(const std::string& name, const ScheduleContext& base, const SweepSpec& spec) {
-  SlopeCheck c{name, "M", -1.0, 0, 0, tile_policy(name, spec.pass), {}};
+  SlopeCheck c{name, "M", -1.0, 0, 0, tile_policy(name, spec.pass), {}, 0};
   // Start at the configured M × the first factor, but not below the floor; keep the ratios.
   const auto d = static_cast<double>(base.problem.d);
   const double floor = std::max(static_cast<double>(kMinSweepDSquares) * d * d, kMinSweepRowsOfD * d);
@@ -188,6 +215,12 @@ std::vector<SlopeCheck> sweep_slopes(const ScheduleContext& base, const SweepSpe
   for (const ScheduleEntry& e : schedule_catalog()) {
     if (e.bounds.n_sweep) checks.push_back(n_sweep(std::string(e.name), base, spec));
     if (e.bounds.at_m != BoundsRole::AtM::none) checks.push_back(m_sweep(std::string(e.name), base, spec));
+  }
+  // The tiled schedules skip the tiles outside a window; naive computes S whole under any mask.
+  for (const ScheduleEntry& e : schedule_catalog()) {
+    if (spec.window != 0 && e.bounds.n_sweep && e.bounds.at_m != BoundsRole::AtM::none) {
+      checks.push_back(windowed_n_sweep(std::string(e.name), base, spec));
+    }
   }
   if (spec.pass == Pass::fwd) {  // dtiled has no backward pass
     const Crossover c = sweep_crossover(base, spec);

@@ -23,6 +23,9 @@ struct SweepSpec {
   std::uint64_t d2_sweep_n = 0;         ///< n during the small-SRAM sweep
   double tolerance = 0.05;              ///< a fitted slope further than this from the expected fails
   Pass pass = Pass::fwd;                ///< the n and M sweeps of the forward or of the backward pass
+  /// With a sliding window of this many keys (causal), the tiled schedules' n sweep is run again under
+  /// it, over the n_values of at least `window`: Θ(N·W·d²/M), slope 1. 0: no windowed sweep.
+  std::uint64_t window = 0;
 };
 
 /// n = 2^13 … 2^19; the M sweep at n = 2^18 over M × 2^-3 … 2^2; the small-SRAM sweep
@@ -52,6 +55,7 @@ struct SlopeCheck {
   double tolerance = 0;
   std::string tile_policy;  ///< how the tile follows M in the M sweep
   std::vector<SweepPoint> points;
+  std::uint64_t window = 0;  ///< the n sweep under a causal sliding window of this many keys; 0: unmasked
 
   [[nodiscard]] bool within() const;
 };

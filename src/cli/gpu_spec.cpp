@@ -43,6 +43,10 @@ void require_gpu(const char* command) {
   if (!gpu::available(&why)) throw InputError(std::string(command) + " needs a CUDA GPU: " + why);
 }
 
+void require_no_window(const Problem& p) {
+  if (p.window != 0) throw InputError("--window: the CUDA kernels have no sliding window; drop --window to measure");
+}
+
 GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
                  const TileRequest& tiles, gpu::KernelShape pinned, bool on_device) {
   GpuCase c;
@@ -59,6 +63,7 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
   s.dtype = p.dtype;
   s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
   s.causal = p.causal;
+  require_no_window(p);
   if (s.algo != gpu::Algo::naive) {
     const auto compiled = gpu::compiled_tiles(s.algo, s.pass, s.d, s.dtype);
     const int br = tiles.br ? as_int(*tiles.br, "--br") : (compiled.empty() ? 0 : compiled.front().first);

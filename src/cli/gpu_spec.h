@@ -18,6 +18,10 @@ struct GpuCase {
   ScheduleContext model;
 };
 
+/// Throws InputError for a sliding window: the CUDA kernels mask causally only (a window is counted
+/// and predicted, not run). Before a missing GPU, as what the build refuses is.
+void require_no_window(const Problem& p);
+
 /// `schedule` and `pass` of problem `p` with tile `tiles` (the kernel's default where unset) and the
 /// warps and stages of `pinned` (the tile's default where 0). Throws InputError when the build has no
 /// such kernel or, with `on_device`, this GPU cannot run it (the message says why). Without `on_device`

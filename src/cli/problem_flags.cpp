@@ -47,6 +47,17 @@ std::optional<std::uint64_t> pick(const std::optional<std::int64_t>& flag, const
   return file;
 }
 
+/// A window needs the causal mask (it bounds each row's keys from below; the diagonal bounds them from
+/// above) and at most n_kv keys (a wider one is the causal mask alone, likely a mistaken flag).
+void check_window(const Problem& p) {
+  if (p.window == 0) return;
+  if (!p.causal) throw InputError("--window needs --causal (a window ends at each query's diagonal)");
+  if (p.window > p.n_kv) {
+    throw InputError("--window must be at most n_kv (got " + std::to_string(p.window) + " with n_kv " +
+                     std::to_string(p.n_kv) + ")");
+  }
+}
+
 std::vector<std::uint64_t> pick_list(const std::vector<std::int64_t>& flag, const std::vector<std::uint64_t>& file,
                                      const char* name) {
   std::vector<std::uint64_t> out;
@@ -143,13 +154,17 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_option("--heads", f.heads, "query heads (default 1)");
   app.add_option("--dtype", f.dtype, "element type: fp32, fp16 (default), bf16, fp8");
   app.add_option("--pass", f.pass, run ? "fwd (default), bwd or fwdbwd" : "fwd (default) or bwd");
-  if (set == FlagSet::bounds) return;
+  if (set == FlagSet::bounds) {
+    app.add_option("--window", f.window, "also fit the tiled schedules' n sweep under a causal window of W keys (slope 1)");
+    return;
+  }
   // run and tiles
   app.add_option("--scenario,-s", f.scenario, "scenario file, or a name in scenarios/; flags override it");
   add_integer_list(app, "--n", f.n, std::string("queries per head") + (run ? " (a list sweeps: 1024,2048,4096)" : ""));
   app.add_option("--n-kv", f.n_kv, "keys per head (default n)");
   app.add_option("--kv-heads", f.kv_heads, "key/value heads, dividing --heads (grouped-query attention; default = heads)");
   app.add_flag("--causal", f.causal, "causal mask (query r sees keys up to r + n_kv - n)");
+  app.add_option("--window", f.window, "with --causal: a sliding window, each query sees the W keys ending at its diagonal");
   app.add_option("--splits", f.splits, "K/V splits of flashdecode (default: FlashAttention-2's heuristic)");
   add_name_list(app, "--schedule", f.schedules,
                 run ? "schedules (default naive, flash1, flash2; also flashdecode, dtiled)"
@@ -210,12 +225,15 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   // Before any problem is built: 1000 values each of --br and --bc once made a million runs (3 GB).
   (void)list_points({{"--n", ns.size()}, {"--d", ds.size()}, {"--br", brs.size()}, {"--bc", bcs.size()}});
   const std::optional<std::uint64_t> n_kv = pick(f.n_kv, sc.n_kv, "--n-kv");
+  const std::optional<std::uint64_t> window = pick(f.window, sc.window, "--window");
   for (std::uint64_t d : ds) {
     for (std::uint64_t n : ns) {
       Problem p = base;
       p.n = n;
       p.n_kv = n_kv.value_or(n);
       p.d = d;
+      p.window = window.value_or(0);
+      check_window(p);
       if (const std::string err = check(p); !err.empty()) throw InputError(err);
       r.problems.push_back(p);
     }

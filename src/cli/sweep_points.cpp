@@ -38,7 +38,9 @@ std::string make_key(const SweepPoint& p) {
   k += ",\"batch\":" + num(p.batch) + ",\"heads\":" + num(p.heads);
   k += ",\"kv_heads\":" + num(p.kv_heads != 0 ? p.kv_heads : p.heads);
   k += ",\"n\":" + num(p.n) + ",\"n_kv\":" + num(p.n_kv != 0 ? p.n_kv : p.n) + ",\"d\":" + num(p.d);
-  k += ",\"dtype\":" + json_string(p.dtype) + ",\"mask\":" + json_string(p.mask) + ",\"pass\":" + json_string(p.pass);
+  k += ",\"dtype\":" + json_string(p.dtype) + ",\"mask\":" + json_string(p.mask);
+  if (p.window != 0) k += ",\"window\":" + num(p.window);  // absent without one: earlier records keep their keys
+  k += ",\"pass\":" + json_string(p.pass);
   k += ",\"schedule\":" + json_string(p.schedule) + ",\"tile\":" + json_string(tile_text(p));
   k += ",\"warps\":" + num(p.warps) + ",\"stages\":" + num(p.stages) + ",\"splits\":" + num(p.splits);
   k += ",\"top\":" + num(p.top) + ",\"predict\":" + (p.predict ? "true" : "false");
@@ -56,6 +58,7 @@ std::string label(const SweepPoint& p) {
   if (p.n_kv != 0) s += " n_kv " + std::to_string(p.n_kv);
   s += " d " + std::to_string(p.d) + " " + p.dtype + " " + p.mask + " " + p.pass + " " + p.schedule + " " +
        tile_text(p);
+  if (p.window != 0) s += " window " + std::to_string(p.window);
   if (p.warps != 0) s += " warps " + std::to_string(p.warps);
   if (p.stages != 0) s += " stages " + std::to_string(p.stages);
   return s;
@@ -157,11 +160,14 @@ void expand_block(const config::SweepBlock& b, std::vector<SweepPoint>& out) {
                     p.dtype = dtype;
                     for (const std::string& mask : or_one<std::string>(pr.mask, "none")) {
                       p.mask = mask;
-                      for (const std::string& pass : or_one<std::string>(pr.pass, "fwd")) {
-                        p.pass = pass;
-                        for (const std::string& s : b.schedules) {
-                          p.schedule = s;
-                          for (const std::string& t : b.tiles) add_points(b, p, t, out);
+                      for (std::uint64_t window : or_one<std::uint64_t>(pr.window, 0)) {
+                        p.window = window;
+                        for (const std::string& pass : or_one<std::string>(pr.pass, "fwd")) {
+                          p.pass = pass;
+                          for (const std::string& s : b.schedules) {
+                            p.schedule = s;
+                            for (const std::string& t : b.tiles) add_points(b, p, t, out);
+                          }
                         }
                       }
                     }
@@ -207,6 +213,7 @@ ProblemFlags flags_of(const SweepPoint& p) {
   f.dtype = p.dtype;
   f.pass = p.pass;
   f.causal = p.mask == "causal";
+  if (p.window != 0) f.window = as_flag(p.window, "window");
   f.schedules = {p.schedule};
   f.predict = p.predict && p.tile_kind != PointTile::search;
   f.l2_mode = p.l2;

@@ -26,6 +26,7 @@ struct SweepPoint {
   std::uint64_t d = 0;
   std::string dtype = "fp16";
   std::string mask = "none";
+  std::uint64_t window = 0;  ///< 0: no sliding window
   std::string pass = "fwd";
   std::string schedule;
   PointTile tile_kind = PointTile::default_tile;

@@ -10,11 +10,12 @@ Scenario load_scenario(const std::string& path) {
   s.file = path;
   s.description = top.optional_string("description").value_or("");
   s.config = top.optional_string("config");
-  if (std::optional<YamlMap> p = top.optional_map("problem", {"batch", "heads", "kv_heads", "n", "n_kv", "d", "dtype", "causal"})) {
+  if (std::optional<YamlMap> p = top.optional_map("problem", {"batch", "heads", "kv_heads", "n", "n_kv", "d", "dtype", "causal", "window"})) {
     s.batch = p->optional_positive_integer("batch");
     s.heads = p->optional_positive_integer("heads");
     s.kv_heads = p->optional_positive_integer("kv_heads");
     s.causal = p->optional_bool("causal");
+    s.window = p->optional_positive_integer("window");
     s.n = p->optional_positive_integer("n");
     s.n_kv = p->optional_positive_integer("n_kv");
     s.d = p->optional_positive_integer("d");

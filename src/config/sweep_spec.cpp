@@ -15,7 +15,7 @@ namespace {
 const std::vector<std::string> kBlockKeys{"hardware", "problems", "schedules", "tiles", "warps", "stages",
                                           "splits",   "top",      "predict",   "l2",    "l2_policy", "launch_order"};
 const std::vector<std::string> kProblemKeys{"scenario", "batch", "heads", "kv_heads", "n",   "n_kv",
-                                            "d",        "dtype", "mask",  "pass"};
+                                            "d",        "dtype", "mask",  "window", "pass"};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -80,6 +80,10 @@ SweepProblem read_problem(YamlMap& m) {
   if (p.dtype.empty() && sc.dtype) p.dtype.emplace_back(name(*sc.dtype));
   p.mask = names_of(m, "mask", {"none", "causal"});
   if (p.mask.empty() && sc.causal) p.mask.emplace_back(*sc.causal ? "causal" : "none");
+  p.window = or_scenario(m.positive_integer_list("window"), sc.window);
+  if (!p.window.empty() && (p.mask.empty() || std::find(p.mask.begin(), p.mask.end(), "none") != p.mask.end())) {
+    m.invalid("window", "needs mask: causal (a window ends at each query's diagonal)");
+  }
   p.pass = names_of(m, "pass", {"fwd", "bwd", "fwdbwd"});
   if (p.pass.empty() && sc.pass) p.pass.push_back(*sc.pass);
   if (p.n.empty()) m.invalid("n", "missing (required, here or in the scenario)");

@@ -16,6 +16,7 @@ struct SweepProblem {
   std::vector<std::uint64_t> batch, heads, kv_heads, n, n_kv, d;
   std::vector<std::string> dtype;  ///< fp32, fp16, bf16, fp8
   std::vector<std::string> mask;   ///< none or causal
+  std::vector<std::uint64_t> window;  ///< sliding windows (mask causal only); empty: none
   std::vector<std::string> pass;   ///< fwd, bwd or fwdbwd
 };
 

@@ -57,8 +57,9 @@ std::string render_bounds_table(const BoundsReport& r) {
         break;
       }
     }
-    const std::string fixed = c.variable == "n" ? fmt::format("M = {}", grouped(a.m_elements))
-                                                : fmt::format("n = {}", grouped(a.n));
+    std::string fixed = c.variable == "n" ? fmt::format("M = {}", grouped(a.m_elements))
+                                          : fmt::format("n = {}", grouped(a.n));
+    if (c.window != 0) fixed += fmt::format(", causal window W = {}", grouped(c.window));
     t.add({c.schedule, c.variable, fmt::format("{} … {}", grouped(x_of(c, a)), grouped(x_of(c, b))),
            fmt::format("≥ {}", grouped(x_of(c, *first_fit))), fixed, fmt::format("{:+.2f}", c.expected),
            fmt::format("{:+.3f}", c.fitted),
@@ -92,6 +93,7 @@ std::string render_bounds_json(const BoundsReport& r) {
     w.begin_object().field("schedule", c.schedule).field("variable", c.variable);
     w.field("expected", c.expected).field("fitted", c.fitted).field("tolerance", c.tolerance);
     w.field("within", c.within()).field("tile_policy", c.tile_policy);
+    if (c.window != 0) w.field("window", c.window);  // the n sweep under a causal window (slope 1)
     w.key("points").begin_array();
     for (const SweepPoint& p : c.points) {
       w.begin_object().field("n", p.n).field("m_elements", p.m_elements).field("br", p.tiles.br);

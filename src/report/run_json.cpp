@@ -138,7 +138,9 @@ std::string render_json(const RunReport& r) {
     const Problem& p = pr.problem;
     w.begin_object().key("problem").begin_object();
     w.field("batch", p.batch).field("heads", p.heads).field("kv_heads", p.kv_head_count()).field("n", p.n);
-    w.field("n_kv", p.n_kv).field("d", p.d).field("dtype", name(p.dtype)).field("causal", p.causal).end_object();
+    w.field("n_kv", p.n_kv).field("d", p.d).field("dtype", name(p.dtype)).field("causal", p.causal);
+    if (p.window != 0) w.field("window", p.window);  // absent without a window, as before it existed
+    w.end_object();
     w.key("schedules").begin_array();
     for (const ScheduleRun& s : pr.schedules) schedule(w, p, s);
     w.end_array();

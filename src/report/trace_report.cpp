@@ -4,6 +4,7 @@
 
 #include "sim/core/escape.h"
 #include "src/report/json_writer.h"
+#include "src/report/mask_text.h"
 #include "src/report/text_table.h"
 #include "src/report/units_format.h"
 
@@ -49,7 +50,7 @@ std::string trace_heading(const TraceReport& r, const Trace& t) {
   std::string out =
       fmt::format("iosim trace · {} ({}) · {} {} · n {}, n_kv {}, d {}, {}{}\n", escape_controls(r.hardware.name),
                   escape_controls(r.config_file),
-                  t.schedule, name(t.pass), p.n, p.n_kv, p.d, name(p.dtype), p.causal ? ", causal" : "");
+                  t.schedule, name(t.pass), p.n, p.n_kv, p.d, name(p.dtype), mask_text(p));
   out += fmt::format(
       "tiles B_r = {}, B_c = {}: T_r = {} Q tiles × T_c = {} K/V tiles; {} transfers, {} score "
       "tile{} S_ij = Q_i K_jᵀ computed, visits numbered from 0 (order: {})\n",

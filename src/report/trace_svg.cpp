@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "sim/core/error.h"
+#include "src/report/mask_text.h"
 #include "src/report/trace_report.h"
 
 namespace iosim::report {
@@ -341,7 +342,7 @@ Panel panel(const Trace& t, std::uint64_t at) {
   out += text(kLeft - 30, 24, t.schedule + " " + std::string(name(t.pass)), "font-size=\"16\" font-weight=\"bold\"");
   out += text(kLeft - 30, 42,
               fmt::format("n = {}, n_kv = {}, d = {}{} · B_r = {}, B_c = {} · T_r × T_c = {} × {}", pr.n, pr.n_kv, pr.d,
-                          pr.causal ? ", causal" : "", t.tiles.br, t.tiles.bc, g.rows.count(), g.cols.count()));
+                          mask_text(pr), t.tiles.br, t.tiles.bc, g.rows.count(), g.cols.count()));
   out += text(kLeft - 30, 58, order_caption(t));
   draw_tiles(out, t, g);
   draw_order(out, t, g);
