@@ -101,35 +101,26 @@ def time_one(torch, fn, shape, dt, mode, runs, warmup, sweep, kv_shape=None, ker
 
 
 def kernel_times(torch, run, runs, sweep):
-    """Each cold run's kernels as the GPU ran them (CUPTI, through torch.profiler): the sum of their
-    durations and the span from the first one's start to the last one's end, in ms, per run, with the
-    kernels' names. Events around a short call also count the host's dispatch before its first kernel;
-    these do not."""
+    """Each cold run's kernels as the GPU ran them (CUPTI, through torch.profiler, one profile a run, the
+    L2 sweep outside it): the sum of their durations and the span from the first one's start to the last
+    one's end, in ms, with the kernels' names. Events around a short call also count the host's dispatch
+    before its first kernel; these do not."""
     from torch.profiler import ProfilerActivity, profile
 
-    def gpu_kernels(prof):
-        evs = [e for e in prof.events() if "CUDA" in str(e.device_type) and e.time_range.elapsed_us() > 0]
-        return sorted(evs, key=lambda e: e.time_range.start)
-
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    out = []
+    for _ in range(runs):
         sweep.sum()
         torch.cuda.synchronize()
-    sweep_names = {e.name for e in gpu_kernels(prof)}
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(runs):
-            sweep.sum()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
             run()
-        torch.cuda.synchronize()
-    per_run, current = [], None
-    for e in gpu_kernels(prof):
-        if e.name in sweep_names:
-            current = []
-            per_run.append(current)
-        elif current is not None:
-            current.append(e)
-    return [{"sum_ms": sum(e.time_range.elapsed_us() for e in ks) / 1e3,
-             "span_ms": (ks[-1].time_range.end - ks[0].time_range.start) / 1e3,
-             "kernels": [e.name[:120] for e in ks]} for ks in per_run if ks]
+            torch.cuda.synchronize()
+        ks = sorted((e for e in prof.events() if "CUDA" in str(e.device_type) and e.time_range.elapsed_us() > 0),
+                    key=lambda e: e.time_range.start)
+        if ks:
+            out.append({"sum_ms": sum(e.time_range.elapsed_us() for e in ks) / 1e3,
+                        "span_ms": (ks[-1].time_range.end - ks[0].time_range.start) / 1e3,
+                        "kernels": [e.name[:120] for e in ks]})
+    return out
 
 
 def flops(shape, mode):

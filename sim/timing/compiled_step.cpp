@@ -106,8 +106,10 @@ StepCost compiled_step_cost(const Segment& s, bool first, const CompiledKernel& 
   }
   if (s.load_bytes > 0) {
     const double miss = 1 - std::clamp(shape.l2_hit_rate, 0.0, 1.0);
-    c.memory = r.lat.cp_async_latency + miss * std::max(0.0, r.lat.dram_latency - r.lat.l2_hit_latency) +
-               (r.l2_bytes_per_cycle > 0 ? s.load_bytes / r.l2_bytes_per_cycle : 0);
+    // The round trip, then the transfer at the SM's share of the L2, which every resident block's loads
+    // of the same step divide (step_time multiplies by them).
+    c.memory = r.lat.cp_async_latency + miss * std::max(0.0, r.lat.dram_latency - r.lat.l2_hit_latency);
+    c.memory_per_block = r.l2_bytes_per_cycle > 0 ? s.load_bytes / r.l2_bytes_per_cycle : 0;
     c.pipelined = shape.stages >= 2 && !first;
   }
 
@@ -149,7 +151,7 @@ StepCost compiled_step_cost(const Segment& s, bool first, const CompiledKernel& 
   sim.shfl_interval = r.shfl_interval;
   sim.smem_cycles = c.block_smem / w;
   sim.bar_latency = r.lat.bar_latency;
-  sim.memory = c.memory;
+  sim.memory = c.memory + c.memory_per_block;
   sim.lead = c.pipelined ? shape.stages - 1 : 0;
   return c;
 }

@@ -294,7 +294,8 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
   // The steps between a load and its use cover its round trip; each at least the larger bound (for a
   // queued family its queued time is longer, so this covers a little less than it could).
   const double covered = c.pipelined ? static_cast<double>(shape.stages - 1) * std::max(c.chain, issue) : 0;
-  const double latency = c.chain + std::max(0.0, c.memory - covered);
+  const double memory = c.memory + c.memory_per_block * static_cast<double>(blocks);
+  const double latency = c.chain + std::max(0.0, memory - covered);
   if (overlap == Overlap::simulated) {
     // The simulation's period, bounded below by the pipes' work and by one warp's own chain (the named
     // dependences, which the simulation's per-instruction waits average out).

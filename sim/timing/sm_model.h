@@ -103,6 +103,9 @@ struct StepCost {
   double chain = 0;        ///< one warp's dependent chain alone, memory waits left out
   double chain_busy = 0;   ///< the part of it the warp keeps a pipe busy (the rest is waiting)
   double memory = 0;       ///< the round trip of the step's loads
+  /// Cycles one block's loads take at the SM's share of the L2's bandwidth, which the resident blocks
+  /// divide: added to `memory` once a block resides (so far only compiled kernels' steps set it).
+  double memory_per_block = 0;
   bool pipelined = false;  ///< its loads were issued `stages - 1` steps ahead
   double warp_issue = 0;   ///< one warp's work on its sub-partition's busiest pipe
   /// One warp's work on each pipe (tensor, ex2, FP32, shuffle, and the issue slot for instructions on

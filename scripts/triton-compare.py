@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""How well `iosim tiles --kernels triton` ranks the project's Triton forward against a measured tile sweep.
+
+Reads a run of scripts/triton-sweep.py (a GPU's times of every config of the tile menu, per shape),
+prices the same shapes with `iosim tiles --kernels triton` (no GPU: the configs are compiled here), and
+prints, per shape with at least --min-timed configs timed:
+  - the Spearman correlation of predicted against measured forward time, over the configs both timed;
+  - how much slower the model's first choice (among those timed) ran than the fastest timed;
+  - feasibility: of the configs whose forward Triton ran, the share iosim calls feasible, and of those
+    iosim calls feasible, the share that ran;
+and, with --json-out, every config's row.
+
+    scripts/triton-compare.py results/h100-2026-12-06b/triton-sweep.json --config configs/h100.yaml
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+
+def spearman(xs, ys):
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2
+            i = j + 1
+        return r
+
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.mean(rx), statistics.mean(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    sy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return cov / (sx * sy) if sx and sy else float("nan")
+
+
+def key(cfg):
+    return (cfg["block_m"], cfg["block_n"], cfg["num_warps"], cfg["num_stages"])
+
+
+def predicted(iosim, config, shape):
+    b, h, kvh, n, d, causal = shape
+    cmd = [iosim, "tiles", "--config", config, "--batch", str(b), "--heads", str(h), "--kv-heads", str(kvh),
+           "--n", str(n), "--d", str(d), "--kernels", "triton", "--top", "1000", "--format", "json"]
+    if causal:
+        cmd.append("--causal")
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"triton-compare.py: {' '.join(cmd)} failed: {done.stderr.strip()}")
+    return {(c["br"], c["bc"], c["warps"], c["stages"]): c for c in json.loads(done.stdout)["candidates"]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("sweep")
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--iosim", default="build/iosim")
+    ap.add_argument("--min-timed", type=int, default=5)
+    ap.add_argument("--json-out")
+    a = ap.parse_args()
+    run = json.load(open(a.sweep))
+    by_shape = defaultdict(list)
+    for r in run["rows"]:
+        by_shape[(r["batch"], r["heads"], r["kv_heads"], r["n"], r["d"], r["causal"])].append(r)
+    print(f"{run['gpu']}, Triton {run['triton']}, {run['date']}; model config {a.config}\n")
+    print("| shape (B, H/KV, n, d, causal) | timed | Spearman | model's first: slower than best by | "
+          "Triton ran, iosim feasible | iosim feasible, Triton ran |")
+    print("|---|---|---|---|---|---|")
+    out = []
+    for shape, rows in by_shape.items():
+        timed = [r for r in rows if "fwd_ms" in r]
+        if len(timed) < a.min_timed:
+            continue
+        pred = predicted(a.iosim, a.config, shape)
+        pairs = [(r, pred.get(key(r["config"]))) for r in timed]
+        both = [(r, p) for r, p in pairs if p and p["feasible"]]
+        rho = float("nan")
+        if len(both) > 2:
+            rho = spearman([p["time_ms"] for _, p in both], [r["fwd_ms"] for r, _ in both])
+        best = min(r["fwd_ms"] for r in timed)
+        first = min(both, key=lambda rp: rp[1]["time_ms"])[0]["fwd_ms"] if both else float("nan")
+        ran_feasible = sum(1 for _, p in pairs if p and p["feasible"])
+        feasible_keys = {k for k, c in pred.items() if c["feasible"]}
+        timed_keys = {key(r["config"]) for r in timed}
+        # Only the configs whose fate on the GPU is known (timed, or refused by Triton) count for the second.
+        known = timed_keys | {key(r["config"]) for r in rows if r.get("skipped", "").startswith("did not compile")}
+        feasible_ran = sum(1 for k in feasible_keys & known if k in timed_keys)
+        b, h, kvh, n, d, causal = shape
+        print(f"| {b}, {h}/{kvh}, {n}, {d}, {causal} | {len(timed)} | {rho:+.2f} | {100 * (first / best - 1):.1f}% | "
+              f"{ran_feasible} of {len(timed)} | {feasible_ran} of {len(feasible_keys & known)} |")
+        for r, p in pairs:
+            out.append({"shape": shape, "config": r["config"], "measured_ms": r["fwd_ms"],
+                        "predicted_ms": p.get("time_ms") if p else None, "feasible": p["feasible"] if p else None,
+                        "reason": p.get("rejected", "") if p else "not priced"})
+    if a.json_out:
+        with open(a.json_out, "w") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
