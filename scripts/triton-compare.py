@@ -16,6 +16,7 @@ and, with --json-out, every config's row.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
 import subprocess
@@ -68,8 +69,16 @@ def main() -> int:
     ap.add_argument("--iosim", default="build/iosim")
     ap.add_argument("--min-timed", type=int, default=5)
     ap.add_argument("--json-out")
+    ap.add_argument("--fail-below-spearman", type=float, metavar="RHO",
+                    help="exit 1 when a shape's Spearman is below RHO (the CPU test that holds the model)")
+    ap.add_argument("--fail-above-regret", type=float, metavar="PCT",
+                    help="exit 1 when a shape's first choice ran more than PCT percent slower than the best")
     a = ap.parse_args()
+    if importlib.util.find_spec("triton") is None:
+        print("triton-compare.py: skipped: the model's configs compile with Triton (scripts/setup --triton)")
+        return 77
     run = json.load(open(a.sweep))
+    failed = []
     by_shape = defaultdict(list)
     for r in run["rows"]:
         by_shape[(r["batch"], r["heads"], r["kv_heads"], r["n"], r["d"], r["causal"])].append(r)
@@ -99,6 +108,10 @@ def main() -> int:
         b, h, kvh, n, d, causal = shape
         print(f"| {b}, {h}/{kvh}, {n}, {d}, {causal} | {len(timed)} | {rho:+.2f} | {100 * (first / best - 1):.1f}% | "
               f"{ran_feasible} of {len(timed)} | {feasible_ran} of {len(feasible_keys & known)} |")
+        if a.fail_below_spearman is not None and not rho >= a.fail_below_spearman:
+            failed.append(f"{shape}: Spearman {rho:+.2f} < {a.fail_below_spearman}")
+        if a.fail_above_regret is not None and not 100 * (first / best - 1) <= a.fail_above_regret:
+            failed.append(f"{shape}: first choice {100 * (first / best - 1):.1f}% > {a.fail_above_regret}%")
         for r, p in pairs:
             out.append({"shape": shape, "config": r["config"], "measured_ms": r["fwd_ms"],
                         "predicted_ms": p.get("time_ms") if p else None, "feasible": p["feasible"] if p else None,
@@ -106,7 +119,9 @@ def main() -> int:
     if a.json_out:
         with open(a.json_out, "w") as f:
             json.dump(out, f, indent=1)
-    return 0
+    for f in failed:
+        print(f"FAILED: {f}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
