@@ -143,7 +143,7 @@ struct KernelFamily {
   FamilyModel model = FamilyModel::sm_steps;
   /// The products of one step, in the order the schedule emits them; a step with more products
   /// than roles repeats the last role.
-  std::vector<MatmulRole> matmuls;
+  std::vector<MatmulRole> matmuls = {};
   /// Rounds of warp shuffles per row of a step: the row reductions across the four lanes of a quad
   /// that hold one row of an m16n8 accumulator (two rounds per reduction, xor 1 and xor 2).
   std::uint32_t shuffle_rounds_per_step = 0;
@@ -161,10 +161,10 @@ struct KernelFamily {
   double base_registers = 0;
   double per_fragment = 1;
   Overlap overlap = Overlap::queued;
-  StepOverhead overhead;
-  DependencyWaits waits;
+  StepOverhead overhead = {};
+  DependencyWaits waits = {};
   /// What a Hopper-native kernel does beyond an Ampere-style one ({} for the others).
-  HopperTraits hopper;
+  HopperTraits hopper = {};
   /// The stages of its load pipeline where the kernel fixes them whatever copies of K/V the schedule
   /// keeps (0: the schedule's stages).
   std::uint32_t load_stages = 0;
