@@ -1,5 +1,5 @@
 // Benchmarks of the fast L2 replay (--l2 fast, the command line's default) at the shapes of its targets
-// (docs/performance.md, "Fast L2 replay against the exact one"), fp16 on the H200 config, cold and
+// (docs/performance.md, "Fast L2 replay: speed"), fp16 on the H200 config, cold and
 // warm as `--predict` runs them (predict_cold_warm), and the tile searches of `iosim tiles`:
 //   naive/h16/n8192/d64                   a stream of misses: sampled sets
 //   flash2/h32/n32768/d128                heads shorter than a wave: steps reused

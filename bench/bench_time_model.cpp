@@ -1,6 +1,7 @@
 // Benchmarks of the time model alone (sim/timing: step profiles, the SM model, the block schedule) on a
 // prediction the GPU model made once, so that its share of `--predict` can be set beside the L2 replay
-// (docs/performance.md, "Time model"). Its bound: at most 10% of --predict's run time.
+// (docs/performance.md, "Time model: its share of `--predict`"). Its bound: at most 10% of
+// --predict's run time.
 //   time_model/<schedule>/<pass>/<n>   H200 config, batch 1, fp16; flash2 causal at n 131072, d 128, 32
 //                                      heads (every block of a head distinct: the model's worst case)
 // Run: build/bench/bench_time_model --benchmark_min_time=1

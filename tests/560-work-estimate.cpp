@@ -162,7 +162,7 @@ TEST_CASE("the tiles search: only candidates that pass its checks cost a predict
 TEST_CASE("a prediction is priced by the replay that will run: the fast one through the sampled sets") {
   // The largest prediction the performance targets name: flash2, batch 1, 32 heads, n 131072, d 128,
   // causal, forward and backward, on the H200's L2 (two partitions of 30 MiB). Its fast replay took
-  // 23–25 s of CPU (docs/performance.md).
+  // 23–25 s of CPU (results/performance-history.md).
   const HardwareSpec h200 = config::load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/h200.yaml");
   Problem p = problem(131072, 128, 1, 32);
   p.causal = true;
@@ -179,7 +179,7 @@ TEST_CASE("a prediction is priced by the replay that will run: the fast one thro
   CHECK(f.seconds > 10);   // and not below what it takes
   CHECK(f.slowest.find("fast L2 replay") != std::string::npos);
   CHECK(e.slowest.find("exact L2 replay") != std::string::npos);
-  CHECK(f.bytes < (256ull << 20));  // measured: 126 MiB at the peak (docs/performance.md)
+  CHECK(f.bytes < (256ull << 20));  // measured: 126 MiB at the peak (results/performance-history.md)
   // Sampling the sets cannot make any size cheap: n 1,048,576 and 64 heads is refused either way.
   Problem huge = problem(1048576, 128, 1, 64);
   huge.causal = true;

@@ -61,7 +61,7 @@ class FastKernel {
     // The sampled L2's state, about 8 bytes a line (sim/memory/l2_cache.h), is hinted ahead only
     // when it is larger than half the host's per-core L2 (the rest for the slots, lines and
     // counts): below, it stays in the host's caches and the hints hide nothing (n = 65536 causal
-    // forward at stride 16, 245 KiB: 0.83× the time without them; docs/performance.md).
+    // forward at stride 16, 245 KiB: 0.83× the time without them; results/performance-history.md).
     batch_.set_hints(cache_lines_ * 8 > host_l2_bytes() / 2);
   }
 

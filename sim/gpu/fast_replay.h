@@ -94,7 +94,7 @@ class FastReplay {
   /// Line requests a pass may replay per transfer of the heads it replays: a transfer (its step's
   /// turn, its tile mapped, batched and charged) costs the fast replay about as much as two line
   /// requests through the L2 (the fit's passes, flash2 causal n = 131072: about 90 ns a transfer,
-  /// 36–41 ns a line request; docs/performance.md).
+  /// 36–41 ns a line request; results/performance-history.md).
   static constexpr double kLinesPerTransfer = 2;
   /// The fewest sets per partition a sample keeps.
   static constexpr std::uint64_t kMinSets = 16;
