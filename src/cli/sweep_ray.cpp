@@ -14,6 +14,7 @@
 
 #include "sim/core/error.h"
 #include "src/cli/cmd_sweep.h"
+#include "src/config/search_path.h"
 
 extern char** environ;
 
@@ -22,11 +23,6 @@ namespace iosim::cli {
 namespace {
 
 constexpr const char* kInstallRay = "pip install ray (or scripts/setup --ray)";
-
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::string(v) : fallback;
-}
 
 std::string absolute(const std::string& path) {
   std::error_code ec;
@@ -37,8 +33,8 @@ std::string absolute(const std::string& path) {
 }  // namespace
 
 int run_sweep_on_ray(const SweepFlags& f, bool quiet) {
-  const std::string python = env_or("IOSIM_PYTHON", "python3");
-  const std::string driver = env_or("IOSIM_RAY_DRIVER", IOSIM_RAY_DRIVER);
+  const std::string python = config::env_or("IOSIM_PYTHON", "python3");
+  const std::string driver = config::env_or("IOSIM_RAY_DRIVER", IOSIM_RAY_DRIVER);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(driver, ec)) {
     throw InputError("--engine ray: its driver " + driver + " is missing (set IOSIM_RAY_DRIVER to scripts/sweep-ray.py)");

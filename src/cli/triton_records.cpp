@@ -14,6 +14,7 @@
 
 #include "sim/core/error.h"
 #include "src/config/compiled_record.h"
+#include "src/config/search_path.h"
 
 extern char** environ;
 
@@ -22,11 +23,6 @@ namespace iosim::cli {
 namespace {
 
 constexpr const char* kDriver = "iosim.triton.batch";
-
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::string(v) : fallback;
-}
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -80,13 +76,13 @@ struct TempDir {
 std::vector<std::shared_ptr<const CompiledKernel>> triton_records(const std::vector<TritonConfig>& configs) {
   std::vector<std::shared_ptr<const CompiledKernel>> out;
   if (configs.empty()) return out;
-  const std::string python = env_or("IOSIM_PYTHON", "python3");
+  const std::string python = config::env_or("IOSIM_PYTHON", "python3");
   const TempDir tmp;
   const std::filesystem::path in = tmp.path / "configs.json", so = tmp.path / "records.json", se = tmp.path / "stderr";
   std::ofstream(in) << configs_json(configs);
 
   // This build's python folder first (the package with its module), then the caller's PYTHONPATH.
-  std::string pythonpath = env_or("PYTHONPATH", "");
+  std::string pythonpath = config::env_or("PYTHONPATH", "");
   std::error_code ec;
   if (std::filesystem::is_directory(IOSIM_BUILD_PYTHON_DIR, ec)) {
     pythonpath = std::string(IOSIM_BUILD_PYTHON_DIR) + (pythonpath.empty() ? "" : ":" + pythonpath);

@@ -32,11 +32,6 @@ std::string listing(const std::string& dir) {
   return out.empty() ? "none" : out;
 }
 
-std::string env_or(const char* var, const std::string& fallback) {
-  const char* v = std::getenv(var);
-  return (v != nullptr && *v != '\0') ? v : fallback;
-}
-
 std::string& installed_configs() {
   static std::string dir = IOSIM_CONFIG_DIR;
   return dir;
@@ -48,6 +43,11 @@ std::string& installed_scenarios() {
 }
 
 }  // namespace
+
+std::string env_or(const char* var, const std::string& fallback) {
+  const char* v = std::getenv(var);
+  return (v != nullptr && *v != '\0') ? std::string(v) : fallback;
+}
 
 std::string find_file(const std::string& name, const std::string& installed_dir, const std::string& what) {
   std::error_code ec;

@@ -16,6 +16,9 @@ namespace iosim::config {
 /// The folder of installed scenarios: $IOSIM_SCENARIO_DIR if set, else the one built in (or set).
 [[nodiscard]] std::string scenario_dir();
 
+/// The environment variable `var`, or `fallback` where it is unset or empty.
+[[nodiscard]] std::string env_or(const char* var, const std::string& fallback);
+
 /// Replaces the built-in folders (the Python package: the copies it ships); the variables still win.
 void set_installed_dirs(const std::string& configs, const std::string& scenarios);
 
