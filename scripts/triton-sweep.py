@@ -3,14 +3,16 @@
 
 For each config of the menu (BLOCK_M, BLOCK_N in {32, 64, 128, 256}, num_warps {4, 8}, num_stages {2, 3})
 and each (head_dim, causal, grouped) variant the shapes need, in a pool of processes:
-  the CPU compile record of every kernel (iosim.triton.family.compiled_family: registers, spills,
-  shared memory, the SASS loop mix of this machine's Triton), a failure with its reason, and, for
-  configs that compile, one correctness check against torch SDPA at a small shape (which also
-  JIT-compiles the kernels into Triton's disk cache for the timing below).
-Then, for each shape, each config that passed: forward and backward times with CUDA events, the
-median of --reps runs after warm-up, L2 flushed (a 256 MB write) before each run.
-Everything goes to one JSON (GPU name, torch and triton versions, date, every row). A time budget
-(--budget, default 400 s) bounds the whole run: what is left when it runs out is recorded as skipped.
+  with --records, the CPU compile record of every kernel (iosim.triton.family.compiled_family:
+  registers, spills, shared memory, the SASS loop mix of this machine's Triton); the forward launched
+  alone (a refusal recorded as the forward's, with Triton's reason); then one correctness check of
+  forward and backward against torch SDPA at a small shape (which also JIT-compiles the kernels into
+  Triton's disk cache for the timing below).
+Then, for each shape, each config whose forward ran: its forward time, and where the check passed the
+backward's, with CUDA events, the median of --reps runs after warm-up, L2 flushed (a 256 MB write)
+before each run. Everything goes to one JSON (GPU name, torch and triton versions, date, every row),
+rewritten after every shape and on SIGTERM. A time budget (--budget, default 400 s) bounds the whole
+run: what is left when it runs out is recorded as skipped.
 
     python3 scripts/triton-sweep.py --out results/triton-sweep-h100.json
 """
@@ -78,13 +80,20 @@ def prepare(menu_item, d, causal, grouped, dtype_name, with_records):
     if not errors:
         import torch
 
-        from iosim.triton.launch import Launch
+        from iosim.triton.launch import Launch, forward
         from iosim.triton.reference import check as sdpa_check
+        from iosim.triton.reference import inputs
+        dtype = getattr(torch, {"fp16": "float16", "bf16": "bfloat16"}[dtype_name])
+        n = max(256, 2 * max(bm, bn))
+        try:  # the forward alone first, so that a refusal says which pass it was
+            q, k, v, _ = inputs(1, 4, 2 if grouped else 4, n, d, dtype)
+            forward(q, k, v, causal, Launch(bm, bn, warps, stages))
+        except Exception as exc:
+            errors["fwd launch"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}"
+    if not errors:
         try:
-            n = max(256, 2 * max(bm, bn))
             check = sdpa_check(batch=1, heads=4, kv_heads=2 if grouped else 4, n=n, d=d, causal=causal,
-                               dtype=getattr(torch, {"fp16": "float16", "bf16": "bfloat16"}[dtype_name]),
-                               cfg=Launch(bm, bn, warps, stages))
+                               dtype=dtype, cfg=Launch(bm, bn, warps, stages))
         except Exception as exc:  # a launch Triton refuses (resources) or a kernel fault
             errors["launch"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}"
     return {"config": {"block_m": bm, "block_n": bn, "num_warps": warps, "num_stages": stages},
@@ -175,9 +184,13 @@ def main() -> int:
         pool.shutdown(wait=False, cancel_futures=True)
         for proc in workers:   # a compile still running is not waited for
             proc.terminate()
-    ready = {(tuple(r["config"].values()), r["d"], r["causal"], r["grouped"]) for r in out["prepared"]
-             if not r["errors"] and r["check"] and r["check"]["ok"]}
-    print(f"{len(ready)} of {len(tasks)} pass compile and the SDPA check", flush=True)
+    def key(r):
+        return tuple(r["config"].values()), r["d"], r["causal"], r["grouped"]
+    ready = {key(r) for r in out["prepared"] if not r["errors"] and r["check"] and r["check"]["ok"]}
+    # A forward that ran is timed even where the backward did not (the forward's feasibility is its own).
+    fwd_ready = ready | {key(r) for r in out["prepared"] if set(r["errors"]) == {"launch"}}
+    print(f"{len(ready)} of {len(tasks)} pass compile and the SDPA check, {len(fwd_ready)} run the forward",
+          flush=True)
 
     # 2. Timing.
     last_config_s = 0.0
@@ -189,7 +202,7 @@ def main() -> int:
         for m in menu:
             row = {"batch": b, "heads": h, "kv_heads": kvh, "n": n, "d": d, "causal": causal,
                    "config": dict(zip(("block_m", "block_n", "num_warps", "num_stages"), m))}
-            if (m, d, causal, h != kvh) not in ready:
+            if (m, d, causal, h != kvh) not in fwd_ready:
                 row["skipped"] = "did not compile or pass the check (see prepared)"
             elif n % m[0] or n % m[1]:
                 row["skipped"] = "n is not a multiple of the tiles"
@@ -201,10 +214,13 @@ def main() -> int:
                 try:
                     o, lse = forward(q, k, v, causal, cfg)
                     row["fwd_ms"] = time_ms(lambda: forward(q, k, v, causal, cfg), args.reps, flush)
-                    row["bwd_ms"] = time_ms(lambda: backward(q, k, v, o, lse, do, causal, cfg), args.reps, flush)
                     flops = 4 * b * h * n * n * d * (0.5 if causal else 1)
                     row["fwd_tflops"] = flops / row["fwd_ms"] / 1e9
-                    row["bwd_tflops"] = 2.5 * flops / row["bwd_ms"] / 1e9
+                    if (m, d, causal, h != kvh) in ready:
+                        row["bwd_ms"] = time_ms(lambda: backward(q, k, v, o, lse, do, causal, cfg), args.reps, flush)
+                        row["bwd_tflops"] = 2.5 * flops / row["bwd_ms"] / 1e9
+                    else:
+                        row["bwd_skipped"] = "the backward did not launch or pass the check (see prepared)"
                 except Exception as exc:
                     row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
                 last_config_s = time.monotonic() - started
