@@ -292,7 +292,8 @@ TEST_CASE("flash1's single block per head waits on every step's loads: latency i
 
 TEST_CASE("four warps of 16 rows each are slower than 32 rows each: the chain is not hidden") {
   // The H200 ran flash2's forward at n = 4096, d = 64 with a 64 × 64 tile 51% slower than with
-  // 128 × 64 (docs/validation.md); the roofline gave both the same time.
+  // 128 × 64 (results/validation-history.md, "Time: the roofline of the 152-kernel grid"); the
+  // roofline gave both the same time.
   const HardwareSpec hw = h200();
   Problem p = problem(4096, 64, 1, 32);
   const double t64 = timed("flash2", context(p, hw, tiles(64, 64))).total_s;

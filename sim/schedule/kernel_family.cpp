@@ -18,7 +18,7 @@ constexpr MatmulRole kGridShared{WarpSplit::grid, Operand::shared, Operand::shar
 // per-step overhead and the dependency waits to ncu's counts and stalls of them on a GPU
 // (scripts/fit-instructions.py, scripts/fit-stalls.py). results/kernel-family-fits.md says what each fit
 // was made on and how well it matched. Each family's SM model (Overlap) was chosen by predicting the time
-// sweeps both ways (docs/validation.md, "Barriers: a simulated SM").
+// sweeps both ways (results/validation-history.md, "Barriers: a simulated SM").
 
 // FlashAttention-2's forward's waits, which the variants sharing its code take too. per_mio_multi_tile:
 // a warp owning 32 rows waits less per MIO instruction than one owning 16.

@@ -3,8 +3,8 @@
 // families. Mean-value analysis has each warp circulate on its own, so it sees the warps queue on a
 // pipe but not the block barriers that hold every warp of a block until its slowest arrives; this
 // simulation issues the warps' instructions one by one and has the barriers, so it sees the skew
-// between a block's warps that the queueing leaves at each barrier (docs/validation.md, "The
-// multi-stage loop's instructions").
+// between a block's warps that the queueing leaves at each barrier (results/validation-history.md,
+// "The multi-stage loop's instructions").
 //
 // The machine: four sub-partitions (sm_model.h's kSchedulersPerSm), warp i of the SM's resident warps
 // on sub-partition i mod 4, each issuing at most one instruction a cycle, greedy-then-oldest (the
