@@ -78,11 +78,11 @@ struct ScheduleEntry {
   ScheduleFactory fwd = nullptr;  ///< nullptr where it has no such pass
   ScheduleFactory bwd = nullptr;
   const exec::Executor* executor = nullptr;  ///< its functional execution (--execute); nullptr: none
-  std::optional<CudaAlgo> cuda;              ///< the CUDA kernels that run it (measure, validate)
-  std::span<const KernelFamilyOf> kernels;   ///< its kernels' families; a kernel not listed is "library"
-  ScheduleCaps caps;
-  BoundsRole bounds;
-  ValidateRole validate;
+  std::optional<CudaAlgo> cuda = std::nullopt;  ///< the CUDA kernels that run it (measure, validate)
+  std::span<const KernelFamilyOf> kernels = {};  ///< its kernels' families; a kernel not listed is "library"
+  ScheduleCaps caps = {};
+  BoundsRole bounds = {};
+  ValidateRole validate = {};
   /// PyTorch's kernels that run it (SDPA's flash backend), by the model's kernel names, and their
   /// families; empty: PyTorch has none (`--kernels pytorch` refuses the schedule).
   std::span<const KernelFamilyOf> pytorch_kernels = {};
