@@ -67,6 +67,10 @@ SCENARIO("flash2's forward over a paged cache") {
         CHECK(reads(r, Tensor::BT) == 2ull * 4 * 8 * 8 * per_tile);
         CHECK(writes(r, Tensor::BT) == 0);
         CHECK(reads(flat, Tensor::BT) == 0);
+        // Each entry read from HBM is written into SRAM, 4 bytes (int32) each.
+        const Traffic& sram = r.ledger.at(Level::sram, Tensor::BT);
+        CHECK(sram.write_elements.value == reads(r, Tensor::BT));
+        CHECK(r.ledger.at(Level::hbm, Tensor::BT).read_bytes.value == 4 * reads(r, Tensor::BT));
       }
     }
   }
