@@ -36,7 +36,7 @@ ScheduleRun run_schedule(const Schedule& s, const ScheduleContext& ctx, const Ru
   if (opt.predict) {
     GpuModelOptions g = opt.gpu;
     PredictedRun p;
-    if (g.l2 == L2Mode::exact || g.observer != nullptr) {
+    if (g.l2 == L2Mode::exact || g.observer != nullptr || ctx.problem.paged()) {
       // The exact replay, run twice, with the cold run's per-wave L2 statistics (sim/gpu/wave_stats.h).
       g.warm = false;
       WaveStats waves;

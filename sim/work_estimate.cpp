@@ -163,7 +163,8 @@ WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, 
   const L2Spec& l2 = ctx.hardware.l2;
   const double lines = static_cast<double>(l2.capacity.value) / std::max<double>(1, l2.line_bytes);
   WorkEstimate e;
-  if (gpu.l2 == L2Mode::fast && gpu.observer == nullptr) {
+  const bool fast = gpu.l2 == L2Mode::fast && gpu.observer == nullptr && !ctx.problem.paged();  // as predict()
+  if (fast) {
     const FirstPass f = first_pass(s, ctx, gpu);
     const double first = f.stride;
     const double later = std::max(1.0, first / c.fast_later_stride_step);
@@ -184,7 +185,7 @@ WorkEstimate estimate_prediction(const Schedule& s, const ScheduleContext& ctx, 
     e.bytes = c.base_bytes + static_cast<std::uint64_t>(lines * 8 + w.record_bytes);
   }
   e.slowest = e.largest = "predicting " + std::string(s.name()) + " " + pass_name(s.pass()) +
-                          (gpu.l2 == L2Mode::fast ? " (fast L2 replay)" : " (exact L2 replay)");
+                          (fast ? " (fast L2 replay)" : " (exact L2 replay)");
   e.slowest_seconds = e.seconds;
   return e;
 }

@@ -102,3 +102,16 @@ TEST_CASE("measure, validate and calibrate without a GPU exit 2 and say why") {
     CHECK(r.err.find("needs a CUDA GPU") != std::string::npos);
   }
 }
+
+TEST_CASE("--predict over a paged cache in random order runs and reports") {
+  const CliResult j = cli({"-c", "h200", "--n", "1", "--n-kv", "8192", "--d", "128", "--heads", "8", "--kv-heads",
+                           "2", "--schedule", "flashdecode", "--page-size", "16", "--page-order", "random", "-p",
+                           "-f", "json"});
+  CAPTURE(j.err);
+  REQUIRE(j.code == 0);
+  const YAML::Node s = parse_json(j.out)["runs"][0]["schedules"][0];
+  const YAML::Node cold = s["predicted"]["cold"];
+  CHECK(cold["time_ms"].as<double>() > 0);
+  // K and V (2 K/V heads × 8192 × 128 fp16 each) and the table (2 × 512 int32) reach DRAM once.
+  CHECK(cold["dram__bytes_read"].as<std::uint64_t>() >= 2ull * 2 * 8192 * 128 * 2 + 2 * 512 * 4);
+}

@@ -157,3 +157,35 @@ TEST_CASE("a sliding window that cannot apply: one line naming --window, exit 2"
   const BadInput scenario_cases[] = {{{"-s", no_causal}, "--window needs --causal"}};
   check_bad_inputs(scenario_cases);
 }
+
+TEST_CASE("paged K/V that cannot apply: one line naming --page-size or --page-order, exit 2") {
+  const BadInput cases[] = {
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "flash2", "--page-size", "48"},
+       "--page-size must be a power of two (got 48)"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "flash2", "--page-size", "0"},
+       "--page-size must be a positive integer"},
+      {{"-c", "teaching", "--n", "256", "--d", "16", "--schedule", "flash2", "--bc", "96", "--page-size", "64"},
+       "--page-size 64 and flash2's K/V tile B_c = 96 must divide one another"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "flash1", "--page-size", "16"},
+       "--page-size: flash1 has no paged variant"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--page-size", "16"}, "--page-size: naive has no paged variant"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "flash2", "--pass", "bwd", "--page-size", "16"},
+       "--page-size: flash2's backward has no paged variant"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "flash2", "--page-size", "16", "--page-order",
+        "shuffled"},
+       "--page-order must be contiguous, random or an integer seed (got 'shuffled')"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "flash2", "--page-order", "random"},
+       "--page-order needs --page-size"},
+      {{"measure", "-c", "h100", "--n", "1", "--n-kv", "4096", "--d", "64", "--schedule", "flashdecode", "--page-size",
+        "16"},
+       "--page-size: the CUDA kernels have no paged K/V"},
+  };
+  check_bad_inputs(cases);
+  for (const char* order : {"contiguous", "random", "12"}) {
+    CAPTURE(order);
+    const CliResult r = cli({"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "flash2,flashdecode",
+                             "--page-size", "16", "--page-order", order, "-f", "csv"});
+    CAPTURE(r.err);
+    CHECK(r.code == 0);
+  }
+}

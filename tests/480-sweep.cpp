@@ -507,3 +507,32 @@ TEST_CASE("sweep windows: a window key per point, refused beside mask none") {
   };
   check_bad_inputs(cases);
 }
+
+TEST_CASE("sweep pages: a page key per paged point, the flags of the point, refused where they cannot apply") {
+  TempDir dir;
+  const std::string spec = dir.write("p.yaml", "hardware: teaching\nproblems: [{n: 1, n_kv: 1024, d: 16, page_size: [16, 64],"
+                                               " page_order: [contiguous, random, 7]}, {n: 1, n_kv: 1024, d: 16}]\n"
+                                               "schedules: flashdecode\n");
+  const std::vector<sw::SweepPoint> points = sw::expand(config::load_sweep_spec(spec));
+  REQUIRE(points.size() == 7);  // 2 page sizes × 3 orders, and one contiguous cache
+  std::set<std::string> orders;
+  for (const sw::SweepPoint& p : points) {
+    CHECK((p.key.find("\"page_size\":") != std::string::npos) == (p.page_size != 0));
+    const sw::ProblemFlags f = sw::flags_of(p);
+    CHECK(f.page_size.value_or(0) == static_cast<std::int64_t>(p.page_size));
+    CHECK(f.page_order == p.page_order);
+    orders.insert(p.page_order);
+  }
+  CHECK(orders == std::set<std::string>{"", "contiguous", "random", "7"});
+  const std::string out = dir.path() + "/out.jsonl";
+  const BadInput cases[] = {
+      {{"sweep", dir.write("a.yaml", "hardware: a100\nproblems: [{n: 64, d: 64, page_order: random}]\nschedules: flash2\n"),
+        "-o", out},
+       "problems[0].page_order: needs page_size"},
+      {{"sweep", dir.write("b.yaml", "hardware: a100\nproblems: [{n: 64, d: 64, page_size: 16, page_order: sorted}]\n"
+                                     "schedules: flash2\n"),
+        "-o", out},
+       "problems[0].page_order: 'sorted' is not contiguous, random or an integer seed"},
+  };
+  check_bad_inputs(cases);
+}

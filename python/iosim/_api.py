@@ -64,6 +64,7 @@ def _call(command: str, fmt: str, flags: dict[str, Any]) -> Any:
 def count(config: Config | None = None, *, n: Ints | None = None, d: Ints | None = None,
           n_kv: int | None = None, batch: int | None = None, heads: int | None = None,
           kv_heads: int | None = None, causal: bool = False, window: int | None = None,
+          page_size: int | None = None, page_order: str | None = None,
           dtype: str | None = None,
           pass_: str | None = None, schedule: str | Sequence[str] | None = None,
           br: Ints | None = None, bc: Ints | None = None, warps: int | None = None,
@@ -73,6 +74,7 @@ def count(config: Config | None = None, *, n: Ints | None = None, d: Ints | None
           max_memory: str | int | None = None, format: str = "json") -> Any:
     """`iosim --config CONFIG --n N --d D ... --format json`: the exact HBM and SRAM counts of each
     schedule and pass. Lists in n, d, br, bc sweep; `pass_` is --pass (fwd, bwd or fwdbwd);
+    `page_size`, `page_order` ("contiguous", "random" or a seed as a string) are paged K/V;
     `execute` ("fp32", "fp64") also runs the schedules on numbers."""
     return _call("run", format, _flags(**_keywords(locals())))
 
@@ -80,7 +82,8 @@ def count(config: Config | None = None, *, n: Ints | None = None, d: Ints | None
 def predict(config: Config | None = None, *, n: Ints | None = None, d: Ints | None = None,
             n_kv: int | None = None, batch: int | None = None, heads: int | None = None,
             kv_heads: int | None = None, causal: bool = False, window: int | None = None,
-          dtype: str | None = None,
+            page_size: int | None = None, page_order: str | None = None,
+            dtype: str | None = None,
             pass_: str | None = None, schedule: str | Sequence[str] | None = None,
             br: Ints | None = None, bc: Ints | None = None, warps: int | None = None,
             stages: int | None = None, splits: int | None = None, scenario: str | None = None,
@@ -96,6 +99,7 @@ def predict(config: Config | None = None, *, n: Ints | None = None, d: Ints | No
 def tiles(config: Config | None = None, *, n: int | None = None, d: int | None = None,
           n_kv: int | None = None, batch: int | None = None, heads: int | None = None,
           kv_heads: int | None = None, causal: bool = False, window: int | None = None,
+          page_size: int | None = None, page_order: str | None = None,
           dtype: str | None = None,
           pass_: str | None = None, schedule: str | None = None, splits: int | None = None,
           scenario: str | None = None, launch_order: str | None = None, l2_policy: str | None = None,

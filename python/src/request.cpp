@@ -114,6 +114,8 @@ const std::map<std::string, Setter>& setters() {
       {"pass", text(&P::pass)},
       {"causal", boolean(&P::causal)},
       {"window", opt_int(&P::window)},
+      {"page-size", opt_int(&P::page_size)},
+      {"page-order", text(&P::page_order)},
       {"predict", boolean(&P::predict)},
       {"launch-order", text(&P::launch_order)},
       {"l2-policy", text(&P::l2_policy)},

@@ -49,6 +49,9 @@ BAD = [
     ("count", dict(config="a100", n=1024, d=64, causal=True, window=2048)),  # wider than n_kv
     ("tiles", dict(config="a100", n=1024, d=64, window=64)),
     ("bounds", dict(config="a100", window=-1)),
+    ("count", dict(config="a100", n=1024, d=64, schedule="flash2", page_size=48)),       # not a power of two
+    ("count", dict(config="a100", n=1024, d=64, schedule="flash1", page_size=16)),       # no paged variant
+    ("count", dict(config="a100", n=1024, d=64, schedule="flash2", page_size=16, page_order="shuffled")),
 ]
 
 #: The program's arguments before and after the flags, per function.

@@ -20,6 +20,8 @@ COUNT = [
     dict(config="teaching", n=128, d=16, pass_="bwd", execute="fp64", input_scale=2.5, dtype="fp32"),
     dict(scenario="gpt2-medium", n=1024),
     dict(config="a100", n=2048, d=64, causal=True, window=256, schedule=["naive", "flash1", "flash2"], pass_="fwdbwd"),
+    dict(config="h200", n=1, n_kv=8192, d=128, heads=8, kv_heads=2, schedule=["flashdecode", "flash2"], page_size=16,
+         page_order="random"),
 ]
 
 PREDICT = [
@@ -27,6 +29,8 @@ PREDICT = [
     dict(config="a100", n=1024, d=64, schedule=["naive", "flash1"], l2="exact", launch_order="heads"),
     dict(config="teaching", n=256, d=16, pass_="bwd", l2_policy="fifo", batch=2),
     dict(config="h200", n=1024, d=128, heads=4, pass_="fwdbwd", kernels="pytorch"),
+    dict(config="h200", n=1, n_kv=4096, d=128, heads=8, kv_heads=2, schedule="flashdecode", page_size=64,
+         page_order="7"),
 ]
 
 TILES = [

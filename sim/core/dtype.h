@@ -9,7 +9,8 @@
 
 namespace iosim {
 
-enum class DType : std::uint8_t { fp32, fp16, bf16, fp8 };
+/// int32: indices (the block table of paged K/V), never a problem's element type (parse_dtype refuses it).
+enum class DType : std::uint8_t { fp32, fp16, bf16, fp8, int32 };
 
 [[nodiscard]] constexpr std::uint64_t size_bytes(DType t) {
   switch (t) {
@@ -17,6 +18,7 @@ enum class DType : std::uint8_t { fp32, fp16, bf16, fp8 };
     case DType::fp16: return 2;
     case DType::bf16: return 2;
     case DType::fp8: return 1;
+    case DType::int32: return 4;
   }
   return 0;
 }
@@ -27,6 +29,7 @@ enum class DType : std::uint8_t { fp32, fp16, bf16, fp8 };
     case DType::fp16: return "fp16";
     case DType::bf16: return "bf16";
     case DType::fp8: return "fp8";
+    case DType::int32: return "int32";
   }
   return "?";
 }

@@ -13,6 +13,9 @@ std::string check(const Problem& p) {
   if (p.kv_heads != 0 && p.heads % p.kv_heads != 0) {
     return "kv_heads (" + std::to_string(p.kv_heads) + ") must divide heads (" + std::to_string(p.heads) + ")";
   }
+  if (p.page_size != 0 && (p.page_size & (p.page_size - 1)) != 0) {
+    return "--page-size must be a power of two (got " + std::to_string(p.page_size) + ")";
+  }
   // The largest tensors are n × n_kv per head; the tiled schedules move O(n · n_kv · d) per head. Every
   // count the model makes stays below batch · heads · n · n_kv · (d + 4) · 4 bytes times a small
   // constant, so reject sizes whose product already overflows with margin.
@@ -37,11 +40,11 @@ std::uint64_t stored_heads(const Problem& p, Heads h) {
   return p.batch * (h == Heads::kv ? p.kv_head_count() : p.heads);
 }
 
-std::uint64_t extent(const Problem& p, Extent e) { return extent(e, p.n, p.n_kv, p.d); }
+std::uint64_t extent(const Problem& p, Extent e) { return extent(e, p.n, p.n_kv, p.d, p.pages()); }
 
 std::uint64_t tensor_elements(const Problem& p, Tensor t) {
   const TensorShape& s = shape_of(t);
-  if (s.schedule_sized || (s.grouped_scratch && p.group() == 1)) return 0;
+  if (s.schedule_sized || (s.grouped_scratch && p.group() == 1) || (s.block_table && !p.paged())) return 0;
   return stored_heads(p, s.heads) * extent(p, s.rows) * extent(p, s.cols);
 }
 

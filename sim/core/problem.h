@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/core/dtype.h"
+#include "sim/core/page_order.h"
 #include "sim/core/tensor.h"
 
 namespace iosim {
@@ -23,15 +24,23 @@ struct Problem {
   /// A sliding window (needs `causal`): row r also requires c > r + (n_kv − n) − window, the `window`
   /// keys ending at its diagonal. 0: no window.
   std::uint64_t window = 0;
+  /// Paged K/V (sim/core/paging.h): tokens per page, a power of two; 0: K and V contiguous.
+  std::uint64_t page_size = 0;
+  /// Where the pages of each (batch, K/V head) sequence lie: in order, or shuffled from `page_seed`.
+  PageOrder page_order = PageOrder::contiguous;
+  std::uint64_t page_seed = 0;
 
   [[nodiscard]] std::uint64_t batch_heads() const { return batch * heads; }
   [[nodiscard]] std::uint64_t kv_head_count() const { return kv_heads == 0 ? heads : kv_heads; }
   /// Query heads that share one key/value head.
   [[nodiscard]] std::uint64_t group() const { return heads / kv_head_count(); }
+  [[nodiscard]] bool paged() const { return page_size != 0; }
+  /// Pages of one sequence's keys (the last one partly filled), or 0 unpaged.
+  [[nodiscard]] std::uint64_t pages() const { return paged() ? (n_kv + page_size - 1) / page_size : 0; }
 };
 
 /// Empty when `p` can be modelled; otherwise one line naming the first problem found
-/// (a size that is zero, kv_heads not dividing heads, or sizes whose byte counts would overflow).
+/// (a size that is zero, kv_heads not dividing heads, a page size not a power of two, or sizes whose byte counts would overflow).
 [[nodiscard]] std::string check(const Problem& p);
 
 /// batch × heads of kind `h`: query heads, or key/value heads.

@@ -18,8 +18,13 @@ AddressMap::AddressMap(const Problem& p, std::uint32_t line_bytes, std::uint32_t
   for (Tensor t : kAllTensors) {
     const ContiguousLayout l(t, p, next, kMaxSlices);
     layout_[index(t)] = l;
-    next = checked_add(next, ceil_div(l.bytes(), kAlignment) * kAlignment);
+    // A paged cache holds whole pages: the last page of each sequence is padded to page_size rows.
+    const std::uint64_t bytes =
+        paged(t) ? checked_mul(checked_mul(stored_heads(p, Heads::kv), checked_mul(p.pages(), p.page_size)), l.row_bytes())
+                 : l.bytes();
+    next = checked_add(next, ceil_div(bytes, kAlignment) * kAlignment);
   }
+  if (p.paged()) table_ = BlockTable(p);
 }
 
 void AddressMap::add_range(std::uint64_t begin, std::uint64_t bytes, std::size_t first, std::vector<LineAccess>& out) const {
@@ -77,7 +82,35 @@ TileBytes AddressMap::bytes(const TileRef& tile, std::uint64_t head, HeadMap map
   return {start + tile.col * l.element_bytes(), tile.cols * l.element_bytes(), row_bytes, tile.rows};
 }
 
+std::uint64_t AddressMap::row_address(Tensor t, std::uint64_t head, std::uint64_t row) const {
+  const ContiguousLayout& l = layout_[index(t)];
+  if (!paged(t)) return l.row_start(0, head, row);
+  const std::uint64_t page = row / p_.page_size, within = row % p_.page_size;
+  return l.base() + (table_.slot(head, page) * p_.page_size + within) * l.row_bytes();
+}
+
+void AddressMap::paged_lines(const TileRef& tile, std::uint64_t head, std::vector<LineAccess>& out) const {
+  const ContiguousLayout& l = layout_[index(tile.tensor)];
+  const std::uint64_t row_bytes = l.row_bytes();
+  const bool whole_rows = tile.col == 0 && tile.cols == l.cols();
+  const std::size_t first = out.size();
+  for (std::uint64_t r = tile.row, end = tile.row + tile.rows; r < end;) {
+    const std::uint64_t run = std::min(end, (r / p_.page_size + 1) * p_.page_size) - r;  // rows left in r's page
+    const std::uint64_t start = row_address(tile.tensor, head, r) + tile.col * l.element_bytes();
+    if (whole_rows) {
+      add_range(start, run * row_bytes, first, out);
+    } else {
+      for (std::uint64_t k = 0; k < run; ++k) add_range(start + k * row_bytes, tile.cols * l.element_bytes(), first, out);
+    }
+    r += run;
+  }
+}
+
 void AddressMap::lines(const TileRef& tile, std::uint64_t head, HeadMap map, std::vector<LineAccess>& out) const {
+  if (paged(tile.tensor)) {
+    paged_lines(tile, stored_head(head, map), out);
+    return;
+  }
   const TileBytes b = bytes(tile, head, map);
   const std::size_t first = out.size();
   for (std::uint64_t r = 0; r < b.rows; ++r) add_range(b.start + r * b.stride, b.width, first, out);

@@ -6,12 +6,19 @@
 // n × n_kv matrices per query head; K and V per key/value head; dK and dV per query head (expanded,
 // as FlashAttention-2 writes them before summing a group); split-KV partials one copy per split,
 // slice-major. Tensors start on separate 2 MiB boundaries, in a fixed order.
+//
+// Paged K/V (sim/core/paging.h): K and V are caches of page slots, each page_size rows of one stored
+// head; row r of sequence s lies in slot slot_s(⌊r / P⌋) at row r mod P, and the block table (BT,
+// int32, [sequence, page]) holds the slots. A tile's rows split into runs, one a page, each where its
+// slot lies: the L2 and DRAM replay sees the pages scattered as the table scatters them. Contiguous order
+// with P dividing n_kv gives the unpaged addresses exactly.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/paging.h"
 #include "sim/core/problem.h"
 #include "sim/core/transfer.h"
 #include "sim/gpu/tensor_layout.h"
@@ -23,6 +30,7 @@ namespace iosim {
 struct LineAccess {
   std::uint64_t line = 0;
   std::uint32_t mask = 0;
+  friend bool operator==(const LineAccess&, const LineAccess&) = default;
 };
 
 /// Where a tile lies: `rows` ranges of `width` bytes, `stride` bytes apart, from `start`; one range
@@ -60,9 +68,21 @@ class AddressMap {
   /// First byte of tensor `t`.
   [[nodiscard]] std::uint64_t base(Tensor t) const { return layout_[index(t)].base(); }
 
+  /// The first byte of row `row` of stored head `head` of tensor `t` (slice 0): through the block
+  /// table where `t` is paged.
+  [[nodiscard]] std::uint64_t row_address(Tensor t, std::uint64_t head, std::uint64_t row) const;
+
+  /// Whether tensor `t` lies in pages (K and V of a paged problem).
+  [[nodiscard]] bool paged(Tensor t) const {
+    return p_.paged() && shape_of(t).layout.kind == TensorLayout::Kind::paged;
+  }
+  [[nodiscard]] const BlockTable& block_table() const { return table_; }
+
  private:
   /// The head of the tensor that grid head `head` reads, as `map` says.
   [[nodiscard]] std::uint64_t stored_head(std::uint64_t head, HeadMap map) const;
+  /// lines() of a tile of a paged tensor: one run of rows a page.
+  void paged_lines(const TileRef& tile, std::uint64_t head, std::vector<LineAccess>& out) const;
   /// Appends the lines of [begin, begin + bytes) to `out`, merging into out.back() when it is the same
   /// line and at index `first` or later (the current tile's).
   void add_range(std::uint64_t begin, std::uint64_t bytes, std::size_t first, std::vector<LineAccess>& out) const;
@@ -72,6 +92,7 @@ class AddressMap {
   std::uint32_t line_shift_;    ///< log2 line_bytes_
   std::uint32_t sector_shift_;  ///< log2 of the sector's bytes
   std::array<ContiguousLayout, kTensorCount> layout_{};  ///< each tensor's, from the tensor table
+  BlockTable table_;  ///< the pages' slots of a paged problem
 };
 
 }  // namespace iosim

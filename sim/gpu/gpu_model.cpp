@@ -233,8 +233,9 @@ Prediction one(Replay& r, const std::vector<const Kernel*>& kernels, bool warm, 
 
 Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const std::vector<const Kernel*> kernels = s.kernels();
-  // An observer watches the exact replay (its hooks are in KernelRun); the fast one has none.
-  if (opt.l2 == L2Mode::fast && opt.observer == nullptr) {
+  // An observer watches the exact replay (its hooks are in KernelRun); the fast one has none. Paged K/V
+  // takes the exact replay too: the fast one places a tile as one strided range per head (block_bytes.h).
+  if (opt.l2 == L2Mode::fast && opt.observer == nullptr && !ctx.problem.paged()) {
     Prediction cold;
     GpuModelOptions fast = opt;  // no warm run: the cold one keeps no trace to follow
     fast.follow_cold = opt.follow_cold && opt.warm;

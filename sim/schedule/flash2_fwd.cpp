@@ -49,6 +49,7 @@ class Flash2Forward final : public Schedule {
                           menu_tile_or(name(), Pass::fwd, ctx,
                                        {fa2_forward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
                           Shrink::cols_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+    check_page_tile(p_, tiles_.bc, name());
     const Tiling rows{p_.n, tiles_.br};
     kernel_ = std::make_unique<GridKernel>(
         "flash2_fwd", rows, p_.batch_heads(), !Mask(p_).masks(), launch(),
@@ -68,6 +69,7 @@ class Flash2Forward final : public Schedule {
   /// One thread block: Q tile i against every K/V tile its rows see.
   void block(const Span& i, const Emitter& e) const {
     flash2_forward_block(e, p_, i, tiles_.bc, [&](const Span& j, bool masked, const Emitter& ej) {
+      load_block_table(ej, p_, j);
       flash2_forward_step(ej, i.size, j, masked, p_.d, p_.dtype, warps_);
     });
   }

@@ -10,6 +10,7 @@
 #include "sim/core/dtype.h"
 #include "sim/core/emitter.h"
 #include "sim/core/mask.h"
+#include "sim/core/paging.h"
 #include "sim/core/problem.h"
 #include "sim/core/sram.h"
 #include "sim/schedule/flops.h"
@@ -17,6 +18,14 @@
 #include "sim/schedule/tiles.h"
 
 namespace iosim {
+
+/// Paged K/V: the block table's entries of the pages K/V tile j covers, read from HBM before the tile's
+/// loads (one read a tile, as the paged kernels read it); nothing when K and V are contiguous.
+inline void load_block_table(const Emitter& e, const Problem& p, const Span& j) {
+  if (!p.paged()) return;
+  const PageRun run = pages_of(p, j);
+  e.load(TileRef{Tensor::BT, run.first, run.count, 0, 1});
+}
 
 /// K_j and V_j loaded; S = Q_i K_jᵀ (reading the block's `rows` rows of Q once and K_j once per reader),
 /// masked where the diagonal crosses it, the online softmax (m, α, l), O_i ← α·O_i + P_ij V_j (V_j read

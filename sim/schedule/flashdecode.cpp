@@ -42,6 +42,7 @@ class FlashDecode final : public Schedule {
         warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
     tiles_ = choose_tiles(name(), ctx, menu_tile_or(name(), Pass::fwd, ctx, {fa2_splitkv_tiles(p_), tile_source::kFa2}),
                           Shrink::cols_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+    check_page_tile(p_, tiles_.bc, name());
     const std::uint64_t kv_tiles = ceil_div(p_.n_kv, tiles_.bc);
     const std::uint64_t heads = p_.batch * (packed ? p_.kv_head_count() : p_.heads);
     const std::uint64_t blocks = heads * ceil_div(packed_, tiles_.br);
@@ -61,7 +62,9 @@ class FlashDecode final : public Schedule {
                             plan(tiles_).peak()};
     // Packed: grid head = key/value head. Per query head: the default map (K/V of the query's group).
     const GridKernel::Map map =
-        packed ? GridKernel::Map([](Tensor t) { return (t == Tensor::K || t == Tensor::V) ? HeadMap::kv : HeadMap::packed_query; })
+        packed ? GridKernel::Map([](Tensor t) {
+          return (t == Tensor::K || t == Tensor::V || t == Tensor::BT) ? HeadMap::kv : HeadMap::packed_query;
+        })
                : GridKernel::Map();
     // Grid (Q tiles, splits, heads) as FlashAttention-2 launches it: x runs over Q tiles fastest.
     kernels_.push_back(std::make_unique<GridKernel>(
@@ -140,6 +143,7 @@ class FlashDecode final : public Schedule {
   }
 
   void step(const Span& i, const Span& j, bool masked, const Emitter& e) const {
+    load_block_table(e, p_, j);
     flash2_forward_step(e, i.size, j, masked, p_.d, p_.dtype, warps_);
   }
 

@@ -54,9 +54,10 @@ class Kernel {
   /// must not be merged.
   [[nodiscard]] virtual bool uniform() const { return true; }
   [[nodiscard]] virtual LaunchShape launch() const = 0;
-  /// How the grid head indexes tensor `t`. Default: K and V per key/value head, the rest per query head.
+  /// How the grid head indexes tensor `t`. Default: K, V and their block table per key/value head, the
+  /// rest per query head.
   [[nodiscard]] virtual HeadMap head_map(Tensor t) const {
-    return (t == Tensor::K || t == Tensor::V) ? HeadMap::kv_of_query : HeadMap::query;
+    return (t == Tensor::K || t == Tensor::V || t == Tensor::BT) ? HeadMap::kv_of_query : HeadMap::query;
   }
 
   /// Emits blocks x of one grid head (alike when x.count > 1), in the order each block works.

@@ -45,6 +45,9 @@ struct ScheduleCaps {
   /// It refuses causal masks and grouped K/V heads (eager: PyTorch's code for them runs kernels iosim
   /// does not count); the tests' loops over every schedule give it one K/V head a query head, unmasked.
   bool dense_mha_only = false;
+  /// Its forward reads K and V through a block table when the problem is paged (flash2's prefill,
+  /// flashdecode's decoding); the others refuse --page-size.
+  bool paged_fwd = false;
 };
 
 /// Its part in the `iosim bounds` sweeps (sim/slopes/sweep.h).

@@ -20,6 +20,7 @@ double tensor_peak(const HardwareSpec& hw, DType t) {
     case DType::bf16: return hw.peak.tensor_bf16_tflops * 1e12;
     case DType::fp8: return hw.peak.tensor_fp8_tflops * 1e12;
     case DType::fp32: return hw.peak.fp32_tflops * 1e12;
+    case DType::int32: return 0;  // indices only: no product runs on them
   }
   return 0;
 }

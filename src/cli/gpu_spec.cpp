@@ -43,8 +43,9 @@ void require_gpu(const char* command) {
   if (!gpu::available(&why)) throw InputError(std::string(command) + " needs a CUDA GPU: " + why);
 }
 
-void require_no_window(const Problem& p) {
+void require_unwindowed_unpaged(const Problem& p) {
   if (p.window != 0) throw InputError("--window: the CUDA kernels have no sliding window; drop --window to measure");
+  if (p.paged()) throw InputError("--page-size: the CUDA kernels have no paged K/V; drop --page-size to measure");
 }
 
 GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
@@ -63,7 +64,7 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
   s.dtype = p.dtype;
   s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
   s.causal = p.causal;
-  require_no_window(p);
+  require_unwindowed_unpaged(p);
   if (s.algo != gpu::Algo::naive) {
     const auto compiled = gpu::compiled_tiles(s.algo, s.pass, s.d, s.dtype);
     const int br = tiles.br ? as_int(*tiles.br, "--br") : (compiled.empty() ? 0 : compiled.front().first);

@@ -18,9 +18,9 @@ struct GpuCase {
   ScheduleContext model;
 };
 
-/// Throws InputError for a sliding window: the CUDA kernels mask causally only (a window is counted
-/// and predicted, not run). Before a missing GPU, as what the build refuses is.
-void require_no_window(const Problem& p);
+/// Throws InputError for a sliding window or paged K/V: the CUDA kernels mask causally only and read K/V
+/// contiguous (both are counted and predicted, not run). Before a missing GPU, as what the build refuses is.
+void require_unwindowed_unpaged(const Problem& p);
 
 /// `schedule` and `pass` of problem `p` with tile `tiles` (the kernel's default where unset) and the
 /// warps and stages of `pinned` (the tile's default where 0). Throws InputError when the build has no

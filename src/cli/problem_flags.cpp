@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/core/error.h"
+#include "sim/core/paging.h"
 #include "sim/schedule/registry.h"
 #include "src/cli/limits.h"
 #include "src/config/hardware_config.h"
@@ -55,6 +56,34 @@ void check_window(const Problem& p) {
   if (p.window > p.n_kv) {
     throw InputError("--window must be at most n_kv (got " + std::to_string(p.window) + " with n_kv " +
                      std::to_string(p.n_kv) + ")");
+  }
+}
+
+/// Paged K/V: --page-order only beside a page size, and one of its three forms.
+void set_pages(Problem& p, std::optional<std::uint64_t> page_size, const std::string& order) {
+  if (!page_size) {
+    if (!order.empty()) throw InputError("--page-order needs --page-size");
+    return;
+  }
+  p.page_size = *page_size;
+  if (!order.empty() && !parse_page_order(order, p.page_order, p.page_seed)) {
+    throw InputError("--page-order must be contiguous, random or an integer seed (got '" + order + "')");
+  }
+}
+
+/// Pages are read through a block table by the schedules that have a paged variant only (their
+/// forward): the others would count K and V as if contiguous.
+void check_paged_schedules(const Problem& p, const std::vector<std::string>& schedules, const std::vector<Pass>& passes) {
+  if (!p.paged()) return;
+  for (const std::string& s : schedules) {
+    const ScheduleEntry& e = schedule_entry(s);
+    for (Pass ps : passes) {
+      if (!e.caps.paged_fwd || ps != Pass::fwd) {
+        throw InputError("--page-size: " + s + (ps == Pass::fwd ? "" : "'s backward") +
+                         " has no paged variant (paged K/V: " +
+                         schedule_names([](const ScheduleEntry& x) { return x.caps.paged_fwd; }) + ", forward only)");
+      }
+    }
   }
 }
 
@@ -166,6 +195,9 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_flag("--causal", f.causal, "causal mask (query r sees keys up to r + n_kv - n)");
   app.add_option("--window", f.window, "with --causal: a sliding window, each query sees the W keys ending at its diagonal");
   app.add_option("--splits", f.splits, "K/V splits of flashdecode (default: FlashAttention-2's heuristic)");
+  app.add_option("--page-size", f.page_size,
+                 "paged K/V: tokens per page, a power of two dividing or divided by B_c (flash2 fwd, flashdecode)");
+  app.add_option("--page-order", f.page_order, "with --page-size: pages contiguous (default), random, or shuffled by SEED");
   add_name_list(app, "--schedule", f.schedules,
                 run ? "schedules (default naive, flash1, flash2; also flashdecode, dtiled)"
                     : "the schedule whose tiles to search (default flash2)");
@@ -226,6 +258,8 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   (void)list_points({{"--n", ns.size()}, {"--d", ds.size()}, {"--br", brs.size()}, {"--bc", bcs.size()}});
   const std::optional<std::uint64_t> n_kv = pick(f.n_kv, sc.n_kv, "--n-kv");
   const std::optional<std::uint64_t> window = pick(f.window, sc.window, "--window");
+  const std::optional<std::uint64_t> page_size = pick(f.page_size, sc.page_size, "--page-size");
+  const std::string page_order = !f.page_order.empty() ? f.page_order : sc.page_order.value_or("");
   for (std::uint64_t d : ds) {
     for (std::uint64_t n : ns) {
       Problem p = base;
@@ -234,6 +268,7 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
       p.d = d;
       p.window = window.value_or(0);
       check_window(p);
+      set_pages(p, page_size, page_order);
       if (const std::string err = check(p); !err.empty()) throw InputError(err);
       r.problems.push_back(p);
     }
@@ -296,6 +331,7 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   } else {
     throw InputError("--pass must be fwd, bwd or fwdbwd (got '" + pass + "')");
   }
+  for (const Problem& p : r.problems) check_paged_schedules(p, r.schedules, r.passes);
   if (r.kernel.source == KernelSource::triton && pass != "fwd") {
     throw InputError("--kernels triton: only the forward pass is priced from Triton's compiled kernels (got --pass " +
                      pass + ")");

@@ -24,7 +24,8 @@ struct ProblemFlags {
   std::vector<std::int64_t> n;  ///< several values make a sweep
   std::vector<std::int64_t> d;
   std::vector<std::int64_t> br, bc;  ///< several values make a sweep
-  std::optional<std::int64_t> n_kv, batch, heads, kv_heads, splits, window;
+  std::optional<std::int64_t> n_kv, batch, heads, kv_heads, splits, window, page_size;
+  std::string page_order;  ///< contiguous (default), random or a seed; with --page-size
   std::string dtype;
   std::string pass;  ///< fwd, bwd or fwdbwd
   bool causal = false;

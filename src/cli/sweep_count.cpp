@@ -23,7 +23,8 @@ std::uint64_t block_count(const config::SweepBlock& b) {
   for (const config::SweepProblem& p : b.problems) {
     std::uint64_t c = 1;
     for (std::uint64_t f : {factor(p.batch), factor(p.heads), factor(p.kv_heads), factor(p.n), factor(p.n_kv),
-                            factor(p.d), factor(p.dtype), factor(p.mask), factor(p.window), factor(p.pass)}) {
+                            factor(p.d), factor(p.dtype), factor(p.mask), factor(p.window), factor(p.page_size),
+                            factor(p.page_order), factor(p.pass)}) {
       c = checked_mul(c, f);
     }
     problems = checked_add(problems, c);

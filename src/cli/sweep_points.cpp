@@ -40,6 +40,10 @@ std::string make_key(const SweepPoint& p) {
   k += ",\"n\":" + num(p.n) + ",\"n_kv\":" + num(p.n_kv != 0 ? p.n_kv : p.n) + ",\"d\":" + num(p.d);
   k += ",\"dtype\":" + json_string(p.dtype) + ",\"mask\":" + json_string(p.mask);
   if (p.window != 0) k += ",\"window\":" + num(p.window);  // absent without one: earlier records keep their keys
+  if (p.page_size != 0) {  // absent without pages, as the window
+    k += ",\"page_size\":" + num(p.page_size) +
+         ",\"page_order\":" + json_string(p.page_order.empty() ? "contiguous" : p.page_order);
+  }
   k += ",\"pass\":" + json_string(p.pass);
   k += ",\"schedule\":" + json_string(p.schedule) + ",\"tile\":" + json_string(tile_text(p));
   k += ",\"warps\":" + num(p.warps) + ",\"stages\":" + num(p.stages) + ",\"splits\":" + num(p.splits);
@@ -59,6 +63,7 @@ std::string label(const SweepPoint& p) {
   s += " d " + std::to_string(p.d) + " " + p.dtype + " " + p.mask + " " + p.pass + " " + p.schedule + " " +
        tile_text(p);
   if (p.window != 0) s += " window " + std::to_string(p.window);
+  if (p.page_size != 0) s += " page_size " + std::to_string(p.page_size) + " " + (p.page_order.empty() ? "contiguous" : p.page_order);
   if (p.warps != 0) s += " warps " + std::to_string(p.warps);
   if (p.stages != 0) s += " stages " + std::to_string(p.stages);
   return s;
@@ -162,11 +167,17 @@ void expand_block(const config::SweepBlock& b, std::vector<SweepPoint>& out) {
                       p.mask = mask;
                       for (std::uint64_t window : or_one<std::uint64_t>(pr.window, 0)) {
                         p.window = window;
-                        for (const std::string& pass : or_one<std::string>(pr.pass, "fwd")) {
-                          p.pass = pass;
-                          for (const std::string& s : b.schedules) {
-                            p.schedule = s;
-                            for (const std::string& t : b.tiles) add_points(b, p, t, out);
+                        for (std::uint64_t page_size : or_one<std::uint64_t>(pr.page_size, 0)) {
+                          p.page_size = page_size;
+                          for (const std::string& order : or_one<std::string>(pr.page_order, "")) {
+                            p.page_order = order;
+                            for (const std::string& pass : or_one<std::string>(pr.pass, "fwd")) {
+                              p.pass = pass;
+                              for (const std::string& s : b.schedules) {
+                                p.schedule = s;
+                                for (const std::string& t : b.tiles) add_points(b, p, t, out);
+                              }
+                            }
                           }
                         }
                       }
@@ -214,6 +225,10 @@ ProblemFlags flags_of(const SweepPoint& p) {
   f.pass = p.pass;
   f.causal = p.mask == "causal";
   if (p.window != 0) f.window = as_flag(p.window, "window");
+  if (p.page_size != 0) {
+    f.page_size = as_flag(p.page_size, "page_size");
+    f.page_order = p.page_order;
+  }
   f.schedules = {p.schedule};
   f.predict = p.predict && p.tile_kind != PointTile::search;
   f.l2_mode = p.l2;

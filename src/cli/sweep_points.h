@@ -27,6 +27,8 @@ struct SweepPoint {
   std::string dtype = "fp16";
   std::string mask = "none";
   std::uint64_t window = 0;  ///< 0: no sliding window
+  std::uint64_t page_size = 0;  ///< 0: contiguous K/V
+  std::string page_order;       ///< with page_size: contiguous, random or a seed; empty: contiguous
   std::string pass = "fwd";
   std::string schedule;
   PointTile tile_kind = PointTile::default_tile;

@@ -15,7 +15,8 @@ struct Scenario {
   std::string file;
   std::string description;
   std::optional<std::string> config;
-  std::optional<std::uint64_t> batch, heads, kv_heads, n, n_kv, d, window;
+  std::optional<std::uint64_t> batch, heads, kv_heads, n, n_kv, d, window, page_size;
+  std::optional<std::string> page_order;  ///< contiguous, random or a seed (with page_size)
   std::optional<DType> dtype;
   std::optional<bool> causal;
   std::optional<std::string> pass;  ///< fwd, bwd or fwdbwd

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "sim/core/paging.h"
 #include "src/config/plain_file.h"
 #include "src/config/scenario.h"
 #include "src/config/search_path.h"
@@ -15,7 +16,8 @@ namespace {
 const std::vector<std::string> kBlockKeys{"hardware", "problems", "schedules", "tiles", "warps", "stages",
                                           "splits",   "top",      "predict",   "l2",    "l2_policy", "launch_order"};
 const std::vector<std::string> kProblemKeys{"scenario", "batch", "heads", "kv_heads", "n",   "n_kv",
-                                            "d",        "dtype", "mask",  "window", "pass"};
+                                            "d",        "dtype", "mask",  "window", "page_size", "page_order",
+                                            "pass"};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -84,6 +86,17 @@ SweepProblem read_problem(YamlMap& m) {
   if (!p.window.empty() && (p.mask.empty() || std::find(p.mask.begin(), p.mask.end(), "none") != p.mask.end())) {
     m.invalid("window", "needs mask: causal (a window ends at each query's diagonal)");
   }
+  p.page_size = or_scenario(m.positive_integer_list("page_size"), sc.page_size);
+  p.page_order = m.name_list("page_order");
+  if (p.page_order.empty() && sc.page_order) p.page_order.push_back(*sc.page_order);
+  for (const std::string& o : p.page_order) {
+    PageOrder order{};
+    std::uint64_t seed = 0;
+    if (!parse_page_order(o, order, seed)) {
+      m.invalid("page_order", "'" + printable(o) + "' is not contiguous, random or an integer seed");
+    }
+  }
+  if (!p.page_order.empty() && p.page_size.empty()) m.invalid("page_order", "needs page_size");
   p.pass = names_of(m, "pass", {"fwd", "bwd", "fwdbwd"});
   if (p.pass.empty() && sc.pass) p.pass.push_back(*sc.pass);
   if (p.n.empty()) m.invalid("n", "missing (required, here or in the scenario)");

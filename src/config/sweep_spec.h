@@ -17,6 +17,8 @@ struct SweepProblem {
   std::vector<std::string> dtype;  ///< fp32, fp16, bf16, fp8
   std::vector<std::string> mask;   ///< none or causal
   std::vector<std::uint64_t> window;  ///< sliding windows (mask causal only); empty: none
+  std::vector<std::uint64_t> page_size;  ///< paged K/V, tokens per page; empty: contiguous K/V
+  std::vector<std::string> page_order;   ///< contiguous, random or a seed (with page_size only)
   std::vector<std::string> pass;   ///< fwd, bwd or fwdbwd
 };
 

@@ -140,6 +140,10 @@ std::string render_json(const RunReport& r) {
     w.field("batch", p.batch).field("heads", p.heads).field("kv_heads", p.kv_head_count()).field("n", p.n);
     w.field("n_kv", p.n_kv).field("d", p.d).field("dtype", name(p.dtype)).field("causal", p.causal);
     if (p.window != 0) w.field("window", p.window);  // absent without a window, as before it existed
+    if (p.paged()) {  // absent without pages, as the window
+      w.field("page_size", p.page_size).field("page_order", p.page_order == PageOrder::contiguous ? "contiguous" : "random");
+      if (p.page_order == PageOrder::random) w.field("page_seed", p.page_seed);
+    }
     w.end_object();
     w.key("schedules").begin_array();
     for (const ScheduleRun& s : pr.schedules) schedule(w, p, s);

@@ -6,6 +6,7 @@
 #include "sim/schedule/registry.h"
 #include "src/report/execution_report.h"
 #include "src/report/mask_text.h"
+#include "src/report/pages_text.h"
 #include "src/report/prediction_report.h"
 #include "src/report/run_report.h"
 #include "src/report/text_table.h"
@@ -19,7 +20,7 @@ std::string problem_line(const Problem& p) {
   std::string heads = fmt::format("heads {}", p.heads);
   if (p.kv_head_count() != p.heads) heads += fmt::format(" (kv_heads {})", p.kv_head_count());
   return fmt::format("batch {} × {}, n {}, n_kv {}, d {}, {}{}", p.batch, heads, grouped(p.n), grouped(p.n_kv), p.d,
-                     name(p.dtype), mask_text(p));
+                     name(p.dtype), mask_text(p) + pages_text(p));
 }
 
 /// One row of the summary: a schedule's pass, or the sum of its passes.

@@ -9,6 +9,7 @@
 #include "sim/core/escape.h"
 #include "src/report/json_writer.h"
 #include "src/report/mask_text.h"
+#include "src/report/pages_text.h"
 #include "src/report/prediction_report.h"
 #include "src/report/run_report.h"
 #include "src/report/text_table.h"
@@ -68,7 +69,7 @@ std::string render_tiles_table(const TilesReport& r) {
   const Problem& p = r.problem;
   std::string out = fmt::format("iosim tiles · {} ({}) · {} {} · batch {} × heads {}, n {}, n_kv {}, d {}, {}{}\n",
                                 escape_controls(r.hardware.name), escape_controls(r.config_file), r.spec.schedule, name(r.spec.pass), p.batch, p.heads,
-                                grouped(p.n), grouped(p.n_kv), p.d, name(p.dtype), mask_text(p));
+                                grouped(p.n), grouped(p.n_kv), p.d, name(p.dtype), mask_text(p) + pages_text(p));
   std::size_t feasible = 0;
   std::map<std::string, std::size_t> rejected;
   for (const TileCandidate& c : r.candidates) {

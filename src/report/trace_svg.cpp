@@ -59,7 +59,8 @@ std::string tensor_colour(Tensor t) {
   switch (t) {
     case Tensor::Q: return "#1f77b4";
     case Tensor::K:
-    case Tensor::V: return "#ff7f0e";
+    case Tensor::V:
+    case Tensor::BT: return "#ff7f0e";
     case Tensor::O:
     case Tensor::l:
     case Tensor::m:
