@@ -164,6 +164,9 @@ std::vector<KernelFamily> make_families() {
   // fa2-fwd by measurement, which Triton's kernels have not had.
   f.push_back({"triton-fa2-fwd", "Triton: python/iosim/triton/kernels.py attn_fwd, its compiled record",
                FamilyModel::compiled, {}, 0, 0, true, 0, 1, Overlap::queued, {}, {}, {}});
+  // Its backward (attn_bwd_preprocess, attn_bwd_dkdv, attn_bwd_dq): each kernel from its own record.
+  f.push_back({"triton-fa2-bwd", "Triton: python/iosim/triton/kernels.py attn_bwd_*, their compiled records",
+               FamilyModel::compiled, {}, 0, 0, true, 0, 1, Overlap::queued, {}, {}, {}});
   // Element-wise and row kernels (initialisation, the backward's pre- and post-processing, the
   // split-KV combine): no products, loads waited for at once. Registers: a base of 40 (not measured);
   // dependency waits not measured (none: memory-bound kernels, whose loads the model waits for).

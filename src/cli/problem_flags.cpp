@@ -175,7 +175,7 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
                  "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
   app.add_option("--kernels", f.kernels,
                  "time model: whose compiled kernels run the schedule, iosim's (default), pytorch (SDPA's flash "
-                 "backend, flash2 only) or triton (the project's Triton forward compiled for sm_90, flash2 fwd only)");
+                 "backend, flash2 only) or triton (the project's Triton kernels compiled for sm_90, flash2 only)");
   if (!run) return;
   app.add_flag("--predict,-p", f.predict, "run the GPU model: L2 and DRAM traffic, occupancy and time (slower)");
   app.add_option("--warps", f.warps, "warps per block of the tiled kernels (default per schedule)");
@@ -280,7 +280,7 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
       if (schedule_entry(s).triton_kernels.empty()) {
         throw InputError("--kernels triton: the project's Triton kernels run " +
                          schedule_names([](const ScheduleEntry& e) { return !e.triton_kernels.empty(); }) +
-                         "'s forward only, not " + s);
+                         " only, not " + s);
       }
     }
   }
@@ -295,10 +295,6 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
     r.passes = {Pass::fwd, Pass::bwd};
   } else {
     throw InputError("--pass must be fwd, bwd or fwdbwd (got '" + pass + "')");
-  }
-  if (r.kernel.source == KernelSource::triton && pass != "fwd") {
-    throw InputError("--kernels triton: only the forward pass is priced from Triton's compiled kernels (got --pass " +
-                     pass + ")");
   }
   const std::uint64_t warps = pick(f.warps, std::nullopt, "--warps").value_or(0);
   const std::uint64_t stages = pick(f.stages, std::nullopt, "--stages").value_or(0);

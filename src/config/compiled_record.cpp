@@ -56,6 +56,7 @@ CompiledKernel from_node(const YAML::Node& r) {
     k.config = name;
     const YAML::Node c = r["config"];
     if (!c || !c.IsMap()) throw InputError("no config");
+    k.kernel = c["kernel"] ? c["kernel"].as<std::string>() : std::string("attn_fwd");
     k.block_m = c["block_m"].as<std::uint64_t>();
     k.block_n = c["block_n"].as<std::uint64_t>();
     k.head_dim = c["head_dim"].as<std::uint64_t>();
@@ -87,7 +88,8 @@ CompiledKernel from_node(const YAML::Node& r) {
         k.has_masked = true;
       }
     }
-    if (!unmasked) throw InputError("no unmasked K/V loop among its loops");
+    // The backward's preprocess has no tile loop: its one step is its prologue and epilogue.
+    if (!unmasked && k.kernel != "attn_bwd_preprocess") throw InputError("no unmasked tile loop among its loops");
     const auto outside = [&](const char* part) {
       const YAML::Node n = r[part];
       if (!n || !n.IsMap()) throw InputError(std::string("no ") + part);
