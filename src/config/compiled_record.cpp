@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string_view>
 
@@ -38,6 +40,35 @@ CompiledCode code_of(const YAML::Node& counts, const YAML::Node& tensor_opcodes,
   }
   c.warpgroup_mma = any_hgmma || !any_hmma;
   return c;
+}
+
+/// The products one tile of a kernel's loop runs, each B_r·B_c·d multiply-adds: the forward's S and
+/// O += P V; the dQ kernel's S, dP and dQ; the dK/dV kernel's Sᵀ, dV, dPᵀ and dK. 0 for another kernel.
+double products_per_tile(const std::string& kernel) {
+  if (kernel == "attn_fwd") return 2;
+  if (kernel == "attn_bwd_dq") return 3;
+  if (kernel == "attn_bwd_dkdv") return 4;
+  return 0;
+}
+
+/// `code` (the record's counts per tile, from the loop counter's step) rescaled so that one iteration
+/// holds one tile's products: a trip's tensor-core multiply-adds (the HGMMA shapes, per warp, times the
+/// block's warps) over one tile's give the tiles a trip covers, which a counter's step (a pointer's,
+/// say) can misstate. Unchanged where the record gives no shapes or the kernel's products are unknown.
+CompiledCode per_tile(CompiledCode code, double iterations_per_trip, const CompiledKernel& k) {
+  const double tile = products_per_tile(k.kernel) * static_cast<double>(k.block_m * k.block_n * k.head_dim);
+  if (tile <= 0 || code.mma_per_warp <= 0 || iterations_per_trip <= 0) return code;
+  const double trip = code.mma_per_warp * iterations_per_trip * (16.0 * 8 * 16) * k.warps;
+  const double tiles = std::max(1.0, std::round(trip / tile));
+  const double scale = iterations_per_trip / tiles;
+  if (scale == 1) return code;
+  PipeCounts& p = code.pipes;
+  for (double* x : {&p.tensor, &p.mufu, &p.alu, &p.uniform, &p.shared, &p.global, &p.shuffle, &p.barrier, &p.other}) {
+    *x *= scale;
+  }
+  code.mma_per_warp *= scale;
+  code.block_barriers *= scale;
+  return code;
 }
 
 std::string label(const YAML::Node& r) {
@@ -78,8 +109,10 @@ CompiledKernel from_node(const YAML::Node& r) {
     for (const YAML::Node& loop : r["loops"]) {
       const std::string role = loop["role"].as<std::string>();
       if (role != "unmasked" && role != "masked") continue;
-      const CompiledCode code = code_of(loop["per_iteration"], loop["tensor_opcodes_per_iteration"],
-                                        number(loop["block_barriers_per_iteration"]));
+      const double per_trip = loop["iterations_per_trip"] ? number(loop["iterations_per_trip"]) : 1;
+      const CompiledCode code = per_tile(code_of(loop["per_iteration"], loop["tensor_opcodes_per_iteration"],
+                                                 number(loop["block_barriers_per_iteration"])),
+                                         per_trip, k);
       if (role == "unmasked") {
         k.unmasked = code;
         unmasked = true;
