@@ -271,24 +271,24 @@ TEST_CASE("the preprocess's record has no loop; a loop kernel's must have one") 
 }
 
 TEST_CASE("a loop's counts are per tile by its products, whatever the counter's step said") {
-  // attn_bwd_dkdv at 64 x 64, d = 64, 4 warps: one Q tile is 4 products of 64·64·64 multiply-adds, 32
-  // HGMMA.64x64x16 a warp. A record that took a pointer's step for the counter (768 tiles a trip)
-  // divided them by 768; read back, an iteration holds one tile's again.
+  // attn_bwd_dkdv at 64 x 64, d = 64, 4 warps (one warpgroup): one Q tile is 4 products of 64·64·64
+  // multiply-adds, 16 HGMMA.64x64x16 (65536 each). A record that took a pointer's step for the counter
+  // (768 tiles a trip) divided them by 768; read back, an iteration holds one tile's again.
   const auto json = [](double per_trip, double tensor) {
     const std::string t = std::to_string(tensor);
     return R"({"config": {"kernel": "attn_bwd_dkdv", "block_m": 64, "block_n": 64, "head_dim": 64,
       "causal": false, "num_warps": 4, "num_stages": 3, "dtype": "fp16", "arch": 90}, "triton_version": "3.6.0",
       "target": "cuda:90", "registers": 168, "spills": 0, "shared_bytes": 49152, "error": null,
       "loops": [{"role": "unmasked", "iterations_per_trip": )" + std::to_string(per_trip) +
-           R"(, "per_iteration": {"tensor": )" + t + R"(, "alu": )" + std::to_string(300 * tensor / 32) +
+           R"(, "per_iteration": {"tensor": )" + t + R"(, "alu": )" + std::to_string(300 * tensor / 16) +
            R"(}, "tensor_opcodes_per_iteration": {"HGMMA.64x64x16.F32": )" + t + R"(}}],
       "prologue": {"counts": {}, "opcodes": {}, "tensor_opcodes": {}},
       "epilogue": {"counts": {}, "opcodes": {}, "tensor_opcodes": {}}})";
   };
-  const CompiledKernel right = config::parse_compiled_record(json(1, 32));
-  const CompiledKernel misread = config::parse_compiled_record(json(768, 32.0 / 768));
-  CHECK(right.unmasked.pipes.tensor == doctest::Approx(32));
-  CHECK(misread.unmasked.pipes.tensor == doctest::Approx(32));
-  CHECK(misread.unmasked.pipes.alu == doctest::Approx(300));
-  CHECK(misread.unmasked.mma_per_warp == doctest::Approx(32 * 8));
+  const CompiledKernel right = config::parse_compiled_record(json(1, 16));
+  const CompiledKernel misread = config::parse_compiled_record(json(768, 16.0 / 768));
+  CHECK(right.unmasked.pipes.tensor == doctest::Approx(16));
+  CHECK(misread.unmasked.pipes.tensor == doctest::Approx(16).epsilon(1e-4));  // to_string keeps 6 decimals
+  CHECK(misread.unmasked.pipes.alu == doctest::Approx(300).epsilon(1e-4));
+  CHECK(misread.unmasked.mma_per_warp == doctest::Approx(16 * 8).epsilon(1e-4));
 }
