@@ -291,4 +291,7 @@ TEST_CASE("a loop's counts are per tile by its products, whatever the counter's 
   CHECK(misread.unmasked.pipes.tensor == doctest::Approx(16).epsilon(1e-4));  // to_string keeps 6 decimals
   CHECK(misread.unmasked.pipes.alu == doctest::Approx(300).epsilon(1e-4));
   CHECK(misread.unmasked.mma_per_warp == doctest::Approx(16 * 8).epsilon(1e-4));
+  // More products than one tile's (two warpgroups on the same rows, say) prove nothing: left as read.
+  const CompiledKernel doubled = config::parse_compiled_record(json(1, 32));
+  CHECK(doubled.unmasked.pipes.tensor == doctest::Approx(32));
 }

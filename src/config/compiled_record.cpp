@@ -51,17 +51,19 @@ double products_per_tile(const std::string& kernel) {
   return 0;
 }
 
-/// `code` (the record's counts per tile, from the loop counter's step) rescaled so that one iteration
-/// holds one tile's products: a trip's tensor-core multiply-adds (the HGMMA shapes, per warp, times the
-/// block's warps) over one tile's give the tiles a trip covers, which a counter's step (a pointer's,
-/// say) can misstate. Unchanged where the record gives no shapes or the kernel's products are unknown.
+/// `code` (the record's counts per tile, from the loop counter's step) rescaled where that step claims
+/// more tiles a trip than its products can hold: a trip's tensor-core multiply-adds (the HGMMA shapes,
+/// per warp, times the block's warps) over one tile's bound the tiles it covers, and a counter's step
+/// (a pointer's, say) can exceed it. Only lowered: the products may exceed the tile's (a warpgroup's
+/// m64 over B_r = 32 rows, or warpgroups computing the same rows), so more products than tiles prove
+/// nothing. Unchanged where the record gives no shapes or the kernel's products are unknown.
 CompiledCode per_tile(CompiledCode code, double iterations_per_trip, const CompiledKernel& k) {
   const double tile = products_per_tile(k.kernel) * static_cast<double>(k.block_m * k.block_n * k.head_dim);
   if (tile <= 0 || code.mma_per_warp <= 0 || iterations_per_trip <= 0) return code;
   const double trip = code.mma_per_warp * iterations_per_trip * (16.0 * 8 * 16) * k.warps;
-  const double tiles = std::max(1.0, std::round(trip / tile));
+  const double tiles = std::max(1.0, std::floor(trip / tile + 1e-6));
+  if (tiles >= iterations_per_trip) return code;
   const double scale = iterations_per_trip / tiles;
-  if (scale == 1) return code;
   PipeCounts& p = code.pipes;
   for (double* x : {&p.tensor, &p.mufu, &p.alu, &p.uniform, &p.shared, &p.global, &p.shuffle, &p.barrier, &p.other}) {
     *x *= scale;
