@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/schedule/compiled_kernel.h"
 #include "sim/schedule/kernel_family.h"
@@ -184,4 +185,113 @@ TEST_CASE("a record in family.py's JSON reads into the model's struct") {
   CHECK(config::mma_per_warp_of("HGMMA.64x128x16.F32") == 16);
   CHECK(config::mma_per_warp_of("HMMA.16816.F32") == 1);
   CHECK_THROWS_AS((void)config::parse_compiled_record(R"({"config": {"block_m": 1}})"), InputError);
+}
+
+namespace {
+
+/// Records shaped like the backward's three kernels at 64 × 64, d = 64, 4 warps, 3 stages (hand-written,
+/// no compiler): the preprocess without a loop, the dK/dV and dQ kernels with one each.
+std::vector<std::shared_ptr<const CompiledKernel>> backward_records(double dq_alu = 300) {
+  const auto make = [](const char* kernel, std::uint32_t registers, std::uint64_t shared, double alu, double mma) {
+    CompiledKernel k = record(registers, shared, alu);
+    k.kernel = kernel;
+    k.block_m = k.block_n = 64;
+    k.config = std::string(kernel) + " fp16 d=64 64x64 warps=4 stages=3 sm_90";
+    k.unmasked.mma_per_warp = mma;
+    return std::make_shared<const CompiledKernel>(k);
+  };
+  auto pre = std::make_shared<CompiledKernel>(*make("attn_bwd_preprocess", 38, 0, 0, 0));
+  pre->unmasked = {};
+  return {pre, make("attn_bwd_dkdv", 168, 49152, 400, 4 * 8 * 4), make("attn_bwd_dq", 128, 32768, dq_alu, 3 * 8 * 4)};
+}
+
+ScheduleContext bwd_ctx(std::vector<std::shared_ptr<const CompiledKernel>> set) {
+  ScheduleContext ctx = context(problem(4096, 64, 1, 16), h200(), tiles(64, 64));
+  ctx.kernel = {4, 3, KernelSource::triton, nullptr, std::move(set)};
+  return ctx;
+}
+
+TimePrediction timed_bwd(const ScheduleContext& ctx) {
+  const auto s = make_schedule("flash2", Pass::bwd, ctx);
+  return predict_time(*s, ctx, predict(*s, ctx), ctx.hardware);
+}
+
+}  // namespace
+
+TEST_CASE("--kernels triton prices the backward's three kernels, each from its own record") {
+  const TimePrediction t = timed_bwd(bwd_ctx(backward_records()));
+  REQUIRE(t.kernels.size() == 3);
+  const std::uint32_t registers[] = {38, 168, 128};
+  for (std::size_t i = 0; i < 3; ++i) {
+    CAPTURE(t.kernels[i].name);
+    CHECK(t.kernels[i].family == "triton-fa2-bwd");
+    CHECK(t.kernels[i].registers == registers[i]);
+    CHECK(t.kernels[i].total_s > 0);
+  }
+  // More ALU work in the dQ kernel's loop: that kernel, and only it, is slower.
+  const TimePrediction dear = timed_bwd(bwd_ctx(backward_records(3000)));
+  CHECK(dear.kernels[2].total_s > t.kernels[2].total_s);
+  CHECK(dear.kernels[1].total_s == t.kernels[1].total_s);
+}
+
+TEST_CASE("a backward kernel without its record is an error, not another kernel's record") {
+  auto set = backward_records();
+  set.pop_back();  // no attn_bwd_dq
+  CHECK_THROWS_AS((void)timed_bwd(bwd_ctx(set)), InputError);
+}
+
+TEST_CASE("tiles --pass bwd: a candidate is priced from its three records, or rejected with one's reason") {
+  TileSearchSpec spec = triton_tile_search_defaults("flash2", Pass::bwd);
+  spec.sizes = {64};
+  spec.warps = {4};
+  spec.stages = {3};
+  spec.compiled = backward_records();
+  auto found = search_tiles(context(problem(4096, 64, 1, 16), h200()), spec);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].rejected == "");
+  CHECK(found[0].priced_from == "Triton test, sm_90");
+  auto broken = std::make_shared<CompiledKernel>(*spec.compiled[2]);
+  broken->error = "attn_bwd_dq 64x64: the compiler's reason";
+  spec.compiled[2] = broken;
+  found = search_tiles(context(problem(4096, 64, 1, 16), h200()), spec);
+  CHECK(found[0].rejected == "Triton: attn_bwd_dq 64x64: the compiler's reason");
+}
+
+TEST_CASE("the preprocess's record has no loop; a loop kernel's must have one") {
+  const std::string head = R"({"config": {"kernel": ")";
+  const std::string tail = R"(", "block_m": 64, "block_n": 64, "head_dim": 64,
+    "causal": false, "num_warps": 4, "num_stages": 3, "dtype": "fp16", "arch": 90}, "triton_version": "3.6.0",
+    "target": "cuda:90", "registers": 38, "spills": 0, "shared_bytes": 0, "error": null, "loops": [],
+    "prologue": {"counts": {"alu": 142}, "opcodes": {}, "tensor_opcodes": {}},
+    "epilogue": {"counts": {}, "opcodes": {}, "tensor_opcodes": {}}})";
+  const CompiledKernel k = config::parse_compiled_record(head + "attn_bwd_preprocess" + tail);
+  CHECK(k.kernel == "attn_bwd_preprocess");
+  CHECK(k.prologue.pipes.alu == 142);
+  CHECK_THROWS_AS((void)config::parse_compiled_record(head + "attn_bwd_dq" + tail), InputError);
+}
+
+TEST_CASE("a loop's counts are per tile by its products, whatever the counter's step said") {
+  // attn_bwd_dkdv at 64 x 64, d = 64, 4 warps (one warpgroup): one Q tile is 4 products of 64·64·64
+  // multiply-adds, 16 HGMMA.64x64x16 (65536 each). A record that took a pointer's step for the counter
+  // (768 tiles a trip) divided them by 768; read back, an iteration holds one tile's again.
+  const auto json = [](double per_trip, double tensor) {
+    const std::string t = std::to_string(tensor);
+    return R"({"config": {"kernel": "attn_bwd_dkdv", "block_m": 64, "block_n": 64, "head_dim": 64,
+      "causal": false, "num_warps": 4, "num_stages": 3, "dtype": "fp16", "arch": 90}, "triton_version": "3.6.0",
+      "target": "cuda:90", "registers": 168, "spills": 0, "shared_bytes": 49152, "error": null,
+      "loops": [{"role": "unmasked", "iterations_per_trip": )" + std::to_string(per_trip) +
+           R"(, "per_iteration": {"tensor": )" + t + R"(, "alu": )" + std::to_string(300 * tensor / 16) +
+           R"(}, "tensor_opcodes_per_iteration": {"HGMMA.64x64x16.F32": )" + t + R"(}}],
+      "prologue": {"counts": {}, "opcodes": {}, "tensor_opcodes": {}},
+      "epilogue": {"counts": {}, "opcodes": {}, "tensor_opcodes": {}}})";
+  };
+  const CompiledKernel right = config::parse_compiled_record(json(1, 16));
+  const CompiledKernel misread = config::parse_compiled_record(json(768, 16.0 / 768));
+  CHECK(right.unmasked.pipes.tensor == doctest::Approx(16));
+  CHECK(misread.unmasked.pipes.tensor == doctest::Approx(16).epsilon(1e-4));  // to_string keeps 6 decimals
+  CHECK(misread.unmasked.pipes.alu == doctest::Approx(300).epsilon(1e-4));
+  CHECK(misread.unmasked.mma_per_warp == doctest::Approx(16 * 8).epsilon(1e-4));
+  // More products than one tile's (two warpgroups on the same rows, say) prove nothing: left as read.
+  const CompiledKernel doubled = config::parse_compiled_record(json(1, 32));
+  CHECK(doubled.unmasked.pipes.tensor == doctest::Approx(32));
 }

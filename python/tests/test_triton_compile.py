@@ -53,6 +53,16 @@ def test_backward_dkdv_compiles():
     assert [lp["role"] for lp in r["loops"] if lp["role"] == "outer"] == ["outer"]   # the group's heads
 
 
+def test_backward_preprocess_has_no_loop_and_dq_one():
+    """What the C++ side reads a backward record as: the preprocess's one step outside any loop, the dQ
+    kernel's K/V loop (its products: S, dP, dQ) as the forward's."""
+    pre = compiled_family(Config(kernel="attn_bwd_preprocess", block_m=64, block_n=64, head_dim=64))
+    assert pre["error"] is None and pre["loops"] == [] and pre["prologue"]["counts"]["global"] > 0
+    dq = compiled_family(Config(kernel="attn_bwd_dq", block_m=64, block_n=64, head_dim=64, num_warps=4, num_stages=2))
+    assert dq["error"] is None
+    assert [lp["role"] for lp in dq["loops"]] == ["unmasked"] and dq["loops"][0]["per_iteration"]["tensor"] > 0
+
+
 def test_second_call_is_a_cache_hit():
     first = compiled_family(FWD)
     t0 = time.perf_counter()

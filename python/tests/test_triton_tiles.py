@@ -41,9 +41,29 @@ def test_tiles_kernels_triton(cache):
     assert json.loads(cold.stdout) == out  # the cache changes nothing
 
 
-def test_kernels_triton_refuses_backward():
-    r = subprocess.run([IOSIM, "-c", "h200", "--n", "1024", "--d", "64", "--kernels", "triton", "--pass", "bwd",
-                        "--predict"], capture_output=True, text=True)
+BWD = ["-c", "h100", "--n", "1024", "--d", "64", "--kernels", "triton", "--pass", "bwd", "--predict",
+       "--br", "64", "--bc", "64", "--causal", "-f", "json"]
+
+
+def test_kernels_triton_backward(cache):
+    """flash2's backward priced from the three compiled records of one config (64 x 64, causal)."""
+    env = dict(os.environ, IOSIM_CACHE_DIR=str(cache))
+    r = subprocess.run([IOSIM, *BWD], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)["runs"][0]["schedules"][0]
+    assert s["variant"] == "Triton"
+    kernels = s["predicted"]["cold"]["kernels"]
+    assert [k["name"] for k in kernels] == ["flash2_bwd_preprocess", "flash2_bwd_dkdv", "flash2_bwd_dq"]
+    assert all(k["time"]["family"] == "triton-fa2-bwd" and k["time"]["total_ms"] > 0 for k in kernels)
+
+
+def test_kernels_triton_garbled_record_is_one_line(tmp_path):
+    """A driver that answers with something other than records: one error line, exit 2."""
+    fake = tmp_path / "python3"
+    fake.write_text("#!/bin/sh\necho 'not records'\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, IOSIM_PYTHON=str(fake))
+    r = subprocess.run([IOSIM, *BWD], capture_output=True, text=True, env=env)
     assert r.returncode == 2
     assert r.stderr.startswith("iosim: error: --kernels triton") and r.stderr.count("\n") == 1
 

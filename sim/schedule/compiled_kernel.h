@@ -41,6 +41,7 @@ struct CompiledCode {
 /// One compiled variant of a kernel at one tile configuration.
 struct CompiledKernel {
   std::string source;  ///< the compiler and target, e.g. "Triton 3.6.0, sm_90"
+  std::string kernel;  ///< the kernel compiled (Triton's name, e.g. attn_bwd_dq); "" where unnamed
   std::string config;  ///< the configuration it was compiled for, as the compiler's driver names it
   std::uint64_t block_m = 0;  ///< rows of Q per block (B_r)
   std::uint64_t block_n = 0;  ///< rows of K and V per loop iteration (B_c)

@@ -16,6 +16,8 @@ std::unique_ptr<Schedule> make_flash1_fwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flash1_bwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flash2_fwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flash2_bwd(const ScheduleContext& ctx);
+/// flash2's backward as the project's Triton kernels run it (make_flash2_bwd's choice under --kernels triton).
+std::unique_ptr<Schedule> make_flash2_bwd_triton(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flashdecode_fwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_flashdecode_heads_fwd(const ScheduleContext& ctx);
 std::unique_ptr<Schedule> make_dtiled_fwd(const ScheduleContext& ctx);

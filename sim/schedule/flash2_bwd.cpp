@@ -124,6 +124,10 @@ class Flash2Backward final : public Schedule {
 
 }  // namespace
 
-std::unique_ptr<Schedule> make_flash2_bwd(const ScheduleContext& ctx) { return std::make_unique<Flash2Backward>(ctx); }
+std::unique_ptr<Schedule> make_flash2_bwd(const ScheduleContext& ctx) {
+  // The project's Triton kernels have a dataflow of their own (flash2_bwd_triton.cpp).
+  if (ctx.kernel.source == KernelSource::triton) return make_flash2_bwd_triton(ctx);
+  return std::make_unique<Flash2Backward>(ctx);
+}
 
 }  // namespace iosim::detail

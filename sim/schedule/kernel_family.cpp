@@ -201,6 +201,11 @@ std::vector<KernelFamily> make_families() {
                .source = "Triton: python/iosim/triton/kernels.py attn_fwd, its compiled record",
                .model = FamilyModel::compiled,
                .loads_pipelined = true});
+  // Its backward (attn_bwd_preprocess, attn_bwd_dkdv, attn_bwd_dq): each kernel from its own record.
+  f.push_back({.name = "triton-fa2-bwd",
+               .source = "Triton: python/iosim/triton/kernels.py attn_bwd_*, their compiled records",
+               .model = FamilyModel::compiled,
+               .loads_pipelined = true});
   // Element-wise and row kernels (initialisation, the backward's pre- and post-processing, the
   // split-KV combine): no products, loads waited for at once. Registers: a base of 40 (not measured);
   // dependency waits not measured (none: memory-bound kernels, whose loads the model waits for).

@@ -39,9 +39,12 @@ constexpr std::array kFlash2TorchKernels = {
     KernelFamilyOf{"flash2_bwd_group_sum", "library"},
     // FlashAttention-2's split-KV forward on small grids (flash2_fwd.cpp): the forward's code, split
     KernelFamilyOf{"flashdecode_split", "torch-fa2-fwd"}, KernelFamilyOf{"flashdecode_combine", "elementwise"}};
-// The project's Triton forward (python/iosim/triton/kernels.py, attn_fwd): FlashAttention-2's order,
-// priced from its compiled record. Forward only: its backward is not priced yet.
-constexpr std::array kFlash2TritonKernels = {KernelFamilyOf{"flash2_fwd", "triton-fa2-fwd"}};
+// The project's Triton kernels (python/iosim/triton/kernels.py): the forward (attn_fwd) in
+// FlashAttention-2's order, and the backward's three kernels (flash2_bwd_triton.cpp), each priced from
+// its own compiled record.
+constexpr std::array kFlash2TritonKernels = {
+    KernelFamilyOf{"flash2_fwd", "triton-fa2-fwd"}, KernelFamilyOf{"flash2_bwd_preprocess", "triton-fa2-bwd"},
+    KernelFamilyOf{"flash2_bwd_dkdv", "triton-fa2-bwd"}, KernelFamilyOf{"flash2_bwd_dq", "triton-fa2-bwd"}};
 constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
                                             KernelFamilyOf{"flashdecode_combine", "elementwise"}};
 constexpr std::array kDtiledKernels = {KernelFamilyOf{"dtiled_fwd", "dtiled"}};

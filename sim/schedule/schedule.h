@@ -52,6 +52,9 @@ struct KernelRequest {
   /// With KernelSource::triton: the compiled record of the schedule's main kernel at these tiles, warps
   /// and stages (compiled_kernel.h), which the time model prices it from; obtained by src/.
   std::shared_ptr<const CompiledKernel> compiled = nullptr;
+  /// With KernelSource::triton, a pass of several compiled kernels (the backward): every kernel's record,
+  /// each naming its Triton kernel (compiled_of.h picks a kernel's).
+  std::vector<std::shared_ptr<const CompiledKernel>> compiled_set = {};
 };
 
 /// Everything a schedule is built from.

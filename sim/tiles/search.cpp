@@ -34,15 +34,21 @@ struct Prepared {
   Prediction replay;             ///< what predict() returned, for the candidates that replay
 };
 
-/// The compiled record of candidate `c` in `spec`, or nullptr.
-std::shared_ptr<const CompiledKernel> record_of(const TileCandidate& c, const TileSearchSpec& spec) {
+/// The compiled records of candidate `c` in `spec`: the forward's kernel, or the backward's three (its
+/// preprocess compiled once per B_r, at Triton's default launch); fewer where some are missing.
+std::vector<std::shared_ptr<const CompiledKernel>> records_of(const TileCandidate& c, const TileSearchSpec& spec) {
+  std::vector<std::shared_ptr<const CompiledKernel>> out;
   for (const auto& k : spec.compiled) {
-    if (k && k->block_m == c.tiles.br && k->block_n == c.tiles.bc && k->warps == c.kernel.warps &&
-        k->stages == c.kernel.stages) {
-      return k;
+    if (!k) continue;
+    const bool backward = k->kernel.rfind("attn_bwd_", 0) == 0;
+    if (backward != (spec.pass == Pass::bwd)) continue;
+    const bool preprocess = k->kernel == "attn_bwd_preprocess";
+    if (k->block_m == c.tiles.br && (preprocess || (k->block_n == c.tiles.bc && k->warps == c.kernel.warps &&
+                                                    k->stages == c.kernel.stages))) {
+      out.push_back(k);
     }
   }
-  return nullptr;
+  return out;
 }
 
 /// Rejects `c` with its reason, or builds its schedule into `p` (and, when `share`, its replay input).
@@ -51,22 +57,28 @@ void prepare(TileCandidate& c, Prepared& p, const ScheduleContext& base, const T
   p.ctx.tiles = {c.tiles.br, c.tiles.bc};
   p.ctx.kernel = c.kernel;
   if (spec.source == KernelSource::triton) {
-    // Compiled kernels: the compiler's reason, then the record's own registers and shared memory.
-    const std::shared_ptr<const CompiledKernel> k = record_of(c, spec);
-    if (!k) {
+    // Compiled kernels: the compiler's reason, then each record's own registers and shared memory.
+    const auto records = records_of(c, spec);
+    if (records.size() != (spec.pass == Pass::bwd ? 3u : 1u)) {
       c.rejected = "Triton: no compiled record for this configuration";
       return;
     }
-    if (!k->compiled()) {
-      c.rejected = "Triton: " + k->error;
-      return;
+    for (const auto& k : records) {
+      if (!k->compiled()) {
+        c.rejected = "Triton: " + k->error;
+        return;
+      }
+      if (const std::string why = compiled_launch_refusal(*k, base.hardware.sm); !why.empty()) {
+        c.rejected = why + " (" + k->source + ": " + k->config + ")";
+        return;
+      }
     }
-    if (const std::string why = compiled_launch_refusal(*k, base.hardware.sm); !why.empty()) {
-      c.rejected = why + " (" + k->source + ": " + k->config + ")";
-      return;
-    }
-    p.ctx.kernel.compiled = k;
-    c.priced_from = k->source;
+    // The candidate's launch is its record with the most shared memory (the backward's dK/dV or dQ).
+    p.ctx.kernel.compiled = *std::max_element(records.begin(), records.end(), [](const auto& a, const auto& b) {
+      return a->shared_bytes < b->shared_bytes;
+    });
+    if (spec.pass == Pass::bwd) p.ctx.kernel.compiled_set = records;
+    c.priced_from = records.front()->source;
   }
   try {
     p.schedule = make_schedule(spec.schedule, spec.pass, p.ctx);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "sim/schedule/flash2_step.h"
+#include "sim/schedule/triton_bwd_kernels.h"
 
 namespace iosim {
 
@@ -49,7 +50,10 @@ CompiledCode compiled_code_of(const Segment& s, bool first, const CompiledKernel
     return c;
   }
   const MatmulShape& qk = s.matmuls.front();
-  const bool masked = k.has_masked && flash2_forward_step_masked(qk.m, qk.n, k.head_dim, s.vector_flops);
+  // The backward's loop kernels emit their steps as triton_bwd_kernels.h does, the forward as flash2_step.h.
+  const bool backward = k.kernel == "attn_bwd_dkdv" || k.kernel == "attn_bwd_dq";
+  const bool masked = k.has_masked && (backward ? triton_bwd_step_masked(qk.m, qk.n, s.vector_flops)
+                                                : flash2_forward_step_masked(qk.m, qk.n, k.head_dim, s.vector_flops));
   CompiledCode loop = masked ? k.masked : k.unmasked;
   if (loop.mma_per_warp <= 0 && loop.pipes.tensor > 0) loop.mma_per_warp = derived_mma_per_warp(s, k.warps);
   c += loop;

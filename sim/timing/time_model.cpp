@@ -7,6 +7,7 @@
 
 #include "sim/core/error.h"
 #include "sim/timing/block_schedule.h"
+#include "sim/schedule/compiled_of.h"
 #include "sim/timing/compiled_launch.h"
 #include "sim/schedule/kernel_family.h"
 #include "sim/timing/sm_model.h"
@@ -60,7 +61,8 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
       t.limited_by = o.limited_by;
     }
   }
-  const CompiledKernel* compiled = family.model == FamilyModel::compiled ? ctx.kernel.compiled.get() : nullptr;
+  const CompiledKernel* compiled =
+      family.model == FamilyModel::compiled ? compiled_record_of(ctx.kernel, k.name) : nullptr;
   if (compiled != nullptr) {
     // The compiled kernel's own registers and shared memory decide its occupancy.
     const Occupancy o = occupancy(compiled_launch(*compiled), hw.sm);
@@ -226,7 +228,7 @@ TimePrediction predict_time_with(const std::vector<const Kernel*>& kernels, cons
     const KernelPrediction& k = p.kernels[i];
     KernelTime kt = roofline_time(k, kernel_dram(p, i), p.sector_bytes, hw, ctx.problem.dtype);
     const KernelFamily& f = family_of(k.name, ctx.kernel.source);
-    if (f.model == FamilyModel::compiled && !ctx.kernel.compiled) {
+    if (f.model == FamilyModel::compiled && compiled_record_of(ctx.kernel, k.name) == nullptr) {
       throw InputError(k.name + ": the " + std::string(f.name) + " family is priced from a compiled record, and none was given");
     }
     if (f.model == FamilyModel::measured_rate) {

@@ -13,25 +13,39 @@ namespace iosim::cli {
 
 namespace {
 
-/// With --kernels triton and --predict: each context's compiled record, at the tiles, warps and stages
-/// flash2's forward takes there, all compiled in one process. Any that did not compile or cannot launch
-/// is an error naming it: nothing is priced from the fitted family instead.
+/// With --kernels triton and --predict: each context's compiled records, at the tiles, warps and stages
+/// flash2 takes there in each pass (the forward's kernel, the backward's three), all compiled in one
+/// process. Any that did not compile or cannot launch is an error naming it: nothing is priced from the
+/// fitted family instead.
 void attach_triton_records(std::vector<ScheduleContext>& contexts, const Resolved& r) {
   if (r.kernel.source != KernelSource::triton || !r.run.predict) return;
   std::vector<TritonConfig> configs;
-  for (const ScheduleContext& ctx : contexts) {
-    const std::unique_ptr<Schedule> s = make_schedule(r.schedules.front(), Pass::fwd, ctx);
-    const KernelRequest k = s->kernel_config();
-    configs.push_back({s->tiles().br, s->tiles().bc, ctx.problem.d, ctx.problem.causal, k.warps, k.stages,
-                       ctx.problem.dtype});
+  std::vector<std::pair<std::size_t, Pass>> owner;  // the context and pass of each config
+  for (std::size_t i = 0; i < contexts.size(); ++i) {
+    const ScheduleContext& ctx = contexts[i];
+    for (const Pass pass : r.passes) {
+      const std::unique_ptr<Schedule> s = make_schedule(r.schedules.front(), pass, ctx);
+      const KernelRequest k = s->kernel_config();
+      const TritonConfig c{s->tiles().br, s->tiles().bc, ctx.problem.d, ctx.problem.causal, k.warps, k.stages,
+                           ctx.problem.dtype};
+      for (const TritonConfig& one : triton_pass_configs(pass, c)) {
+        configs.push_back(one);
+        owner.emplace_back(i, pass);
+      }
+    }
   }
   const auto records = triton_records(configs);
-  for (std::size_t i = 0; i < contexts.size(); ++i) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
     const CompiledKernel& k = *records[i];
     if (const std::string why = compiled_launch_refusal(k, r.hardware.sm); !why.empty()) {
       throw InputError("--kernels triton: " + k.config + ": " + why);
     }
-    contexts[i].kernel.compiled = records[i];
+    KernelRequest& into = contexts[owner[i].first].kernel;
+    if (owner[i].second == Pass::fwd) {
+      into.compiled = records[i];
+    } else {
+      into.compiled_set.push_back(records[i]);
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 // `iosim tiles --config h200.yaml --n 8192 --d 64`: rank tile shapes, warps and stages by predicted time.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,37 +32,89 @@ void refuse_if_none_runs(const std::vector<TileCandidate>& found, const Schedule
                    ", " + std::to_string(first.kernel.warps) + " warps: " + first.rejected + ")");
 }
 
+/// --pass fwdbwd: each forward candidate with the backward's at the same tiles, warps and stages added
+/// (its kernels, traffic and time), rejected where either pass is; fastest first, as search_tiles ranks.
+std::vector<TileCandidate> sum_passes(std::vector<TileCandidate> fwd, const std::vector<TileCandidate>& bwd) {
+  for (TileCandidate& c : fwd) {
+    const auto b = std::find_if(bwd.begin(), bwd.end(), [&](const TileCandidate& o) {
+      return o.tiles == c.tiles && o.kernel.warps == c.kernel.warps && o.kernel.stages == c.kernel.stages;
+    });
+    if (!c.rejected.empty()) {
+      c.rejected = "forward: " + c.rejected;
+    } else if (b == bwd.end()) {
+      c.rejected = "backward: not searched";
+    } else if (!b->rejected.empty()) {
+      c.rejected = "backward: " + b->rejected;
+    } else {
+      c.predicted.kernels.insert(c.predicted.kernels.end(), b->predicted.kernels.begin(), b->predicted.kernels.end());
+      c.time.kernels.insert(c.time.kernels.end(), b->time.kernels.begin(), b->time.kernels.end());
+      c.time.total_s += b->time.total_s;
+    }
+  }
+  std::stable_sort(fwd.begin(), fwd.end(), [](const TileCandidate& a, const TileCandidate& b) {
+    if (a.rejected.empty() != b.rejected.empty()) return a.rejected.empty();
+    return a.rejected.empty() && a.time.total_s < b.time.total_s;
+  });
+  return fwd;
+}
+
 }  // namespace
 
 int tiles_command(const ProblemFlags& f, const std::string& format, std::size_t top, std::ostream& out,
                   const Limits& limits) {
   const Resolved r = resolve(f, /*need_n=*/true);
   if (r.problems.size() != 1) throw InputError("tiles: give one n and one d");
-  if (r.passes.size() != 1) throw InputError("tiles: --pass must be fwd or bwd");
   if (r.schedules.size() != 1 && !f.schedules.empty()) throw InputError("tiles: give one --schedule");
   const std::string schedule = f.schedules.empty() ? default_tile_schedule() : r.schedules.front();
   const bool triton = r.kernel.source == KernelSource::triton;
   if (r.kernel.source == KernelSource::pytorch) throw InputError("tiles: --kernels must be iosim or triton");
-  TileSearchSpec spec = triton ? triton_tile_search_defaults(schedule, r.passes.front())
-                               : tile_search_defaults(schedule, r.passes.front());
-  spec.gpu = r.run.gpu;
   const ScheduleContext base{r.problems.front(), r.hardware, {}, r.splits, {}};
+  // One search a pass (--pass fwdbwd: two, summed per candidate).
+  std::vector<TileSearchSpec> specs;
+  for (const Pass pass : r.passes) {
+    specs.push_back(triton ? triton_tile_search_defaults(schedule, pass) : tile_search_defaults(schedule, pass));
+    specs.back().gpu = r.run.gpu;
+  }
   if (triton) {
-    // Every configuration of the menu compiled (or read from the cache) in one process.
+    // Every configuration of the menu, of every pass, compiled (or read from the cache) in one process.
     std::vector<TritonConfig> configs;
-    for (std::uint64_t br : spec.sizes) {
-      for (std::uint64_t bc : spec.sizes) {
-        for (std::uint32_t w : spec.warps) {
-          for (std::uint32_t st : spec.stages) configs.push_back({br, bc, base.problem.d, base.problem.causal, w, st, base.problem.dtype});
+    std::vector<std::size_t> of_spec;
+    for (std::size_t s = 0; s < specs.size(); ++s) {
+      const TileSearchSpec& spec = specs[s];
+      for (std::uint64_t br : spec.sizes) {
+        for (std::uint64_t bc : spec.sizes) {
+          for (std::uint32_t w : spec.warps) {
+            for (std::uint32_t st : spec.stages) {
+              const TritonConfig c{br, bc, base.problem.d, base.problem.causal, w, st, base.problem.dtype};
+              for (const TritonConfig& one : triton_pass_configs(spec.pass, c)) {
+                const auto same = [&](const TritonConfig& o) {
+                  return o.kernel == one.kernel && o.block_m == one.block_m && o.block_n == one.block_n &&
+                         o.warps == one.warps && o.stages == one.stages;
+                };
+                if (std::none_of(configs.begin(), configs.end(), same)) {
+                  configs.push_back(one);
+                  of_spec.push_back(s);
+                }
+              }
+            }
+          }
         }
       }
     }
-    spec.compiled = triton_records(configs);
+    const auto records = triton_records(configs);
+    for (std::size_t i = 0; i < records.size(); ++i) specs[of_spec[i]].compiled.push_back(records[i]);
   }
-  enforce(estimate_tiles(base, spec), limits);  // refuse what exceeds --max-time or --max-memory
-  std::vector<TileCandidate> found = search_tiles(base, spec);
-  refuse_if_none_runs(found, base, spec);
-  report::TilesReport rep{r.config_file, r.hardware, base.problem, spec, std::move(found), top};
+  for (const TileSearchSpec& spec : specs) enforce(estimate_tiles(base, spec), limits);  // --max-time, --max-memory
+  std::vector<TileCandidate> found = search_tiles(base, specs.front());
+  refuse_if_none_runs(found, base, specs.front());
+  if (specs.size() == 2) {
+    const std::vector<TileCandidate> bwd = search_tiles(base, specs.back());
+    refuse_if_none_runs(bwd, base, specs.back());
+    found = sum_passes(std::move(found), bwd);
+  }
+  const TileSearchSpec& spec = specs.front();
+  report::TilesReport rep{r.config_file, r.hardware, base.problem, spec, std::move(found), top,
+                          specs.size() == 2 ? "fwdbwd" : std::string(name(spec.pass))};
   if (format == "json") {
     out << report::render_tiles_json(rep);
   } else if (format == "csv") {

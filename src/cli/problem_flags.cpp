@@ -207,7 +207,7 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
                  "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
   app.add_option("--kernels", f.kernels,
                  "time model: whose compiled kernels run the schedule, iosim's (default), pytorch (SDPA's flash "
-                 "backend, flash2 only) or triton (the project's Triton forward compiled for sm_90, flash2 fwd only)");
+                 "backend, flash2 only) or triton (the project's Triton kernels compiled for sm_90, flash2 only)");
   if (!run) return;
   app.add_flag("--predict,-p", f.predict, "run the GPU model: L2 and DRAM traffic, occupancy and time (slower)");
   app.add_option("--warps", f.warps, "warps per block of the tiled kernels (default per schedule)");
@@ -315,7 +315,7 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
       if (schedule_entry(s).triton_kernels.empty()) {
         throw InputError("--kernels triton: the project's Triton kernels run " +
                          schedule_names([](const ScheduleEntry& e) { return !e.triton_kernels.empty(); }) +
-                         "'s forward only, not " + s);
+                         " only, not " + s);
       }
     }
   }
@@ -332,9 +332,17 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
     throw InputError("--pass must be fwd, bwd or fwdbwd (got '" + pass + "')");
   }
   for (const Problem& p : r.problems) check_paged_schedules(p, r.schedules, r.passes);
-  if (r.kernel.source == KernelSource::triton && pass != "fwd") {
-    throw InputError("--kernels triton: only the forward pass is priced from Triton's compiled kernels (got --pass " +
-                     pass + ")");
+  if (r.kernel.source != KernelSource::iosim) {
+    // Other people's kernels are priced as compiled: a causal mask over equal lengths, contiguous K/V.
+    const char* who = r.kernel.source == KernelSource::pytorch ? "--kernels pytorch" : "--kernels triton";
+    for (const Problem& p : r.problems) {
+      if (p.window > 0) throw InputError(std::string(who) + ": its kernels have no sliding window (--window)");
+      if (p.page_size > 0) throw InputError(std::string(who) + ": its kernels have no paged K/V (--page-size)");
+      if (r.kernel.source == KernelSource::triton && p.n != p.n_kv) {
+        throw InputError("--kernels triton: the project's Triton kernels take n = n_kv (got n " + std::to_string(p.n) +
+                         ", n_kv " + std::to_string(p.n_kv) + ")");
+      }
+    }
   }
   const std::uint64_t warps = pick(f.warps, std::nullopt, "--warps").value_or(0);
   const std::uint64_t stages = pick(f.stages, std::nullopt, "--stages").value_or(0);

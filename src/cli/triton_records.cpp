@@ -36,7 +36,8 @@ std::string configs_json(const std::vector<TritonConfig>& configs) {
   std::string out = "[";
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const TritonConfig& c = configs[i];
-    out += (i ? "," : "") + std::string("{\"kernel\":\"attn_fwd\",\"block_m\":") + std::to_string(c.block_m) +
+    if (i > 0) out += ",";
+    out += "{\"kernel\":\"" + c.kernel + "\",\"block_m\":" + std::to_string(c.block_m) +
            ",\"block_n\":" + std::to_string(c.block_n) + ",\"head_dim\":" + std::to_string(c.head_dim) +
            ",\"causal\":" + (c.causal ? "true" : "false") + ",\"num_warps\":" + std::to_string(c.warps) +
            ",\"num_stages\":" + std::to_string(c.stages) + ",\"dtype\":\"" + std::string(name(c.dtype)) +
@@ -116,19 +117,19 @@ std::vector<std::shared_ptr<const CompiledKernel>> triton_records(const std::vec
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw InputError(std::string("--kernels triton: waiting for the compiler: ") + std::strerror(errno));
   }
-  const std::string first = std::to_string(configs.front().block_m) + "x" + std::to_string(configs.front().block_n) +
+  const std::string first = configs.front().kernel + " " + std::to_string(configs.front().block_m) + "x" + std::to_string(configs.front().block_n) +
                             (configs.size() > 1 ? " and " + std::to_string(configs.size() - 1) + " more configs" : "");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     const std::string why = last_line(read_file(se));
     if (why.find("No module named 'triton'") != std::string::npos) {
       throw InputError("--kernels triton needs Triton for " + python + " (pip install triton): " + why);
     }
-    throw InputError("--kernels triton: " + python + " -m " + kDriver + " failed on attn_fwd " + first + ": " +
+    throw InputError("--kernels triton: " + python + " -m " + kDriver + " failed on " + first + ": " +
                      (why.empty() ? "exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) : why));
   }
   std::vector<CompiledKernel> records = config::parse_compiled_records(read_file(so));
   if (records.size() != configs.size()) {
-    throw InputError("--kernels triton: asked for " + std::to_string(configs.size()) + " records (attn_fwd " + first +
+    throw InputError("--kernels triton: asked for " + std::to_string(configs.size()) + " records (" + first +
                      "), got " + std::to_string(records.size()));
   }
   for (CompiledKernel& k : records) out.push_back(std::make_shared<const CompiledKernel>(std::move(k)));

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string_view>
 
@@ -40,6 +42,37 @@ CompiledCode code_of(const YAML::Node& counts, const YAML::Node& tensor_opcodes,
   return c;
 }
 
+/// The products one tile of a kernel's loop runs, each B_r·B_c·d multiply-adds: the forward's S and
+/// O += P V; the dQ kernel's S, dP and dQ; the dK/dV kernel's Sᵀ, dV, dPᵀ and dK. 0 for another kernel.
+double products_per_tile(const std::string& kernel) {
+  if (kernel == "attn_fwd") return 2;
+  if (kernel == "attn_bwd_dq") return 3;
+  if (kernel == "attn_bwd_dkdv") return 4;
+  return 0;
+}
+
+/// `code` (the record's counts per tile, from the loop counter's step) rescaled where that step claims
+/// more tiles a trip than its products can hold: a trip's tensor-core multiply-adds (the HGMMA shapes,
+/// per warp, times the block's warps) over one tile's bound the tiles it covers, and a counter's step
+/// (a pointer's, say) can exceed it. Only lowered: the products may exceed the tile's (a warpgroup's
+/// m64 over B_r = 32 rows, or warpgroups computing the same rows), so more products than tiles prove
+/// nothing. Unchanged where the record gives no shapes or the kernel's products are unknown.
+CompiledCode per_tile(CompiledCode code, double iterations_per_trip, const CompiledKernel& k) {
+  const double tile = products_per_tile(k.kernel) * static_cast<double>(k.block_m * k.block_n * k.head_dim);
+  if (tile <= 0 || code.mma_per_warp <= 0 || iterations_per_trip <= 0) return code;
+  const double trip = code.mma_per_warp * iterations_per_trip * (16.0 * 8 * 16) * k.warps;
+  const double tiles = std::max(1.0, std::floor(trip / tile + 1e-6));
+  if (tiles >= iterations_per_trip) return code;
+  const double scale = iterations_per_trip / tiles;
+  PipeCounts& p = code.pipes;
+  for (double* x : {&p.tensor, &p.mufu, &p.alu, &p.uniform, &p.shared, &p.global, &p.shuffle, &p.barrier, &p.other}) {
+    *x *= scale;
+  }
+  code.mma_per_warp *= scale;
+  code.block_barriers *= scale;
+  return code;
+}
+
 std::string label(const YAML::Node& r) {
   const YAML::Node c = r["config"];
   if (!c || !c.IsMap()) return "a compiled record";
@@ -56,6 +89,7 @@ CompiledKernel from_node(const YAML::Node& r) {
     k.config = name;
     const YAML::Node c = r["config"];
     if (!c || !c.IsMap()) throw InputError("no config");
+    k.kernel = c["kernel"] ? c["kernel"].as<std::string>() : std::string("attn_fwd");
     k.block_m = c["block_m"].as<std::uint64_t>();
     k.block_n = c["block_n"].as<std::uint64_t>();
     k.head_dim = c["head_dim"].as<std::uint64_t>();
@@ -77,8 +111,10 @@ CompiledKernel from_node(const YAML::Node& r) {
     for (const YAML::Node& loop : r["loops"]) {
       const std::string role = loop["role"].as<std::string>();
       if (role != "unmasked" && role != "masked") continue;
-      const CompiledCode code = code_of(loop["per_iteration"], loop["tensor_opcodes_per_iteration"],
-                                        number(loop["block_barriers_per_iteration"]));
+      const double per_trip = loop["iterations_per_trip"] ? number(loop["iterations_per_trip"]) : 1;
+      const CompiledCode code = per_tile(code_of(loop["per_iteration"], loop["tensor_opcodes_per_iteration"],
+                                                 number(loop["block_barriers_per_iteration"])),
+                                         per_trip, k);
       if (role == "unmasked") {
         k.unmasked = code;
         unmasked = true;
@@ -87,7 +123,8 @@ CompiledKernel from_node(const YAML::Node& r) {
         k.has_masked = true;
       }
     }
-    if (!unmasked) throw InputError("no unmasked K/V loop among its loops");
+    // The backward's preprocess has no tile loop: its one step is its prologue and epilogue.
+    if (!unmasked && k.kernel != "attn_bwd_preprocess") throw InputError("no unmasked tile loop among its loops");
     const auto outside = [&](const char* part) {
       const YAML::Node n = r[part];
       if (!n || !n.IsMap()) throw InputError(std::string("no ") + part);

@@ -68,7 +68,7 @@ std::string per_sm(const TileCandidate& c) {
 std::string render_tiles_table(const TilesReport& r) {
   const Problem& p = r.problem;
   std::string out = fmt::format("iosim tiles · {} ({}) · {} {} · batch {} × heads {}, n {}, n_kv {}, d {}, {}{}\n",
-                                escape_controls(r.hardware.name), escape_controls(r.config_file), r.spec.schedule, name(r.spec.pass), p.batch, p.heads,
+                                escape_controls(r.hardware.name), escape_controls(r.config_file), r.spec.schedule, r.pass, p.batch, p.heads,
                                 grouped(p.n), grouped(p.n_kv), p.d, name(p.dtype), mask_text(p) + pages_text(p));
   std::size_t feasible = 0;
   std::map<std::string, std::size_t> rejected;
@@ -128,7 +128,7 @@ std::string render_tiles_json(const TilesReport& r) {
   JsonWriter w;
   w.begin_object().field("schema_version", kSchemaVersion);
   w.key("config").begin_object().field("file", r.config_file).field("name", r.hardware.name).end_object();
-  w.field("schedule", r.spec.schedule).field("pass", name(r.spec.pass));
+  w.field("schedule", r.spec.schedule).field("pass", r.pass);
   w.key("candidates").begin_array();
   for (const TileCandidate& c : r.candidates) {
     w.begin_object().field("br", c.tiles.br).field("bc", c.tiles.bc).field("warps", std::uint64_t{c.kernel.warps});
@@ -167,7 +167,7 @@ std::string render_tiles_csv(const TilesReport& r) {
     for (char& ch : reason) {
       if (ch == ',' || ch == '"') ch = ';';
     }
-    out += fmt::format("{},{},{},{},{},{},{},\"{}\",", r.spec.schedule, name(r.spec.pass), c.tiles.br, c.tiles.bc,
+    out += fmt::format("{},{},{},{},{},{},{},\"{}\",", r.spec.schedule, r.pass, c.tiles.br, c.tiles.bc,
                        c.kernel.warps, c.kernel.stages, ok, reason);
     if (ok) {
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", c.launch.smem.value, c.launch.registers_per_thread,

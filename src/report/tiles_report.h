@@ -16,6 +16,7 @@ struct TilesReport {
   TileSearchSpec spec;
   std::vector<TileCandidate> candidates;  ///< as search_tiles returns them
   std::size_t top = 10;
+  std::string pass;  ///< fwd, bwd, or fwdbwd (each candidate the sum of both passes' searches)
 };
 
 [[nodiscard]] std::string render_tiles_table(const TilesReport& r);
