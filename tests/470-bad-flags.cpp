@@ -125,6 +125,21 @@ TEST_CASE("tiles refuses a problem no candidate can run, as the run command does
   check_bad_inputs(cases);
 }
 
+TEST_CASE("other people's kernels refuse what they do not run: windows, pages, and Triton's n != n_kv") {
+  const BadInput cases[] = {
+      {{"-c", "h100", "--n", "1024", "--d", "64", "--causal", "--window", "64", "--kernels", "pytorch"},
+       "--kernels pytorch: its kernels have no sliding window (--window)"},
+      {{"-c", "h100", "--n", "1024", "--d", "64", "--causal", "--window", "64", "--kernels", "triton"},
+       "--kernels triton: its kernels have no sliding window (--window)"},
+      {{"-c", "h100", "--n", "1", "--n-kv", "4096", "--d", "64", "--page-size", "64", "--schedule", "flash2",
+        "--kernels", "pytorch"},
+       "--kernels pytorch: its kernels have no paged K/V (--page-size)"},
+      {{"-c", "h100", "--n", "512", "--n-kv", "1024", "--d", "64", "--kernels", "triton"},
+       "--kernels triton: the project's Triton kernels take n = n_kv"},
+  };
+  check_bad_inputs(cases);
+}
+
 TEST_CASE("a sliding window that cannot apply: one line naming --window, exit 2") {
   const BadInput cases[] = {
       {{"-c", "teaching", "--n", "64", "--d", "16", "--causal", "--window", "0"}, "--window must be a positive integer"},
