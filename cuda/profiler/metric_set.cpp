@@ -28,6 +28,8 @@ std::vector<std::vector<std::string>> tensor_alternatives(DType dtype) {
       return {{"sm__ops_path_tensor_src_fp8.sum"}};
     case DType::fp32:
       return {{"sm__ops_path_tensor_src_tf32_dst_fp32.sum"}};  // fp32 inputs reach tensor cores as tf32
+    case DType::int32:
+      return {};  // the block table's type: no product takes it
   }
   return {};
 }
