@@ -36,7 +36,7 @@ BAD = [
     ("predict", dict(config="a100", n=1024, d=64, l2="approximate")),
     ("predict", dict(config="a100", n=1024, d=64, warps=64)),
     ("tiles", dict(config="a100", n=[1024, 2048], d=64)),
-    ("tiles", dict(config="a100", n=1024, d=64, pass_="fwdbwd")),
+    ("tiles", dict(config="a100", n=1024, d=64, pass_="both")),
     ("tiles", dict(config="a100", n=1024, d=64, top=0)),
     ("tiles", dict(config="a100", n=1024, d=64, top=-1)),
     ("tiles", dict(config="a100", n=1024, d=64, top="many")),

@@ -11,7 +11,7 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 registry = open(os.path.join(REPO, "sim/schedule/registry.cpp")).read()
-names = re.findall(r'ScheduleEntry\{"([^"]+)"', registry)
+names = re.findall(r'ScheduleEntry\{(?:\.name = )?"([^"]+)"', registry)
 if len(names) < 2:
     sys.exit("no-schedule-name-compare: found no entries in sim/schedule/registry.cpp")
 alt = "|".join(re.escape(n) for n in names)
