@@ -19,32 +19,22 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import statistics
 import subprocess
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 
-def spearman(xs, ys):
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2
-            i = j + 1
-        return r
+def _time_validation():
+    """scripts/time-validation.py as a module: its Spearman correlation, the one both reports use."""
+    path = Path(__file__).resolve().parent / "time-validation.py"
+    spec = importlib.util.spec_from_file_location("time_validation", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = statistics.mean(rx), statistics.mean(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    sx = sum((a - mx) ** 2 for a in rx) ** 0.5
-    sy = sum((b - my) ** 2 for b in ry) ** 0.5
-    return cov / (sx * sy) if sx and sy else float("nan")
+
+spearman = _time_validation().spearman
 
 
 def key(cfg):

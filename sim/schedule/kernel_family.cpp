@@ -120,28 +120,22 @@ std::vector<KernelFamily> make_families() {
   // forwards (the split kernel is one, over a slice of K/V; dtiled reads Q and K by slices of d from
   // shared memory), with fa2-fwd's registers and waits and its one-stage overhead (they run one stage).
   const StepOverhead fa2_fwd_one_stage{.per_step = 25.9, .per_row = 0.63, .per_column = 2.95};
-  f.push_back({.name = "fa2-fwd-split",
-               .source = "flash-attention's flash_fwd_splitkv_kernel (no iosim kernel)",
-               .matmuls = {kRowsRegShared, kRowsRegShared},
-               .shuffle_rounds_per_step = 2,
-               .barriers_per_step = 2,
-               .loads_pipelined = true,
-               .base_registers = 44.2,
-               .per_fragment = 1.261,
-               .overlap = Overlap::simulated,
-               .overhead = fa2_fwd_one_stage,
-               .waits = kFa2FwdWaits});
-  f.push_back({.name = "dtiled",
-               .source = "model only: d-sliced FlashAttention-2 forward (no iosim kernel)",
-               .matmuls = {kRowsSharedShared, kRowsRegShared},
-               .shuffle_rounds_per_step = 2,
-               .barriers_per_step = 2,
-               .loads_pipelined = true,
-               .base_registers = 44.2,
-               .per_fragment = 1.261,
-               .overlap = Overlap::simulated,
-               .overhead = fa2_fwd_one_stage,
-               .waits = kFa2FwdWaits});
+  KernelFamily split{.name = "fa2-fwd-split",
+                     .source = "flash-attention's flash_fwd_splitkv_kernel (no iosim kernel)",
+                     .matmuls = {kRowsRegShared, kRowsRegShared},
+                     .shuffle_rounds_per_step = 2,
+                     .barriers_per_step = 2,
+                     .loads_pipelined = true,
+                     .base_registers = 44.2,
+                     .per_fragment = 1.261,
+                     .overlap = Overlap::simulated,
+                     .overhead = fa2_fwd_one_stage,
+                     .waits = kFa2FwdWaits};
+  f.push_back(split);
+  split.name = "dtiled";
+  split.source = "model only: d-sliced FlashAttention-2 forward (no iosim kernel)";
+  split.matmuls = {kRowsSharedShared, kRowsRegShared};
+  f.push_back(split);
   // FlashAttention-3's forward (Shah et al. 2024, arXiv 2407.08608, §3.1-3.2; Dao-AILab/flash-attention
   // hopper/flash_fwd_kernel_sm90.h, mainloop_fwd_sm90_tma_gmma_ws.hpp), iosim's schedule flash3: one
   // producer warpgroup loads Q and the K/V stages by TMA; B_r / 64 consumer warpgroups each own 64
