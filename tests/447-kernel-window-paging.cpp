@@ -1,4 +1,4 @@
-// Which CUDA kernels run a sliding window and paged K/V (cuda/kernels/window_paging.h): the window in
+// Which CUDA kernels run a sliding window and paged K/V (cuda/window_paging.h): the window in
 // flash2's forward only, pages in flash2's forward and flashdecode(-heads), with a page size that is a
 // power of two fitting the K/V tile; the rest refused in one line naming the flag. Needs no GPU.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "cuda/kernels/window_paging.h"
+#include "cuda/window_paging.h"
 
 using iosim::gpu::Algo;
 using iosim::gpu::Direction;

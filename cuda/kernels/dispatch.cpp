@@ -18,7 +18,7 @@
 #include "cuda/kernels/naive.h"
 #include "cuda/kernels/registry.h"
 #include "cuda/kernels/tensors.h"
-#include "cuda/kernels/window_paging.h"
+#include "cuda/window_paging.h"
 #include "cuda/runtime/check.h"
 
 namespace iosim::gpu {

@@ -3,7 +3,7 @@
 #include <ctime>
 #include <limits>
 
-#include "cuda/kernels/window_paging.h"
+#include "cuda/window_paging.h"
 #include "sim/core/error.h"
 #include "sim/schedule/registry.h"
 

@@ -1,7 +1,8 @@
 // Which kernels take a sliding window and paged K/V (KernelSpec::window, page_size), and the one-line
 // refusal for the rest: the window in flash2's forward only (cuda/kernels/flash2_fwd.cuh), pages in
 // flash2's forward and flashdecode(-heads) (flashdecode.cuh), as the model has them (sim/core/mask.h,
-// sim/core/paging.h). Host only, no CUDA: unsupported_in_build() and the CPU tests read it.
+// sim/core/paging.h). Host only, no CUDA, beside backend.h: unsupported_in_build(), measure, validate
+// and the CPU tests read it.
 #pragma once
 
 #include <bit>
