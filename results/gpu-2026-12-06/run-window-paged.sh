@@ -34,9 +34,11 @@ configure() {  # $1: ON or OFF, the GPU tests with it
     -DCMAKE_PREFIX_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu/cmake;$PWD/.deps/usr"
 }
 # iosim first (validate needs it); the GPU tests after, where the tests configure here at all.
+# The build stops by 330 s, so that validate keeps some of the budget.
 ( { configure ON || configure OFF; } &&
-  nice -n 10 cmake --build "$build" -j"$(nproc)" --target iosim &&
-  { nice -n 10 cmake --build "$build" -j"$(nproc)" --target gpu_test_window_paged gpu_test_masked gpu_test_decode || true; } ) \
+  nice -n 10 timeout $((300 - SECONDS + t0)) cmake --build "$build" -j"$(nproc)" --target iosim &&
+  { nice -n 10 timeout $((330 - SECONDS + t0)) cmake --build "$build" -j"$(nproc)" \
+      --target gpu_test_window_paged gpu_test_masked gpu_test_decode || true; } ) \
   >"$res/build.log" 2>&1 &
 build_pid=$!
 timeout 200 python3 scripts/flex-bench.py --budget 170 --out "$res/flex-bench.json" >"$res/flex-bench.log" 2>&1
