@@ -14,6 +14,7 @@
 
 #include "sim/core/dtype.h"
 #include "sim/core/hardware.h"
+#include "sim/core/page_order.h"
 #include "iosim_generated/kernel_menu.h"
 #include "sim/schedule/cuda_algo.h"
 
@@ -77,6 +78,15 @@ struct KernelSpec {
   int kv_heads = 0;     ///< key/value heads, dividing heads (grouped-query attention); 0: = heads
   bool causal = false;  ///< query row r sees key c ≤ r + (n_kv − n) (sim/core/mask.h's alignment)
   int splits = 0;       ///< flashdecode: K/V splits; 0: flashdecode_splits() on this GPU, as the model picks
+  /// A sliding window (needs causal): row r also requires c > r + (n_kv − n) − window, as sim/core/mask.h
+  /// defines it. flash2's forward only; 0: none.
+  int window = 0;
+  /// Paged K/V (sim/core/paging.h): K and V in pages of page_size rows, a power of two dividing B_c or
+  /// divided by it, addressed through an int32 block table (Tensor::BT). flash2's forward and
+  /// flashdecode only; 0: contiguous.
+  int page_size = 0;
+  PageOrder page_order = PageOrder::contiguous;  ///< where the pages lie, as the model's address map
+  std::uint64_t page_seed = 0;                   ///< the shuffle's seed (page_order random)
 };
 
 /// Key/value heads of `s` (kv_heads, or heads where it is 0) and query heads per key/value head.

@@ -3,6 +3,10 @@
 // loads; the order of the pages changes no count.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include "sim/core/error.h"
 #include "sim/core/paging.h"
 #include "support/fixtures.h"
@@ -159,4 +163,27 @@ TEST_CASE("--page-order: contiguous, random (the default seed) or a seed") {
   CHECK_FALSE(parse_page_order("shuffled", o, seed));
   CHECK_FALSE(parse_page_order("-3", o, seed));
   CHECK_FALSE(parse_page_order("", o, seed));
+}
+
+TEST_CASE("the block table's entries, as the paged kernels read them") {
+  // 2 sequences (batch 2) of 300 keys in pages of 128: 3 pages each (the last one partly filled).
+  const Problem p = paged(problem(300, 64, 2), 128);
+  const std::uint64_t seqs = 2;
+  SUBCASE("contiguous: sequence s's page k in slot 3s + k") {
+    const BlockTable t(p);
+    CHECK(t.entries(seqs) == std::vector<std::int32_t>{0, 1, 2, 3, 4, 5});
+  }
+  SUBCASE("random: each sequence's own slots, each once, in the order slot() gives") {
+    const Problem r = paged(p, 128, PageOrder::random, 7);
+    const BlockTable t(r);
+    const std::vector<std::int32_t> e = t.entries(seqs);
+    REQUIRE(e.size() == 6);
+    for (std::uint64_t s = 0; s < seqs; ++s) {
+      std::vector<std::int32_t> row(e.begin() + static_cast<std::ptrdiff_t>(3 * s), e.begin() + static_cast<std::ptrdiff_t>(3 * s + 3));
+      for (std::uint64_t k = 0; k < 3; ++k) CHECK(row[k] == static_cast<std::int32_t>(t.slot(s, k)));
+      std::sort(row.begin(), row.end());
+      const auto first = static_cast<std::int32_t>(3 * s);
+      CHECK(row == std::vector<std::int32_t>{first, first + 1, first + 2});
+    }
+  }
 }

@@ -150,8 +150,11 @@ TEST_CASE("a sliding window that cannot apply: one line naming --window, exit 2"
        "--window must be at most n_kv"},
       {{"tiles", "-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
       {{"trace", "-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
-      {{"measure", "-c", "h100", "--n", "1024", "--d", "64", "--causal", "--window", "64", "--schedule", "flash2"},
-       "--window: the CUDA kernels have no sliding window"},
+      {{"measure", "-c", "h100", "--n", "1024", "--d", "64", "--causal", "--window", "64", "--schedule", "flash1"},
+       "--window: the flash1 fwd kernel has no sliding window (flash2's forward has one)"},
+      {{"measure", "-c", "h100", "--n", "1024", "--d", "64", "--causal", "--window", "64", "--schedule", "flash2",
+        "--pass", "bwd"},
+       "--window: the flash2 bwd kernel has no sliding window (flash2's forward has one)"},
   };
   check_bad_inputs(cases);
   // Its edges run: one key (the diagonal alone) and every key (the causal mask).
@@ -191,9 +194,6 @@ TEST_CASE("paged K/V that cannot apply: one line naming --page-size or --page-or
        "--page-order must be contiguous, random or an integer seed (got 'shuffled')"},
       {{"-c", "teaching", "--n", "64", "--d", "16", "--schedule", "flash2", "--page-order", "random"},
        "--page-order needs --page-size"},
-      {{"measure", "-c", "h100", "--n", "1", "--n-kv", "4096", "--d", "64", "--schedule", "flashdecode", "--page-size",
-        "16"},
-       "--page-size: the CUDA kernels have no paged K/V"},
   };
   check_bad_inputs(cases);
   for (const char* order : {"contiguous", "random", "12"}) {
@@ -204,3 +204,25 @@ TEST_CASE("paged K/V that cannot apply: one line naming --page-size or --page-or
     CHECK(r.code == 0);
   }
 }
+
+TEST_CASE("validate's --shape options that cannot apply: one line naming the flag, exit 2, before any GPU") {
+  const BadInput cases[] = {
+      {{"validate", "-c", "h100", "--window", "256"},
+       "validate: --causal, --n-kv, --window, --page-size and --page-order apply to --shape problems; give --shape"},
+      {{"validate", "-c", "h100", "--shape", "1,16,4096,64", "--window", "256"}, "--window needs --causal"},
+      {{"validate", "-c", "h100", "--shape", "1,16,4096,64", "--causal", "--window", "0"},
+       "validate: --window must be a positive integer (got 0)"},
+      {{"validate", "-c", "h100", "--shape", "1,16,4096,64", "--causal", "--window", "8192"},
+       "--window must be at most n_kv (got 8192 with n_kv 4096)"},
+      {{"validate", "-c", "h100", "--shape", "1,16,1,64", "--n-kv", "0"}, "validate: --n-kv must be a positive integer (got 0)"},
+      {{"validate", "-c", "h100", "--shape", "1,16,1,64", "--n-kv", "4096", "--page-size", "48"},
+       "--page-size must be a power of two (got 48)"},
+      {{"validate", "-c", "h100", "--shape", "1,16,1,64", "--n-kv", "4096", "--page-size", "-16"},
+       "validate: --page-size must be a positive integer (got -16)"},
+      {{"validate", "-c", "h100", "--shape", "1,16,1,64", "--page-order", "random"}, "--page-order needs --page-size"},
+      {{"validate", "-c", "h100", "--shape", "1,16,1,64", "--page-size", "16", "--page-order", "shuffled"},
+       "--page-order must be contiguous, random or an integer seed (got 'shuffled')"},
+  };
+  check_bad_inputs(cases);
+}
+

@@ -12,6 +12,7 @@
 #include "cuda/kernels/accuracy_compare.h"
 #include "cuda/kernels/decode_plan.h"
 #include "cuda/kernels/launch.h"
+#include "cuda/kernels/paged_kv.h"
 #include "cuda/kernels/tensors.h"
 #include "cuda/reference/reference.h"
 #include "cuda/runtime/check.h"
@@ -46,10 +47,16 @@ std::vector<Accuracy> check_accuracy(const KernelSpec& spec, std::uint64_t seed)
   IOSIM_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
 
   const reference::Shape shape{spec.batch * spec.heads, spec.n,          spec.n_kv,  spec.d,
-                               1.0 / std::sqrt(static_cast<double>(spec.d)), group_size(spec), spec.causal};
+                               1.0 / std::sqrt(static_cast<double>(spec.d)), group_size(spec), spec.causal,
+                               spec.window};
   const std::vector<double> q = buf.to_host(Tensor::Q, stream.get());
-  const std::vector<double> k = buf.to_host(Tensor::K, stream.get());
-  const std::vector<double> v = buf.to_host(Tensor::V, stream.get());
+  std::vector<double> k = buf.to_host(Tensor::K, stream.get());
+  std::vector<double> v = buf.to_host(Tensor::V, stream.get());
+  if (spec.page_size > 0) {  // the reference reads K and V in token order
+    const std::vector<std::int32_t> table = detail::block_table_of(spec);
+    k = detail::unpage(spec, table, k);
+    v = detail::unpage(spec, table, v);
+  }
   const double tolerance = detail::tolerance_of(spec.dtype);
   std::vector<Accuracy> result;
   if (spec.pass == Direction::fwd) {

@@ -14,6 +14,7 @@
 #include "cuda/kernels/host_convert.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/kernels/naive.h"
+#include "cuda/kernels/paged_kv.h"
 #include "cuda/kernels/tensors.h"
 #include "cuda/runtime/check.h"
 
@@ -82,6 +83,12 @@ void AttentionBuffers::fill_inputs(std::uint64_t seed, cudaStream_t stream) {
   std::vector<Tensor> inputs = {Tensor::Q, Tensor::K, Tensor::V};
   if (spec_.pass == Direction::bwd) inputs.push_back(Tensor::dO);
   for (const Tensor t : inputs) fill_normal(device(t), elements(t), spec_.dtype, mix_seed(seed, t), stream);
+  if (spec_.page_size > 0) {  // the block table: the model's, so that the pages lie where it counts them
+    const std::vector<std::int32_t> table = block_table_of(spec_);
+    IOSIM_CUDA_CHECK(cudaMemcpyAsync(device(Tensor::BT), table.data(), table.size() * sizeof(std::int32_t),
+                                     cudaMemcpyHostToDevice, stream));
+    IOSIM_CUDA_CHECK(cudaStreamSynchronize(stream));  // `table` leaves scope
+  }
 }
 
 void AttentionBuffers::poison_outputs(cudaStream_t stream) {

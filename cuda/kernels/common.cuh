@@ -55,6 +55,17 @@ __host__ __device__ constexpr int causal_kv_tiles(bool causal, int q0, int n, in
   return most / bc + 1 < tiles ? most / bc + 1 : tiles;
 }
 
+/// The first K/V tile of B_c keys that a block of query rows from q0 sees under a sliding window of
+/// `window` keys (0: none, every tile from 0): the tile of the first key of the block's first row that
+/// sees any, max(0, r + n_kv − n − window + 1), as Mask::kv_for_rows (sim/core/mask.h) counts them.
+__host__ __device__ constexpr int window_first_kv_tile(int window, int q0, int n, int n_kv, int bc) {
+  if (window <= 0) return 0;
+  const int offset = n_kv - n;
+  const int first_row = q0 > -offset ? q0 : -offset;
+  const int first_key = first_row + offset - window + 1;
+  return first_key > 0 ? first_key / bc : 0;
+}
+
 /// The first Q tile of B_r rows that sees a key of [c0, …): tiles before it are skipped (all of
 /// them, result = ⌈n / B_r⌉, when no row sees key c0). 0 when not causal.
 __host__ __device__ constexpr int causal_first_q_tile(bool causal, int c0, int n, int n_kv, int br) {
@@ -352,13 +363,39 @@ __device__ __forceinline__ void cp_async_wait_upto(int pending) {
   }
 }
 
+/// Where the rows of one K (or V) sequence lie: contiguous from `base` (table null), or paged
+/// (sim/core/paging.h): row r in slot table[r >> page_shift] of the cache at `base`, at row
+/// r mod 2^page_shift of the slot. The table entry is read where the row is copied, through the
+/// read-only cache: a tile's entries are a few bytes that every thread of the block shares.
+template <class T>
+struct KvRows {
+  const T* base = nullptr;
+  const int* table = nullptr;  ///< this sequence's row of the block table; nullptr: contiguous
+  int page_shift = 0;          ///< log2 of the page size
+  __device__ __forceinline__ const T* row(int r, int cols) const {
+    if (table == nullptr) return base + static_cast<std::int64_t>(r) * cols;
+    const std::int64_t slot = __ldg(table + (r >> page_shift));
+    return base + ((slot << page_shift) + (r & ((1 << page_shift) - 1))) * cols;
+  }
+};
+
+/// Row r of a row-major [rows × cols] matrix at `src`, or of a K/V sequence (KvRows).
+template <class T>
+__device__ __forceinline__ const T* row_ptr(const T* src, int r, int cols) {
+  return src + static_cast<std::int64_t>(r) * cols;
+}
+template <class T>
+__device__ __forceinline__ const T* row_ptr(const KvRows<T>& src, int r, int cols) {
+  return src.row(r, cols);
+}
+
 /// Rows [row0, row0 + ROWS) of a row-major [rows × COLS] global matrix into a swizzled shared tile
 /// COLS wide, by NTHREADS threads (this one is `tid`), 16 bytes each; rows ≥ row_end are
 /// zero-filled and not read. Chunk c goes to thread c % NTHREADS, the same mapping as store_rows, so
 /// a thread that stores a chunk and later reloads it touches only what it wrote itself. Eight
 /// consecutive threads copy one 128-byte global line into one 128-byte shared line.
-template <int ROWS, int COLS, int NTHREADS, class T>
-__device__ __forceinline__ void load_rows_async(T* dst, const T* src, int row0, int row_end, int tid) {
+template <int ROWS, int COLS, int NTHREADS, class T, class Src>
+__device__ __forceinline__ void load_rows_async(T* dst, const Src& src, int row0, int row_end, int tid) {
   constexpr int kChunksPerRow = COLS / kChunkElems;
   constexpr int kChunks = ROWS * kChunksPerRow;
   static_assert(COLS % kChunkElems == 0 && (COLS == 32 || COLS == 64 || COLS == 128 || COLS == 256));
@@ -369,7 +406,7 @@ __device__ __forceinline__ void load_rows_async(T* dst, const T* src, int row0, 
     const int r = c / kChunksPerRow;
     const int col = (c % kChunksPerRow) * kChunkElems;
     const bool valid = row0 + r < row_end;
-    const T* from = src + static_cast<std::int64_t>(valid ? row0 + r : 0) * COLS + col;
+    const T* from = row_ptr(src, valid ? row0 + r : 0, COLS) + col;
     cp_async_16(dst + swz(r, col, COLS), from, valid);
   }
 }

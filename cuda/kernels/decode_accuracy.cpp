@@ -1,6 +1,7 @@
 // check_decode_accuracy(): one run of a flashdecode spec (split and combine kernels) on seeded N(0, 1)
 // inputs, every output (O, L and the partials) poisoned first, against softmax(scale · Q Kᵀ) V and
-// L = ln Σ exp(scale · Q Kᵀ) computed in double, each query head reading its group's K/V head.
+// L = ln Σ exp(scale · Q Kᵀ) computed in double, each query head reading its group's K/V head (a paged
+// cache gathered into token order through the block table first).
 // Cost: 2 · batch · heads · n · n_kv · d flops in double: keep n small where n_kv is large.
 #include <cuda_runtime.h>
 
@@ -11,6 +12,7 @@
 #include "cuda/kernels/accuracy_compare.h"
 #include "cuda/kernels/decode_plan.h"
 #include "cuda/kernels/launch.h"
+#include "cuda/kernels/paged_kv.h"
 #include "cuda/runtime/check.h"
 
 namespace iosim::gpu::detail {
@@ -78,8 +80,13 @@ std::vector<Accuracy> check_decode_accuracy(const KernelSpec& spec, std::uint64_
   buf.poison_outputs(stream);
   launch(spec, buf, stream);
   IOSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const Reference ref =
-      decode_reference(spec, buf.to_host(Tensor::Q, stream), buf.to_host(Tensor::K, stream), buf.to_host(Tensor::V, stream));
+  std::vector<double> k = buf.to_host(Tensor::K, stream), v = buf.to_host(Tensor::V, stream);
+  if (spec.page_size > 0) {  // the reference reads K and V in token order
+    const std::vector<std::int32_t> table = block_table_of(spec);
+    k = unpage(spec, table, k);
+    v = unpage(spec, table, v);
+  }
+  const Reference ref = decode_reference(spec, buf.to_host(Tensor::Q, stream), k, v);
   const double tolerance = tolerance_of(spec.dtype);
   return {compare(Tensor::O, buf.to_host(Tensor::O, stream), ref.o, tolerance),
           compare(Tensor::L, buf.to_host(Tensor::L, stream), ref.l, tolerance)};

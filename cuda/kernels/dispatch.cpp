@@ -18,6 +18,7 @@
 #include "cuda/kernels/naive.h"
 #include "cuda/kernels/registry.h"
 #include "cuda/kernels/tensors.h"
+#include "cuda/window_paging.h"
 #include "cuda/runtime/check.h"
 
 namespace iosim::gpu {
@@ -97,6 +98,7 @@ std::string unsupported_in_build(const KernelSpec& s) {
   if (bh * s.n > std::numeric_limits<int>::max() || bh * s.n_kv > std::numeric_limits<int>::max()) {
     return "batch x heads x rows exceeds 2^31 - 1 rows";
   }
+  if (const std::string why = window_paging_unsupported(s); !why.empty()) return spec_text(s) + ": " + why;
   if (s.algo == Algo::naive) return "";
   if (s.warps < 0 || s.stages < 0) {
     return "warps and stages must be 0 (the tile's default) or positive (got " + std::to_string(s.warps) + ", " +

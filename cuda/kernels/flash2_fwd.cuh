@@ -9,7 +9,10 @@
 //     O ← α·O + P V_j (registers; P reused from the S accumulators as A fragments)
 //   O ← O / l; store O_i (element type), L_i = m·scale + ln l (fp32)
 // Per head: reads n·d + 2·T_r·n_kv·d elements, writes n·d elements and n floats; nothing else
-// (no local memory, no scratch).
+// (no local memory, no scratch). Causal: a block visits the K/V tiles up to its last row's diagonal;
+// with a sliding window of W keys (sim/core/mask.h) only from the tile of its first row's first key
+// on, the tiles either edge crosses masked, those outside never loaded. Paged K/V (sim/core/paging.h):
+// each K/V row is read from the slot its page's block-table entry names (KvRows, common.cuh).
 //
 // Design: W ∈ {4, 8} warps (4 by default, FA2's choice), each owns B_r/W rows (MT = B_r/(16·W) m16
 // tiles) of Q, S, P and O; mma.sync m16n8k16 with fp32 accumulators; Q fragments loaded once into
@@ -37,6 +40,7 @@
 
 #include "cuda/kernels/common.cuh"
 #include "cuda/kernels/launch_util.cuh"
+#include "cuda/kernels/paged_kv.h"
 #include "cuda/kernels/registry.h"
 
 namespace iosim::gpu::kern {
@@ -114,6 +118,10 @@ struct Flash2FwdParams {
   float scale;
   int group;    ///< query heads per K/V head: head bh reads K/V head bh / group
   bool causal;  ///< row r sees key c ≤ r + n_kv − n
+  int window;   ///< with causal: row r also needs c > r + n_kv − n − window (sim/core/mask.h); 0: none
+  const int* block_table;  ///< paged K/V: [K/V sequence, page] slots (sim/core/paging.h); nullptr: contiguous
+  int page_shift;          ///< log2 of the page size (paged)
+  int pages;               ///< pages of one K/V sequence (paged)
 };
 
 template <class T, class Tr>
@@ -132,14 +140,23 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
   const int bh = static_cast<int>(blockIdx.y);
   const int q0 = static_cast<int>(blockIdx.x) * kBr;
   const T* const q = static_cast<const T*>(p.q) + static_cast<std::int64_t>(bh) * p.n * kD;
-  const std::int64_t kv_off = static_cast<std::int64_t>(bh / p.group) * p.n_kv * kD;
-  const T* const k = static_cast<const T*>(p.k) + kv_off;
-  const T* const v = static_cast<const T*>(p.v) + kv_off;
+  // K/V sequence bh / group: contiguous at its offset, or paged through its row of the block table.
+  const int kv_seq = bh / p.group;
+  const int* const table = p.block_table == nullptr ? nullptr : p.block_table + static_cast<std::int64_t>(kv_seq) * p.pages;
+  const std::int64_t kv_off = table == nullptr ? static_cast<std::int64_t>(kv_seq) * p.n_kv * kD : 0;
+  const KvRows<T> k{static_cast<const T*>(p.k) + kv_off, table, p.page_shift};
+  const KvRows<T> v{static_cast<const T*>(p.v) + kv_off, table, p.page_shift};
   T* const o = static_cast<T*>(p.o) + static_cast<std::int64_t>(bh) * p.n * kD;
-  // K/V tiles this block visits: all, or (causal) up to the last one its last row sees — as
-  // CausalMask::kv_for_rows counts them; 0 when no row of the block sees a key (n > n_kv).
+  // K/V tiles this block visits, [kv_first, kv_first + kv_tiles): all, or (causal) up to the last one
+  // its last row sees, and (window) from the one holding its first row's first key on — as
+  // Mask::kv_for_rows counts them; none when no row of the block sees a key (n > n_kv).
   const int offset = p.n_kv - p.n;
-  const int kv_tiles = causal_kv_tiles(p.causal, q0, p.n, p.n_kv, kBr, kBc);
+  const int kv_first = window_first_kv_tile(p.window, q0, p.n, p.n_kv, kBc);
+  const int kv_end = causal_kv_tiles(p.causal, q0, p.n, p.n_kv, kBr, kBc);
+  const int kv_tiles = kv_end > kv_first ? kv_end - kv_first : 0;
+  // Under a window a tile is partly masked where some row's first key lies past its first column:
+  // the block's last row has the largest first key.
+  const int window_edge = p.window > 0 ? q0 + kBr - 1 + offset - p.window : -1;  // keys ≤ this: masked for some row
   const float scale_log2 = p.scale * kLog2e;
   // Prologue: Q_i (group 0), then K/V tiles 0 … kAhead − 1 (one group each, those that exist); Q
   // fragments as soon as group 0 has landed.
@@ -148,8 +165,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
 #pragma unroll
   for (int t = 0; t < kAhead; ++t) {
     if (t < kv_tiles) {
-      load_rows_async<kBc, kD, Tr::kThreads>(k_s + t * Tr::kKVElems, k, t * kBc, p.n_kv, tid);
-      load_rows_async<kBc, kD, Tr::kThreads>(v_s + t * Tr::kKVElems, v, t * kBc, p.n_kv, tid);
+      load_rows_async<kBc, kD, Tr::kThreads>(k_s + t * Tr::kKVElems, k, (kv_first + t) * kBc, p.n_kv, tid);
+      load_rows_async<kBc, kD, Tr::kThreads>(v_s + t * Tr::kKVElems, v, (kv_first + t) * kBc, p.n_kv, tid);
       cp_async_commit();
     }
   }
@@ -190,8 +207,9 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
     // (with one stage the else branch is never taken). Tile j has landed (this thread's part) …
     if (j + kAhead < kv_tiles) {
       const int stage = Tr::stage_of(j + kAhead);
-      load_rows_async<kBc, kD, Tr::kThreads>(k_s + stage * Tr::kKVElems, k, (j + kAhead) * kBc, p.n_kv, tid);
-      load_rows_async<kBc, kD, Tr::kThreads>(v_s + stage * Tr::kKVElems, v, (j + kAhead) * kBc, p.n_kv, tid);
+      const int row0 = (kv_first + j + kAhead) * kBc;
+      load_rows_async<kBc, kD, Tr::kThreads>(k_s + stage * Tr::kKVElems, k, row0, p.n_kv, tid);
+      load_rows_async<kBc, kD, Tr::kThreads>(v_s + stage * Tr::kKVElems, v, row0, p.n_kv, tid);
       cp_async_commit();
       cp_async_wait<kAhead>();
     } else {
@@ -224,25 +242,31 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
         }
       }
     }
-    // Columns past n_kv (last tile only) do not exist, and (causal) columns past a row's diagonal
-    // are masked (tiles the diagonal crosses): −inf, so that P = 0 there.
-    const bool diagonal = p.causal && (j + 1) * kBc - 1 > q0 + offset;
-    if ((j + 1) * kBc > p.n_kv || diagonal) {
+    // Columns past n_kv (last tile only) do not exist, (causal) columns past a row's diagonal are
+    // masked (tiles the diagonal crosses), and (window) columns at or before c = r + offset − W (tiles
+    // the window's lower edge crosses): −inf, so that P = 0 there.
+    const int c0 = (kv_first + j) * kBc;
+    const bool diagonal = p.causal && c0 + kBc - 1 > q0 + offset;
+    const bool edge = c0 <= window_edge;
+    if (c0 + kBc > p.n_kv || diagonal || edge) {
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
         for (int nt = 0; nt < kNS; ++nt) {
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
-            const int c = j * kBc + frag_col(nt, e, lane);
+            const int c = c0 + frag_col(nt, e, lane);
             const int r = q0 + wrow + frag_row(mt, e, lane);
-            if (c >= p.n_kv || (p.causal && c > r + offset)) s[mt][nt][e] = -INFINITY;
+            if (c >= p.n_kv || (p.causal && c > r + offset) || (p.window > 0 && c <= r + offset - p.window)) {
+              s[mt][nt][e] = -INFINITY;
+            }
           }
         }
       }
     }
 
-    // Online softmax. A row may have seen no key yet (causal, n > n_kv): its maximum is −inf, and
+    // Online softmax. A row may have seen no key yet (causal, n > n_kv; or a window whose first key
+    // lies in a later tile of the block's run): its maximum is −inf, and
     // it is taken as 0 there so that P = exp(−inf) = 0 and α = 1 (no NaN from −inf − (−inf)).
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
@@ -340,7 +364,13 @@ void launch_flash2_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   allow_dynamic_smem(kernel, Tr::kSmemBytes);
   kern::Flash2FwdParams p{buf.device(Tensor::Q), buf.device(Tensor::K), buf.device(Tensor::V),
                           buf.device(Tensor::O), device_ptr<float>(buf, Tensor::L), spec.n, spec.n_kv,
-                          1.f / std::sqrt(static_cast<float>(Tr::kD)), group_size(spec), spec.causal};
+                          1.f / std::sqrt(static_cast<float>(Tr::kD)), group_size(spec), spec.causal,
+                          spec.window, nullptr, 0, 0};
+  if (spec.page_size > 0) {  // paged K/V: unsupported_in_build checked the page size is a power of two
+    p.block_table = static_cast<const int*>(buf.device(Tensor::BT));
+    p.page_shift = page_shift_of(spec.page_size);
+    p.pages = static_cast<int>(kv_pages(spec));
+  }
   const dim3 grid(static_cast<unsigned>((spec.n + Tr::kBr - 1) / Tr::kBr),
                   static_cast<unsigned>(spec.batch * spec.heads));
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p);

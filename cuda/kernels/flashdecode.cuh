@@ -21,7 +21,8 @@
 // each warp takes a quarter of every K/V tile for all 16 rows, and the four (m, l, O) are merged through
 // shared memory at the end, so that all warps compute. Neither changes what the block moves.
 // Per grid head: reads rows·d · s (Q) + 2 · n_kv · d (K, V) elements; writes rows·d, rows (O, L), with
-// s > 1 also s · rows · (d + 1) fp32 partials, which the combine reads once.
+// s > 1 also s · rows · (d + 1) fp32 partials, which the combine reads once. Paged K/V (sim/core/paging.h):
+// each K/V row is read from the slot its page's block-table entry names (KvRows, common.cuh).
 //
 // Run: through iosim::gpu::detail::launch with KernelSpec{Algo::flashdecode or flashdecode_heads, …};
 // tested in tests/gpu/test_decode.cpp.
@@ -38,6 +39,7 @@
 #include "cuda/kernels/common.cuh"
 #include "cuda/kernels/decode_plan.h"
 #include "cuda/kernels/launch_util.cuh"
+#include "cuda/kernels/paged_kv.h"
 #include "cuda/kernels/registry.h"
 
 namespace iosim::gpu::kern {
@@ -60,11 +62,12 @@ __device__ __forceinline__ int decode_swz(int row, int col, int width) {
   return row * width + (col ^ ((row & 7) << 3));
 }
 
-/// Rows [row0, row0 + ROWS) of a row-major [rows × COLS] global matrix into a swizzled shared tile, by
+/// Rows [row0, row0 + ROWS) of a row-major [rows × COLS] global matrix (or of a K/V sequence, KvRows:
+/// contiguous or paged) into a swizzled shared tile, by
 /// NTHREADS threads, 16 bytes each (eight consecutive threads: one 128-byte line); rows ≥ row_end are
 /// zero-filled and not read.
-template <int ROWS, int COLS, int NTHREADS, class T>
-__device__ __forceinline__ void decode_load_rows(T* dst, const T* src, int row0, int row_end, int tid) {
+template <int ROWS, int COLS, int NTHREADS, class T, class Src>
+__device__ __forceinline__ void decode_load_rows(T* dst, const Src& src, int row0, int row_end, int tid) {
   constexpr int kChunksPerRow = COLS / kChunkElems;
   constexpr int kChunks = ROWS * kChunksPerRow;
   static_assert(kChunks % NTHREADS == 0 && COLS >= 64);
@@ -74,7 +77,7 @@ __device__ __forceinline__ void decode_load_rows(T* dst, const T* src, int row0,
     const int r = c / kChunksPerRow;
     const int col = (c % kChunksPerRow) * kChunkElems;
     const bool valid = row0 + r < row_end;
-    const T* from = src + static_cast<std::int64_t>(valid ? row0 + r : 0) * COLS + col;
+    const T* from = row_ptr(src, valid ? row0 + r : 0, COLS) + col;
     cp_async_16(dst + decode_swz(r, col, COLS), from, valid);
   }
 }
@@ -146,6 +149,9 @@ struct DecodeParams {
   int m_tiles;         ///< ⌈rows / 64⌉
   std::int64_t total_rows;  ///< batch · heads · n: rows of one split's partials
   float scale;
+  const int* block_table;  ///< paged K/V: [K/V sequence, page] slots (sim/core/paging.h); nullptr: contiguous
+  int page_shift;          ///< log2 of the page size (paged)
+  int pages;               ///< pages of one K/V sequence (paged)
 };
 
 /// Column mode's end: the four warps' (m, l, O) of the same 16 rows merged through shared memory (`red`,
@@ -227,8 +233,11 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
   const int kvh = (gh / p.heads) * p.kv_heads + (gh % p.heads) / p.group_div;
   const std::int64_t row_base = static_cast<std::int64_t>(gh) * p.rows;  // first row of this grid head
   const T* const q = static_cast<const T*>(p.q) + row_base * kD;
-  const T* const k = static_cast<const T*>(p.k) + static_cast<std::int64_t>(kvh) * p.n_kv * kD;
-  const T* const v = static_cast<const T*>(p.v) + static_cast<std::int64_t>(kvh) * p.n_kv * kD;
+  // K/V sequence kvh: contiguous at its offset, or paged through its row of the block table.
+  const int* const table = p.block_table == nullptr ? nullptr : p.block_table + static_cast<std::int64_t>(kvh) * p.pages;
+  const std::int64_t kv_off = table == nullptr ? static_cast<std::int64_t>(kvh) * p.n_kv * kD : 0;
+  const KvRows<T> k{static_cast<const T*>(p.k) + kv_off, table, p.page_shift};
+  const KvRows<T> v{static_cast<const T*>(p.v) + kv_off, table, p.page_shift};
   const int kv_tiles = (p.n_kv + kBc - 1) / kBc;
   const int t0 = split * p.tiles_per_split;
   const int t1 = min(t0 + p.tiles_per_split, kv_tiles);
@@ -486,7 +495,15 @@ void launch_flashdecode(const KernelSpec& spec, AttentionBuffers& buf, cudaStrea
                        plan.tiles_per_split,
                        plan.m_tiles,
                        static_cast<std::int64_t>(spec.batch) * spec.heads * spec.n,
-                       1.f / std::sqrt(static_cast<float>(Tr::kD))};
+                       1.f / std::sqrt(static_cast<float>(Tr::kD)),
+                       nullptr,
+                       0,
+                       0};
+  if (spec.page_size > 0) {  // paged K/V: unsupported_in_build checked the page size is a power of two
+    p.block_table = static_cast<const int*>(buf.device(Tensor::BT));
+    p.page_shift = page_shift_of(spec.page_size);
+    p.pages = static_cast<int>(kv_pages(spec));
+  }
   using TrCols = kern::DecodeTraits<Tr::kD, Tr::kBc, Tr::kStages, true>;
   // Grid heads of at most 16 rows: the warps split columns (all four compute); else rows.
   const auto split = plan.rows <= 16 ? kern::flashdecode_split<T, TrCols> : kern::flashdecode_split<T, Tr>;

@@ -11,6 +11,13 @@
 
 namespace iosim::gpu::detail {
 
+/// Pages of one K/V sequence (the last one partly filled), or 0 when K and V are contiguous.
+[[nodiscard]] constexpr std::uint64_t kv_pages(const KernelSpec& s) {
+  if (s.page_size <= 0) return 0;
+  const auto p = static_cast<std::uint64_t>(s.page_size);
+  return (static_cast<std::uint64_t>(s.n_kv) + p - 1) / p;
+}
+
 /// What a flashdecode spec writes: O, L and, split, the partials; with `inputs` also Q, K, V.
 [[nodiscard]] inline std::vector<Tensor> written_decode_tensors(const KernelSpec& spec, bool inputs) {
   std::vector<Tensor> t;
@@ -62,8 +69,13 @@ namespace iosim::gpu::detail {
 /// Every tensor the buffers of `spec` hold: the pass's inputs and outputs, and for a backward spec
 /// also what its forward writes (prepare_backward runs it into the same buffers).
 [[nodiscard]] inline std::vector<Tensor> held_tensors(const KernelSpec& spec) {
-  if (is_decode(spec.algo)) return written_decode_tensors(spec, true);
+  if (is_decode(spec.algo)) {
+    std::vector<Tensor> t = written_decode_tensors(spec, true);
+    if (spec.page_size > 0) t.push_back(Tensor::BT);
+    return t;
+  }
   std::vector<Tensor> t = {Tensor::Q, Tensor::K, Tensor::V, Tensor::O};
+  if (spec.page_size > 0) t.push_back(Tensor::BT);
   switch (spec.algo) {
     case Algo::naive: t.insert(t.end(), {Tensor::S, Tensor::P}); break;
     case Algo::flash1: t.insert(t.end(), {Tensor::l, Tensor::m}); break;
@@ -96,6 +108,11 @@ namespace iosim::gpu::detail {
   const auto d = static_cast<std::uint64_t>(spec.d);
   const TensorShape& s = shape_of(t);  // the table of sim/core/tensor.h
   if (s.grouped_scratch && group_size(spec) == 1) return 0;
+  // Paged K/V (sim/core/paging.h): K and V hold whole pages, the last one of each sequence padded; the
+  // block table one int32 entry a page.
+  const std::uint64_t pages = kv_pages(spec);
+  if (pages > 0 && (t == Tensor::K || t == Tensor::V)) return bkv * pages * static_cast<std::uint64_t>(spec.page_size) * d;
+  if (t == Tensor::BT) return bkv * pages;
   std::uint64_t copies = 1;
   if (s.layout.split) {  // the split-KV partials: one copy per split of a decode spec that splits
     copies = is_decode(spec.algo) ? static_cast<std::uint64_t>(decode_plan(spec).splits) : 0;

@@ -26,16 +26,18 @@ void check_sizes(const Shape& s, const std::vector<double>& q, const std::vector
   }
 }
 
-/// P = softmax(scale·Q Kᵀ) by rows, for one head; causal: only keys c ≤ r + n_kv − n, the rest 0
-/// (all of a row that sees none).
-Matrix probabilities(const ConstMap& q, const ConstMap& k, double scale, bool causal) {
+/// P = softmax(scale·Q Kᵀ) by rows, for one head; causal: only keys c ≤ r + n_kv − n, and with a window
+/// W > 0 also c > r + n_kv − n − W; the rest 0 (all of a row that sees none).
+Matrix probabilities(const ConstMap& q, const ConstMap& k, double scale, bool causal, int window) {
   Matrix p = scale * (q * k.transpose());
   const Eigen::Index offset = k.rows() - q.rows();
   for (Eigen::Index r = 0; r < p.rows(); ++r) {
     const Eigen::Index seen = causal ? std::clamp<Eigen::Index>(r + offset + 1, 0, p.cols()) : p.cols();
+    const Eigen::Index first = causal && window > 0 ? std::clamp<Eigen::Index>(r + offset - window + 1, 0, seen) : 0;
     p.row(r).tail(p.cols() - seen).setZero();
-    if (seen == 0) continue;
-    auto row = p.row(r).head(seen);
+    p.row(r).head(first).setZero();
+    if (seen == first) continue;
+    auto row = p.row(r).segment(first, seen - first);
     const double mx = row.maxCoeff();
     row = (row.array() - mx).exp();
     row /= row.sum();
@@ -57,7 +59,7 @@ std::vector<double> attention_forward(const Shape& s, const std::vector<double>&
     const std::size_t qo = static_cast<std::size_t>(h) * head_size(s.n, s.d);
     const std::size_t ko = kv_offset(s, h);
     const ConstMap qh(q.data() + qo, n, d), kh(k.data() + ko, nkv, d), vh(v.data() + ko, nkv, d);
-    Map(o.data() + qo, n, d) = probabilities(qh, kh, s.scale, s.causal) * vh;
+    Map(o.data() + qo, n, d) = probabilities(qh, kh, s.scale, s.causal, s.window) * vh;
   }
   return o;
 }
@@ -73,7 +75,7 @@ Gradients attention_backward(const Shape& s, const std::vector<double>& q, const
     const std::size_t ko = kv_offset(s, h);
     const ConstMap qh(q.data() + qo, n, d), kh(k.data() + ko, nkv, d), vh(v.data() + ko, nkv, d);
     const ConstMap doh(dout.data() + qo, n, d);
-    const Matrix p = probabilities(qh, kh, s.scale, s.causal);
+    const Matrix p = probabilities(qh, kh, s.scale, s.causal, s.window);
     const Matrix dp = doh * vh.transpose();
     const Eigen::VectorXd rows = (p.array() * dp.array()).rowwise().sum();
     const Matrix ds = (p.array() * (dp.colwise() - rows).array()).matrix();

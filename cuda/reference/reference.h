@@ -1,7 +1,8 @@
 // The CPU reference of the kernels: attention forward and backward in double precision (Eigen), per
 // head, on row-major [rows × d] matrices. Used by check_accuracy (cuda/kernels/accuracy.cpp).
 //
-//   forward:  S = scale·Q Kᵀ (causal: −inf where key c > row r + n_kv − n); P = softmax(S) by rows
+//   forward:  S = scale·Q Kᵀ (causal: −inf where key c > row r + n_kv − n, or with a window W where
+//             c ≤ r + n_kv − n − W); P = softmax(S) by rows
 //             (a row with no visible key: P = 0); O = P V
 //   backward: dV = Pᵀ dO; dP = dO Vᵀ; D = rowsum(P ∘ dP); dS = P ∘ (dP − D); dQ = scale·dS K; dK = scale·dSᵀ Q
 // Cost per head: about 4·n·n_kv·d (forward) and 10·n·n_kv·d (backward) flops in double: keep n small.
@@ -22,6 +23,7 @@ struct Shape {
   double scale = 0;  ///< usually 1/√d
   int group = 1;     ///< query heads per K/V head (dividing heads)
   bool causal = false;
+  int window = 0;  ///< with causal: key c also needs c > r + n_kv − n − window (sim/core/mask.h); 0: none
 };
 
 /// O [heads, n, d] from Q [heads, n, d], K and V [heads / group, n_kv, d].

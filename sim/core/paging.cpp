@@ -1,6 +1,7 @@
 #include "sim/core/paging.h"
 
 #include <charconv>
+#include <limits>
 #include <numeric>
 
 #include "sim/core/error.h"
@@ -67,6 +68,18 @@ BlockTable::BlockTable(const Problem& p) : pages_(p.pages()) {
       std::swap(row[static_cast<std::ptrdiff_t>(k - 1)], row[static_cast<std::ptrdiff_t>(pick)]);
     }
   }
+}
+
+std::vector<std::int32_t> BlockTable::entries(std::uint64_t seqs) const {
+  const std::uint64_t count = checked_mul(seqs, pages_);
+  if (count > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) {
+    throw InputError("--page-size: " + std::to_string(count) + " pages do not fit the block table's int32 slots");
+  }
+  std::vector<std::int32_t> out(count);
+  for (std::uint64_t s = 0; s < seqs; ++s) {
+    for (std::uint64_t k = 0; k < pages_; ++k) out[s * pages_ + k] = static_cast<std::int32_t>(slot(s, k));
+  }
+  return out;
 }
 
 }  // namespace iosim

@@ -49,6 +49,10 @@ class BlockTable {
     return seq * pages_ + (perm_.empty() ? page : perm_[seq * pages_ + page]);
   }
   [[nodiscard]] std::uint64_t pages() const { return pages_; }
+  /// The table as a paged kernel reads it (Tensor::BT): [sequence, page] row-major, each entry the
+  /// page's slot in the whole cache (int32, as vLLM's and FlashAttention's block tables). Throws
+  /// InputError when a slot does not fit an int32.
+  [[nodiscard]] std::vector<std::int32_t> entries(std::uint64_t seqs) const;
 
  private:
   std::uint64_t pages_ = 0;           ///< a sequence's

@@ -52,7 +52,7 @@ int measure_command(const ProblemFlags& f, const MeasureFlags& mf, const std::st
   const Pass pass = r.passes.front();
   const gpu::KernelShape pinned{static_cast<int>(r.kernel.warps), static_cast<int>(r.kernel.stages),
                                 static_cast<int>(std::min<std::uint64_t>(r.splits, 1u << 20))};
-  require_unwindowed_unpaged(r.problems.front());
+  require_kernel_window_paging(schedule, pass, r.problems.front(), r.tiles.front().bc.value_or(0));
   // What the build cannot run is said before a missing GPU (flash3's backward, a type not compiled); a
   // module that does not load is the missing GPU's message.
   if (!gpu::load_module().empty()) require_gpu("measure");

@@ -33,6 +33,7 @@
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
 #include "src/cli/gpu_spec.h"
+#include "src/cli/validate_shape.h"
 #include "src/config/checked_file.h"
 #include "src/config/hardware_config.h"
 #include "src/config/search_path.h"
@@ -285,10 +286,13 @@ std::string summary(const std::vector<report::Comparison>& all) {
 /// A time in ms, "-" where there is none (no prediction).
 std::string ms(double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:.3g}", v); }
 
-/// " causal", " kv=4" (K/V heads when they are shared), both, or nothing.
+/// " causal", " kv=4" (K/V heads when they are shared), " window=W", " page=P" (" random" shuffled), those
+/// that apply, or nothing.
 std::string variant_suffix(const gpu::KernelSpec& s) {
   std::string t = s.causal ? " causal" : "";
   if (gpu::kv_head_count(s) != s.heads) t += fmt::format(" kv={}", gpu::kv_head_count(s));
+  if (s.window != 0) t += fmt::format(" window={}", s.window);
+  if (s.page_size != 0) t += fmt::format(" page={}{}", s.page_size, s.page_order == PageOrder::random ? " random" : "");
   return t;
 }
 
@@ -358,6 +362,7 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   for (const std::string& t : v.tiles) tiles.push_back(parse_tile(t));
   std::vector<Problem> shapes;
   for (const std::string& t : v.shapes) shapes.push_back(parse_shape(t));
+  apply_shape_options(v.shape, shapes);
   for (const int x : v.warps) {
     if (x < 1) throw InputError("validate: --warps must be positive, not " + std::to_string(x));
   }
@@ -413,6 +418,11 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   if (!v.ns.empty()) base += "-n" + fmt::format("{}", fmt::join(v.ns, "-"));
   for (std::size_t i = 0; i < tiles.size(); ++i) base += fmt::format("{}{}x{}", i == 0 ? "-tile" : "-", tiles[i].first, tiles[i].second);
   for (const Problem& p : shapes) base += fmt::format("-b{}h{}n{}d{}", p.batch, p.heads, p.n, p.d);
+  if (v.shape.causal) base += "-causal";
+  if (v.shape.n_kv) base += fmt::format("-nkv{}", *v.shape.n_kv);
+  if (v.shape.window) base += fmt::format("-w{}", *v.shape.window);
+  if (v.shape.page_size) base += fmt::format("-page{}", *v.shape.page_size);
+  if (!v.shape.page_order.empty()) base += "-" + v.shape.page_order;
   if (!v.warps.empty()) base += "-w" + fmt::format("{}", fmt::join(v.warps, "-"));
   if (!v.stages.empty()) base += "-st" + fmt::format("{}", fmt::join(v.stages, "-"));
   if (v.measure.no_counters) base += "-time";
@@ -420,10 +430,13 @@ int validate_command(const ValidateFlags& v, std::ostream& out, std::ostream& pr
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     const auto t0 = std::chrono::steady_clock::now();
-    progress << fmt::format("[{}/{}] {} {} d={} n={} n_kv={} batch={} heads={}{}{} {} ", i + 1, points.size(), p.schedule,
+    progress << fmt::format("[{}/{}] {} {} d={} n={} n_kv={} batch={} heads={}{}{}{}{} {} ", i + 1, points.size(), p.schedule,
                             name(p.pass), p.problem.d, p.problem.n, p.problem.n_kv, p.problem.batch, p.problem.heads,
                             p.problem.kv_heads == 0 ? "" : fmt::format(" kv_heads={}", p.problem.kv_heads),
-                            p.problem.causal ? " causal" : "", name(p.problem.dtype));
+                            p.problem.causal ? " causal" : "",
+                            p.problem.window == 0 ? "" : fmt::format(" window={}", p.problem.window),
+                            p.problem.paged() ? fmt::format(" page_size={}", p.problem.page_size) : "",
+                            name(p.problem.dtype));
     try {
       const GpuCase c = gpu_case(p.schedule, p.pass, p.problem, hw, p.tiles, p.shape);
       results.push_back(v.no_predict ? measure_only_case(c, p.schedule, p.pass, v.measure)

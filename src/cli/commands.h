@@ -10,6 +10,7 @@
 
 #include "src/cli/limits.h"
 #include "src/cli/problem_flags.h"
+#include "src/cli/validate_shape.h"
 
 namespace iosim::cli {
 
@@ -41,6 +42,7 @@ struct ValidateFlags {
   std::vector<std::uint64_t> ds, ns;
   std::vector<std::string> tiles;      ///< "BRxBC" tiles of the grid to keep; empty: all
   std::vector<std::string> shapes;     ///< "B,H,N,D": these problems instead of the grid, every variant
+  ShapeOptions shape;                  ///< the mask, n_kv, window and pages of every --shape problem
   std::vector<int> warps, stages;      ///< variants to keep; empty: all
   bool no_predict = false;             ///< measure only; predictions later (scripts/repredict-validation.py)
   MeasureFlags measure;

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <limits>
 
+#include "cuda/window_paging.h"
 #include "sim/core/error.h"
 #include "sim/schedule/registry.h"
 
@@ -43,9 +44,31 @@ void require_gpu(const char* command) {
   if (!gpu::available(&why)) throw InputError(std::string(command) + " needs a CUDA GPU: " + why);
 }
 
-void require_unwindowed_unpaged(const Problem& p) {
-  if (p.window != 0) throw InputError("--window: the CUDA kernels have no sliding window; drop --window to measure");
-  if (p.paged()) throw InputError("--page-size: the CUDA kernels have no paged K/V; drop --page-size to measure");
+namespace {
+
+/// The spec's window and pages, from the problem (its page order and seed too: the block table's).
+void set_window_paging(gpu::KernelSpec& s, const Problem& p) {
+  s.window = as_int(p.window, "--window");
+  s.page_size = as_int(p.page_size, "--page-size");
+  s.page_order = p.page_order;
+  s.page_seed = p.page_seed;
+}
+
+void throw_if_refused(const gpu::KernelSpec& s) {
+  if (const std::string why = gpu::window_paging_unsupported(s); !why.empty()) throw InputError(why);
+}
+
+}  // namespace
+
+void require_kernel_window_paging(const std::string& schedule, Pass pass, const Problem& p, std::uint64_t bc) {
+  gpu::KernelSpec s;
+  s.algo = algo_of(schedule);
+  s.pass = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
+  s.n_kv = as_int(p.n_kv, "n_kv");
+  s.causal = p.causal;
+  s.bc = as_int(bc, "--bc");
+  set_window_paging(s, p);
+  throw_if_refused(s);
 }
 
 GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const HardwareSpec& hw,
@@ -64,7 +87,7 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
   s.dtype = p.dtype;
   s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
   s.causal = p.causal;
-  require_unwindowed_unpaged(p);
+  set_window_paging(s, p);
   if (s.algo != gpu::Algo::naive) {
     const auto compiled = gpu::compiled_tiles(s.algo, s.pass, s.d, s.dtype);
     const int br = tiles.br ? as_int(*tiles.br, "--br") : (compiled.empty() ? 0 : compiled.front().first);
@@ -74,6 +97,7 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
     s.warps = pinned.warps;
     s.stages = pinned.stages;
   }
+  throw_if_refused(s);  // with the kernel's tile: the page size must fit its B_c
   if (const std::string why = gpu::unsupported_in_build(s); !why.empty()) throw InputError(why);
   if (on_device) {
     if (const std::string why = gpu::unsupported(s); !why.empty()) throw InputError(why);

@@ -18,9 +18,11 @@ struct GpuCase {
   ScheduleContext model;
 };
 
-/// Throws InputError for a sliding window or paged K/V: the CUDA kernels mask causally only and read K/V
-/// contiguous (both are counted and predicted, not run). Before a missing GPU, as what the build refuses is.
-void require_unwindowed_unpaged(const Problem& p);
+/// Throws InputError for a sliding window or paged K/V that `schedule`'s `pass` kernel does not run (the
+/// window: flash2's forward only; pages: flash2's forward and flashdecode; cuda/window_paging.h),
+/// or pages that the K/V tile `bc` (0: not known yet) and the page size do not fit. Needs no GPU: said
+/// before a missing GPU, as what the build refuses is.
+void require_kernel_window_paging(const std::string& schedule, Pass pass, const Problem& p, std::uint64_t bc);
 
 /// `schedule` and `pass` of problem `p` with tile `tiles` (the kernel's default where unset) and the
 /// warps and stages of `pinned` (the tile's default where 0). Throws InputError when the build has no

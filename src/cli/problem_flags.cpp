@@ -48,29 +48,6 @@ std::optional<std::uint64_t> pick(const std::optional<std::int64_t>& flag, const
   return file;
 }
 
-/// A window needs the causal mask (it bounds each row's keys from below; the diagonal bounds them from
-/// above) and at most n_kv keys (a wider one is the causal mask alone, likely a mistaken flag).
-void check_window(const Problem& p) {
-  if (p.window == 0) return;
-  if (!p.causal) throw InputError("--window needs --causal (a window ends at each query's diagonal)");
-  if (p.window > p.n_kv) {
-    throw InputError("--window must be at most n_kv (got " + std::to_string(p.window) + " with n_kv " +
-                     std::to_string(p.n_kv) + ")");
-  }
-}
-
-/// Paged K/V: --page-order only beside a page size, and one of its three forms.
-void set_pages(Problem& p, std::optional<std::uint64_t> page_size, const std::string& order) {
-  if (!page_size) {
-    if (!order.empty()) throw InputError("--page-order needs --page-size");
-    return;
-  }
-  p.page_size = *page_size;
-  if (!order.empty() && !parse_page_order(order, p.page_order, p.page_seed)) {
-    throw InputError("--page-order must be contiguous, random or an integer seed (got '" + order + "')");
-  }
-}
-
 /// Pages are read through a block table by the schedules that have a paged variant only (their
 /// forward): the others would count K and V as if contiguous.
 void check_paged_schedules(const Problem& p, const std::vector<std::string>& schedules, const std::vector<Pass>& passes) {
@@ -135,6 +112,29 @@ std::optional<ExecuteOptions> execute_options(const ProblemFlags& f) {
 }
 
 }  // namespace
+
+/// A window needs the causal mask (it bounds each row's keys from below; the diagonal bounds them from
+/// above) and at most n_kv keys (a wider one is the causal mask alone, likely a mistaken flag).
+void check_window(const Problem& p) {
+  if (p.window == 0) return;
+  if (!p.causal) throw InputError("--window needs --causal (a window ends at each query's diagonal)");
+  if (p.window > p.n_kv) {
+    throw InputError("--window must be at most n_kv (got " + std::to_string(p.window) + " with n_kv " +
+                     std::to_string(p.n_kv) + ")");
+  }
+}
+
+/// Paged K/V: --page-order only beside a page size, and one of its three forms.
+void set_pages(Problem& p, std::optional<std::uint64_t> page_size, const std::string& order) {
+  if (!page_size) {
+    if (!order.empty()) throw InputError("--page-order needs --page-size");
+    return;
+  }
+  p.page_size = *page_size;
+  if (!order.empty() && !parse_page_order(order, p.page_order, p.page_seed)) {
+    throw InputError("--page-order must be contiguous, random or an integer seed (got '" + order + "')");
+  }
+}
 
 CLI::Option* add_integer_list(CLI::App& app, const std::string& names, std::vector<std::int64_t>& out,
                               const std::string& help) {

@@ -63,6 +63,12 @@ enum class FlagSet : std::uint8_t {
 
 void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set);
 
+/// Throws InputError (one line naming --window) unless p's window is 0, or causal and at most n_kv.
+void check_window(const Problem& p);
+/// Sets p's pages from --page-size and --page-order; throws InputError (one line naming the flag) for an
+/// order without a size or an order that is none of contiguous, random or a seed.
+void set_pages(Problem& p, std::optional<std::uint64_t> page_size, const std::string& order);
+
 /// --execute, --bug, --seed, --input-scale: executing the schedules on numbers (sim/exec).
 void add_execute_flags(CLI::App& app, ProblemFlags& f);
 

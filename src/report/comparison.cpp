@@ -154,6 +154,12 @@ void comparison_json(JsonWriter& w, const Comparison& c) {
   w.key("problem").begin_object().field("batch", std::uint64_t(s.batch)).field("heads", std::uint64_t(s.heads));
   w.field("n", std::uint64_t(s.n)).field("n_kv", std::uint64_t(s.n_kv)).field("d", std::uint64_t(s.d));
   w.field("dtype", name(s.dtype)).field("kv_heads", std::uint64_t(gpu::kv_head_count(s))).field("causal", s.causal);
+  if (s.window != 0) w.field("window", std::uint64_t(s.window));  // absent without one, as in run JSON
+  if (s.page_size != 0) {
+    w.field("page_size", std::uint64_t(s.page_size));
+    w.field("page_order", s.page_order == PageOrder::contiguous ? "contiguous" : "random");
+    if (s.page_order == PageOrder::random) w.field("page_seed", s.page_seed);
+  }
   w.end_object();
   w.key("tile").begin_object().field("br", std::uint64_t(s.br)).field("bc", std::uint64_t(s.bc));
   w.field("warps", std::uint64_t{c.model.kernel.warps}).field("stages", std::uint64_t{c.model.kernel.stages});

@@ -1,0 +1,44 @@
+// Which kernels take a sliding window and paged K/V (KernelSpec::window, page_size), and the one-line
+// refusal for the rest: the window in flash2's forward only (cuda/kernels/flash2_fwd.cuh), pages in
+// flash2's forward and flashdecode(-heads) (flashdecode.cuh), as the model has them (sim/core/mask.h,
+// sim/core/paging.h). Host only, no CUDA, beside backend.h: unsupported_in_build(), measure, validate
+// and the CPU tests read it.
+#pragma once
+
+#include <bit>
+#include <string>
+
+#include "cuda/backend.h"
+
+namespace iosim::gpu {
+
+/// Empty when `s`'s kernel runs its window and pages (or has none); otherwise one line saying why not.
+[[nodiscard]] inline std::string window_paging_unsupported(const KernelSpec& s) {
+  const bool flash2_fwd = s.algo == Algo::flash2 && s.pass == Direction::fwd;
+  const bool decode = s.algo == Algo::flashdecode || s.algo == Algo::flashdecode_heads;
+  const std::string kernel = std::string(name(s.algo)) + (s.pass == Direction::fwd ? " fwd" : " bwd");
+  if (s.window < 0) return "--window must be positive (got " + std::to_string(s.window) + ")";
+  if (s.window > 0) {
+    if (!flash2_fwd) return "--window: the " + kernel + " kernel has no sliding window (flash2's forward has one)";
+    if (!s.causal) return "--window needs the causal mask (a window ends at each query's diagonal)";
+    if (s.window > s.n_kv) {
+      return "--window must be at most n_kv (got " + std::to_string(s.window) + " with n_kv " + std::to_string(s.n_kv) + ")";
+    }
+  }
+  if (s.page_size < 0) return "--page-size must be positive (got " + std::to_string(s.page_size) + ")";
+  if (s.page_size > 0) {
+    if (!flash2_fwd && !decode) {
+      return "--page-size: the " + kernel + " kernel has no paged K/V (flash2's forward and flashdecode have)";
+    }
+    if (!std::has_single_bit(static_cast<unsigned>(s.page_size))) {
+      return "--page-size must be a power of two (got " + std::to_string(s.page_size) + ")";
+    }
+    if (s.bc > 0 && s.bc % s.page_size != 0 && s.page_size % s.bc != 0) {
+      return "--page-size " + std::to_string(s.page_size) + " and the K/V tile B_c = " + std::to_string(s.bc) +
+             " must divide one another (a tile of whole pages, or a page of whole tiles)";
+    }
+  }
+  return "";
+}
+
+}  // namespace iosim::gpu

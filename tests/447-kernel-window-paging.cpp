@@ -1,0 +1,83 @@
+// Which CUDA kernels run a sliding window and paged K/V (cuda/window_paging.h): the window in
+// flash2's forward only, pages in flash2's forward and flashdecode(-heads), with a page size that is a
+// power of two fitting the K/V tile; the rest refused in one line naming the flag. Needs no GPU.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <utility>
+
+#include "cuda/window_paging.h"
+
+using iosim::gpu::Algo;
+using iosim::gpu::Direction;
+using iosim::gpu::KernelSpec;
+using iosim::gpu::window_paging_unsupported;
+
+namespace {
+
+KernelSpec spec(Algo a, Direction pass, int bc) {
+  KernelSpec s;
+  s.algo = a;
+  s.pass = pass;
+  s.n = s.n_kv = 4096;
+  s.d = 64;
+  s.bc = bc;
+  return s;
+}
+
+bool says(const std::string& why, const std::string& piece) { return why.find(piece) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("a sliding window: flash2's forward runs it, under the causal mask, at most n_kv keys") {
+  KernelSpec s = spec(Algo::flash2, Direction::fwd, 64);
+  s.causal = true;
+  s.window = 256;
+  CHECK(window_paging_unsupported(s).empty());
+  s.window = 4096;  // every key: the causal mask alone
+  CHECK(window_paging_unsupported(s).empty());
+  s.window = 4097;
+  CHECK(says(window_paging_unsupported(s), "--window must be at most n_kv (got 4097 with n_kv 4096)"));
+  s.window = 256;
+  s.causal = false;
+  CHECK(says(window_paging_unsupported(s), "--window needs the causal mask"));
+  s.causal = true;
+  s.window = -1;
+  CHECK(says(window_paging_unsupported(s), "--window must be positive"));
+  for (const auto& [a, pass] : {std::pair{Algo::naive, Direction::fwd}, std::pair{Algo::flash1, Direction::fwd},
+                                std::pair{Algo::flash2, Direction::bwd}, std::pair{Algo::flashdecode, Direction::fwd},
+                                std::pair{Algo::flash3, Direction::fwd}}) {
+    KernelSpec o = spec(a, pass, 64);
+    o.causal = true;
+    o.window = 256;
+    const std::string why = window_paging_unsupported(o);
+    CAPTURE(why);
+    CHECK(says(why, "--window: the "));
+    CHECK(says(why, "kernel has no sliding window (flash2's forward has one)"));
+  }
+}
+
+TEST_CASE("paged K/V: flash2's forward and flashdecode run it, a power-of-two page that fits B_c") {
+  for (const Algo a : {Algo::flash2, Algo::flashdecode, Algo::flashdecode_heads}) {
+    for (const int page : {16, 64, 128, 256, 1024}) {
+      KernelSpec s = spec(a, Direction::fwd, 128);
+      s.page_size = page;
+      CAPTURE(page);
+      CHECK(window_paging_unsupported(s).empty());
+    }
+  }
+  KernelSpec s = spec(Algo::flash2, Direction::fwd, 64);
+  s.page_size = 48;
+  CHECK(says(window_paging_unsupported(s), "--page-size must be a power of two (got 48)"));
+  s.bc = 96;  // 64 neither divides B_c nor is divided by it
+  s.page_size = 64;
+  CHECK(says(window_paging_unsupported(s), "--page-size 64 and the K/V tile B_c = 96 must divide one another"));
+  s.bc = 0;  // tile not known yet: only the page itself is checked
+  CHECK(window_paging_unsupported(s).empty());
+  for (const auto& [a, pass] : {std::pair{Algo::naive, Direction::fwd}, std::pair{Algo::flash1, Direction::fwd},
+                                std::pair{Algo::flash2, Direction::bwd}, std::pair{Algo::flash3, Direction::fwd}}) {
+    KernelSpec o = spec(a, pass, 64);
+    o.page_size = 16;
+    CHECK(says(window_paging_unsupported(o), "kernel has no paged K/V (flash2's forward and flashdecode have)"));
+  }
+}
