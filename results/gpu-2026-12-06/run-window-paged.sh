@@ -25,7 +25,7 @@ finish() { cp results/gpu-2026-12-06/run-window-paged.sh "$res/"; tar -czf "${OU
 trap finish EXIT
 t0=$SECONDS
 stamp() { echo "$1: exit $2 at $((SECONDS - t0)) s" | tee -a "$res/stamps.txt"; }
-left() { echo $((450 - SECONDS + t0)); }
+left() { echo $((${BUDGET:-450} - SECONDS + t0)); }
 { date -u; echo "GPU: $gpu (config $cfg.yaml)"; git rev-parse HEAD 2>/dev/null; nvidia-smi; nproc
   python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'; } >"$res/environment.txt" 2>&1
 configure() {  # $1: ON or OFF, the GPU tests with it
