@@ -122,8 +122,10 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: " + " | ".join(lines[:6])[:800]
 
 
-def compile_config(config: Config) -> Compiled:
-    """Compiles `config`; raises CompileError naming the config and Triton's reason if it cannot."""
+def compile_config(config: Config, stop_over_shared_limit: bool = True) -> Compiled:
+    """Compiles `config`; raises CompileError naming the config and Triton's reason if it cannot. A config
+    over the target's shared memory is refused once the LLVM IR stage has sized it, unless
+    `stop_over_shared_limit` is off (then after the whole compile: the same reason, more slowly)."""
     if config.kernel not in KERNELS:
         raise CompileError(f"{config.label()}: unknown kernel (known: {', '.join(KERNELS)})")
     fn = KERNELS[config.kernel]
@@ -138,7 +140,7 @@ def compile_config(config: Config) -> Compiled:
                 contextlib.redirect_stdout(log):
             triton.knobs.nvidia.dump_ptxas_log = True
             triton.knobs.compilation.always_compile = True
-            if limit is not None:
+            if limit is not None and stop_over_shared_limit:
                 triton.knobs.runtime.add_stages_inspection_hook = _stop_over_shared_limit(limit)
             kernel = triton.compile(ASTSource(fn, sig, constexprs, attrs), target=target,
                                     options={"num_warps": config.num_warps, "num_stages": config.num_stages})
