@@ -74,11 +74,13 @@ class _SharedOverLimit(Exception):
         self.shared = shared
 
 
-def _stop_over_shared_limit(limit: int):
+def _stop_over_shared_limit(limit: int, then=None):
     """A stages hook (triton.knobs.runtime.add_stages_inspection_hook) that raises _SharedOverLimit after
     the "llir" stage when its metadata["shared"] (the value the compiled kernel's metadata.shared takes;
-    no later stage changes it) exceeds `limit`."""
+    no later stage changes it) exceeds `limit`; `then`, a hook already set, runs first."""
     def hook(backend, stages, options, language, capability):
+        if then is not None:
+            then(backend, stages, options, language, capability)
         make_llir = stages["llir"]
 
         def llir(src, metadata):
@@ -141,7 +143,8 @@ def compile_config(config: Config, stop_over_shared_limit: bool = True) -> Compi
             triton.knobs.nvidia.dump_ptxas_log = True
             triton.knobs.compilation.always_compile = True
             if limit is not None and stop_over_shared_limit:
-                triton.knobs.runtime.add_stages_inspection_hook = _stop_over_shared_limit(limit)
+                triton.knobs.runtime.add_stages_inspection_hook = _stop_over_shared_limit(
+                    limit, triton.knobs.runtime.add_stages_inspection_hook)
             kernel = triton.compile(ASTSource(fn, sig, constexprs, attrs), target=target,
                                     options={"num_warps": config.num_warps, "num_stages": config.num_stages})
     except _SharedOverLimit as over:
