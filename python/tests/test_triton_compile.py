@@ -77,3 +77,14 @@ def test_a_config_out_of_shared_memory_is_an_error_record():
     assert r["error"] and "256x256" in r["error"] and "shared memory" in r["error"]
     assert r["registers"] is None and r["loops"] == []
     assert compiled_family(bad) == r                  # failures are cached too
+
+
+def test_shared_memory_refusal_before_ptxas_gives_the_whole_compiles_reason():
+    from iosim.triton.compile import CompileError, compile_config
+    bad = Config(kernel="attn_fwd", block_m=256, block_n=128, head_dim=128, num_warps=8, num_stages=4)
+    reasons = []
+    for early in (True, False):
+        with pytest.raises(CompileError) as exc:
+            compile_config(bad, stop_over_shared_limit=early)
+        reasons.append(str(exc.value))
+    assert "shared memory" in reasons[0] and reasons[0] == reasons[1]

@@ -31,7 +31,9 @@ def records(configs: list[dict], jobs: int | None = None) -> list[dict]:
     """The record of every config, cached ones read, the rest compiled `jobs` at a time."""
     parsed = [Config(**c) for c in configs]
     out: list[dict | None] = [_cached(c) for c in parsed]
-    missing = [i for i, r in enumerate(out) if r is None]
+    # Largest tiles first: they take the longest to compile, so the pool ends on short ones.
+    missing = sorted((i for i, r in enumerate(out) if r is None),
+                     key=lambda i: -parsed[i].block_m * parsed[i].block_n * parsed[i].head_dim)
     if missing:
         jobs = max(1, min(jobs or len(os.sched_getaffinity(0)), len(missing)))
         if jobs == 1:

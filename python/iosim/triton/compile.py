@@ -64,6 +64,34 @@ class CompileError(Exception):
     """A config Triton (or ptxas, or the target's limits) refuses; the message is the reason."""
 
 
+class _SharedOverLimit(Exception):
+    """Raised inside triton.compile once the LLVM IR stage has fixed the kernel's shared memory above the
+    target's limit: the config is refused for that reason whatever the later stages do, so they (PTX,
+    ptxas, and the caller's disassembly) are not run."""
+
+    def __init__(self, shared: int):
+        super().__init__(shared)
+        self.shared = shared
+
+
+def _stop_over_shared_limit(limit: int, then=None):
+    """A stages hook (triton.knobs.runtime.add_stages_inspection_hook) that raises _SharedOverLimit after
+    the "llir" stage when its metadata["shared"] (the value the compiled kernel's metadata.shared takes;
+    no later stage changes it) exceeds `limit`; `then`, a hook already set, runs first."""
+    def hook(backend, stages, options, language, capability):
+        if then is not None:
+            then(backend, stages, options, language, capability)
+        make_llir = stages["llir"]
+
+        def llir(src, metadata):
+            module = make_llir(src, metadata)
+            if metadata.get("shared", 0) > limit:
+                raise _SharedOverLimit(metadata["shared"])
+            return module
+        stages["llir"] = llir
+    return hook
+
+
 def signature(config: Config) -> tuple[dict, dict, dict]:
     """Triton's signature, constexprs and attributes for `config`, as the JIT would specialise a launch
     with 16-byte aligned pointers and n a multiple of 16."""
@@ -96,26 +124,34 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: " + " | ".join(lines[:6])[:800]
 
 
-def compile_config(config: Config) -> Compiled:
-    """Compiles `config`; raises CompileError naming the config and Triton's reason if it cannot."""
+def compile_config(config: Config, stop_over_shared_limit: bool = True) -> Compiled:
+    """Compiles `config`; raises CompileError naming the config and Triton's reason if it cannot. A config
+    over the target's shared memory is refused once the LLVM IR stage has sized it, unless
+    `stop_over_shared_limit` is off (then after the whole compile: the same reason, more slowly)."""
     if config.kernel not in KERNELS:
         raise CompileError(f"{config.label()}: unknown kernel (known: {', '.join(KERNELS)})")
     fn = KERNELS[config.kernel]
     sig, constexprs, attrs = signature(config)
     target = GPUTarget("cuda", config.arch, 32)
+    limit = MAX_SHARED_OPTIN.get(config.arch)
     log = io.StringIO()
     try:
         # ptxas -v's report is printed only when this knob is on; a Triton cache hit runs no ptxas, so
         # always compile (the project caches the result itself, family.py).
-        with triton.knobs.nvidia.scope(), triton.knobs.compilation.scope(), contextlib.redirect_stdout(log):
+        with triton.knobs.nvidia.scope(), triton.knobs.compilation.scope(), triton.knobs.runtime.scope(), \
+                contextlib.redirect_stdout(log):
             triton.knobs.nvidia.dump_ptxas_log = True
             triton.knobs.compilation.always_compile = True
+            if limit is not None and stop_over_shared_limit:
+                triton.knobs.runtime.add_stages_inspection_hook = _stop_over_shared_limit(
+                    limit, triton.knobs.runtime.add_stages_inspection_hook)
             kernel = triton.compile(ASTSource(fn, sig, constexprs, attrs), target=target,
                                     options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+    except _SharedOverLimit as over:
+        raise CompileError(f"{config.label()}: {OutOfResources(over.shared, limit, 'shared memory')}") from None
     except Exception as exc:  # Triton raises many kinds (CompilationError, PTXASError, RuntimeError...)
         raise CompileError(f"{config.label()}: {_reason(exc)}") from None
     md = kernel.metadata
-    limit = MAX_SHARED_OPTIN.get(config.arch)
     if limit is not None and md.shared > limit:
         raise CompileError(f"{config.label()}: {OutOfResources(md.shared, limit, 'shared memory')}")
     text = log.getvalue()
