@@ -38,7 +38,9 @@
 //             epilogue, a causal block's diagonal step) is queued: the simulation measures repeats.
 //   staggered (FlashAttention-3's ping-pong) the larger of the chain and w times the busiest pipe's
 //             work (the bound of interval and MWP/CWP models, Hong & Kim ISCA 2009): the schedule keeps
-//             the warpgroups out of each other's way.
+//             the warpgroups out of each other's way. With the intra-warpgroup overlap
+//             (HopperTraits::overlap_products) the chain is the first product then the rest, and a
+//             block adds its pipelined loop's drain once (block_time).
 //   lockstep  (FlashAttention-3's backward) the warpgroups meet at a barrier every step and run their
 //             element-wise work together, while the tensor pipe waits: the tensor pipe's work of all
 //             warps plus one warp's chain less its products, or the larger bound above.
