@@ -144,7 +144,7 @@ std::vector<KernelFamily> make_families() {
   // with its next S product. One row reduction a step (the max), two stage waits (K_j, V_j full).
   // Registers: setmaxnreg as FlashAttention-3's kernel (LoadRegisterRequirement, MmaRegisterRequirement).
   // Overhead and waits: ncu's counts of iosim's flash3 forward (P in registers), the per-step term only
-  // (one tile).
+  // (one tile); dispatch: its dispatch stalls per instruction, as fa2-fwd's.
   KernelFamily fa3{.name = "fa3-fwd",
                    .source = "FlashAttention-3 hopper/flash_fwd_kernel_sm90.h; cuda/kernels/flash3/flash3_fwd.cuh",
                    .matmuls = {kRowsSharedShared, kRowsRegShared},
@@ -154,7 +154,7 @@ std::vector<KernelFamily> make_families() {
                    .base_registers = 0,
                    .overlap = Overlap::staggered,
                    .overhead = {.per_step = 107},
-                   .waits = {.per_instruction = 1.61, .per_mio = 2.5},
+                   .waits = {.per_instruction = 1.61, .per_mio = 2.5, .dispatch = 0.61},
                    .hopper = {.mma = MmaInstruction::wgmma,
                               .producer_warps = 4,
                               .tma_loads = true,
@@ -175,14 +175,15 @@ std::vector<KernelFamily> make_families() {
   // two stages) and adds each dQ_i tile into dQacc (cp.reduce.async.bulk, fp32); two or three consumer
   // warpgroups run the five products as wgmma, operands from shared memory (P and dS are stored there
   // for the transposed ones). No softmax overlap (each product needs the one before); three waits a
-  // step (Q_i, dO_i, the dQ staging buffer free). Not fitted: no step overhead and no dependency waits.
+  // step (Q_i, dO_i, the dQ staging buffer free). No ping-pong: the consumers meet at the dS barrier
+  // every step, so they run in lockstep. Not fitted: no step overhead and no dependency waits.
   f.push_back({.name = "fa3-bwd",
                .source = "FlashAttention-3 hopper/flash_bwd_kernel_sm90.h (model only until cuda/kernels/flash3)",
                .matmuls = {kGridShared},
                .barriers_per_step = 3,
                .loads_pipelined = true,
                .base_registers = 0,
-               .overlap = Overlap::staggered,
+               .overlap = Overlap::lockstep,
                .hopper = {.mma = MmaInstruction::wgmma,
                           .producer_warps = 4,
                           .tma_loads = true,

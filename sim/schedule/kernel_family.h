@@ -74,6 +74,10 @@ enum class Overlap : std::uint8_t {
   staggered, ///< warpgroups are scheduled out of phase on purpose (FlashAttention-3's ping-pong, by named
              ///< barriers): one's softmax runs while another's products do, and a warp's products overlap
              ///< its own softmax; a step takes the larger of one chain and the pipes' work
+  lockstep,  ///< warpgroups held in phase by a barrier of all consumers every step (FlashAttention-3's
+             ///< backward: the dS barrier before dQ = dS K): all run their element-wise work at the same
+             ///< time, so none of it hides behind another warpgroup's products; a step takes the pipes'
+             ///< work with the part of one chain that is not products added to the tensor pipe's
 };
 
 /// Warp instructions a step issues beyond what the SM model derives from the schedule (integer and
@@ -129,9 +133,13 @@ struct HopperTraits {
   /// Loads are issued by the tensor memory accelerator (TMA, cp.async.bulk.tensor): one instruction a
   /// tile from one thread of the producer, none per lane; they land in shared memory as cp.async's do.
   bool tma_loads = false;
-  /// Intra-warpgroup overlap: the warp's element-wise work (the softmax of tile j) runs while its
-  /// asynchronous products (the next tile's S = Q Kᵀ) do, so a step's chain is the longer of the
-  /// products' chain and the rest, not their sum. Needs MmaInstruction::wgmma.
+  /// Intra-warpgroup overlap (FlashAttention-3's forward): step j issues S_j = Q K_jᵀ and
+  /// O += P_{j−1} V_{j−1} together, waits for S_j only, and runs the softmax of S_j while the second
+  /// product is on the tensor cores. So a step's chain is the longer of its products' chain and the
+  /// first product followed by the rest (the softmax needs S_j); and a block pays once what the
+  /// pipelined loop cannot overlap: its first step's loads, S_0 and softmax before any product is
+  /// queued, and after the last step the last softmax and the last product (block_time's drain).
+  /// Needs MmaInstruction::wgmma.
   bool overlap_products = false;
   /// Register reallocation by consumer warpgroups (warp-specialised families; empty otherwise).
   std::vector<RegisterSplit> register_splits;

@@ -145,6 +145,8 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   std::uint64_t rows_per_warp = 0;
   constexpr MatmulRole kDefault{WarpSplit::grid, Operand::shared, Operand::shared};
   double product_chain = 0;  // the products' part of the chain (overlapped with the rest: overlap_products)
+  double first_product_chain = 0;  // the first product's (S_j: the rest waits for it under overlap_products)
+  double last_product_chain = 0;   // the last product's (P V: the drain after a pipelined block's last step)
   for (std::size_t i = 0; i < s.matmuls.size(); ++i) {
     const MatmulRole role = f.matmuls.empty() ? kDefault : f.matmuls[std::min(i, f.matmuls.size() - 1)];
     if (f.hopper.mma == MmaInstruction::wgmma) {
@@ -157,7 +159,10 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
       c.mix.mma += g.instructions;
       smem_bytes += g.smem_bytes;
       const double busy = g.mma_equivalents * r.wgmma_interval;
-      product_chain += std::max(busy, r.lat.wgmma_latency > 0 ? r.lat.wgmma_latency : r.lat.mma_latency);
+      const double phase = std::max(busy, r.lat.wgmma_latency > 0 ? r.lat.wgmma_latency : r.lat.mma_latency);
+      product_chain += phase;
+      if (i == 0) first_product_chain = phase;
+      last_product_chain = phase;
       c.chain_busy += busy;
       continue;
     }
@@ -215,8 +220,6 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.mix.barrier += f.barriers_per_step;
     c.chain += f.barriers_per_step * r.lat.bar_latency;
   }
-  // Intra-warpgroup overlap: the products and the rest of the step side by side.
-  if (f.hopper.overlap_products) c.chain = std::max(product_chain, c.chain);
   if (s.load_bytes > 0) {
     // TMA: no per-lane instruction, the same round trip through the L2 into shared memory.
     c.mix.load = f.hopper.tma_loads ? 0 : s.load_bytes / (kCpAsyncBytes * kWarpLanes * w);
@@ -246,6 +249,14 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   const double serial = instructions * (1 + f.waits.dispatch + f.waits.per_instruction) + mio * wait_mio +
                         (last ? 0 : f.barriers_per_step * r.lat.bar_latency);
   c.chain = std::max(c.chain, serial);
+  c.product_chain = product_chain;
+  // Intra-warpgroup overlap: the products and the rest of the step side by side, the rest after the
+  // first product (the softmax of S_j waits for S_j; P_{j−1} V_{j−1} runs beside it).
+  if (f.hopper.overlap_products) {
+    c.first_product_chain = first_product_chain;
+    c.last_product_chain = last_product_chain;
+    c.chain = std::max(product_chain, first_product_chain + c.chain);
+  }
   const std::pair<double, const char*> pipes[] = {
       {tensor, "tensor"}, {sfu, "exp"}, {fp32, "fp32"}, {shfl, "shuffle"}, {instructions * (1 + f.waits.dispatch), "issue"}};
   const auto* busiest = std::max_element(std::begin(pipes), std::end(pipes),
@@ -316,6 +327,13 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
     const double busy = std::min(cycles, issue);
     return {cycles, cycles - busy > busy, busy};
   }
+  if (overlap == Overlap::lockstep) {
+    // The products of every resident warp, then what of one warp's chain is not products.
+    const double together = per_smsp * c.pipe_tensor + std::max(0.0, c.chain - c.product_chain);
+    const double cycles = std::max({issue, latency, together});
+    const double busy = std::min(cycles, issue);
+    return {cycles, cycles - busy > busy, busy};
+  }
   if (latency < issue) return {issue, false, issue};
   return {latency, true, std::min(c.chain_busy, latency)};
 }
@@ -337,6 +355,7 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
     return compiled != nullptr ? compiled_step_cost(s, first, *compiled, shape, r)
                                : step_cost(s, first, last, f, shape, r);
   };
+  StepCost last_step;  // the last step before the epilogue (overlap_products: the loop's drain)
   for (std::size_t i = 0; i < p.runs.size(); ++i) {
     const SegmentRun& run = p.runs[i];
     const bool last = has_epilogue && i + 1 == p.runs.size();
@@ -347,6 +366,7 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
       out.cycles += t.cycles;
       out.latency_cycles += t.cycles - t.busy;
       out.instructions.add(c.mix, static_cast<double>(shape.warps));
+      if (!last) last_step = c;
       --rest;
     }
     if (rest == 0) continue;
@@ -356,10 +376,22 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
     out.cycles += cycles;
     out.latency_cycles += (t.cycles - t.busy) * static_cast<double>(rest);
     out.instructions.add(c.mix, static_cast<double>(shape.warps) * static_cast<double>(rest));
+    if (!last) last_step = c;
     if (t.busy * static_cast<double>(rest) > longest_issue) {
       longest_issue = t.busy * static_cast<double>(rest);
       out.pipe = c.pipe;
     }
+  }
+  if (f.hopper.overlap_products && compiled == nullptr) {
+    // A software-pipelined loop of n iterations at period P takes its start, (n − 1)·P and the latency
+    // L of one iteration. The steps above price the first (its loads, S_0 and the softmax: no product
+    // queued before them) and n − 1 periods; L adds what the last iteration runs after its softmax:
+    // the other consumer warpgroups' S, queued on the tensor cores ahead of the last one's, and the
+    // last O += P V, which no later softmax overlaps.
+    const double groups = std::max(1.0, static_cast<double>(shape.warps) / static_cast<double>(kWarpsPerGroup));
+    const double drain = (groups - 1) * last_step.first_product_chain + last_step.last_product_chain;
+    out.cycles += drain;
+    out.latency_cycles += drain;
   }
   return out;
 }

@@ -38,7 +38,12 @@
 //             epilogue, a causal block's diagonal step) is queued: the simulation measures repeats.
 //   staggered (FlashAttention-3's ping-pong) the larger of the chain and w times the busiest pipe's
 //             work (the bound of interval and MWP/CWP models, Hong & Kim ISCA 2009): the schedule keeps
-//             the warpgroups out of each other's way.
+//             the warpgroups out of each other's way. With the intra-warpgroup overlap
+//             (HopperTraits::overlap_products) the chain is the first product then the rest, and a
+//             block adds its pipelined loop's drain once (block_time).
+//   lockstep  (FlashAttention-3's backward) the warpgroups meet at a barrier every step and run their
+//             element-wise work together, while the tensor pipe waits: the tensor pipe's work of all
+//             warps plus one warp's chain less its products, or the larger bound above.
 // Every figure comes from the config's pipeline and measured sections (iosim calibrate).
 #pragma once
 
@@ -102,6 +107,10 @@ struct BlockShape {
 struct StepCost {
   double chain = 0;        ///< one warp's dependent chain alone, memory waits left out
   double chain_busy = 0;   ///< the part of it the warp keeps a pipe busy (the rest is waiting)
+  /// Under HopperTraits::overlap_products, the chains of the step's first product (S = Q Kᵀ) and of
+  /// its last (O += P V): what one iteration of the pipelined loop adds to its period (block_time).
+  double first_product_chain = 0, last_product_chain = 0;
+  double product_chain = 0;  ///< the products' part of `chain` (each product's time, one after another)
   double memory = 0;       ///< the round trip of the step's loads
   /// Cycles one block's loads take at the SM's share of the L2's bandwidth, which the resident blocks
   /// divide: added to `memory` once a block resides (so far only compiled kernels' steps set it).
