@@ -226,6 +226,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.memory = r.lat.cp_async_latency + miss * std::max(0.0, r.lat.dram_latency - r.lat.l2_hit_latency) +
                (r.l2_bytes_per_cycle > 0 ? s.load_bytes / r.l2_bytes_per_cycle : 0);
     c.pipelined = f.loads_pipelined && shape.stages >= 2 && !first;
+    c.lead = c.pipelined ? shape.stages - 1 : 0;
   }
   if (s.store_bytes > 0) {
     c.mix.store = s.store_bytes / (kStoreBytes * kWarpLanes * w);
@@ -280,7 +281,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   sim.dispatch = f.waits.dispatch;
   sim.bar_latency = r.lat.bar_latency;
   sim.memory = c.memory;
-  sim.lead = c.pipelined ? shape.stages - 1 : 0;
+  sim.lead = c.lead;
   return c;
 }
 
@@ -293,7 +294,7 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
                 static_cast<double>(blocks) * c.block_reduce});
   // The steps between a load and its use cover its round trip; each at least the larger bound (for a
   // queued family its queued time is longer, so this covers a little less than it could).
-  const double covered = c.pipelined ? static_cast<double>(shape.stages - 1) * std::max(c.chain, issue) : 0;
+  const double covered = c.pipelined ? static_cast<double>(c.lead) * std::max(c.chain, issue) : 0;
   const double memory = c.memory + c.memory_per_block * static_cast<double>(blocks);
   const double latency = c.chain + std::max(0.0, memory - covered);
   if (overlap == Overlap::simulated) {
