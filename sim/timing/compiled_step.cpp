@@ -168,7 +168,7 @@ StepCost compiled_step_cost(const Segment& s, bool first, const CompiledKernel& 
   sim.shfl_interval = r.shfl_interval;
   sim.smem_cycles = c.block_smem / w;
   sim.bar_latency = r.lat.bar_latency;
-  sim.memory = c.memory + c.memory_per_block;
+  sim.memory = c.memory;
   sim.lead = c.lead;
   return c;
 }

@@ -104,7 +104,7 @@ struct StepCost {
   double chain_busy = 0;   ///< the part of it the warp keeps a pipe busy (the rest is waiting)
   double memory = 0;       ///< the round trip of the step's loads
   /// Cycles one block's loads take at the SM's share of the L2's bandwidth, which the resident blocks
-  /// divide: added to `memory` once a block resides (so far only compiled kernels' steps set it).
+  /// divide: a throughput bound of the step, beside the pipes' (so far only compiled kernels' steps set it).
   double memory_per_block = 0;
   bool pipelined = false;  ///< its loads were issued `lead` steps ahead
   /// The steps between its loads' issue and their use, which cover their round trip: `stages - 1` for
