@@ -219,16 +219,28 @@ TEST_CASE("mean-value analysis: exact values of small closed networks") {
   for (std::uint32_t n = 1; n <= 32; ++n) CHECK(mva_cycle_time(std::array{3.0, 1.0}, 10, n) >= 3.0 * n - 1e-9);
 }
 
-TEST_CASE("loads issued stages − 1 steps ahead hide their latency behind the steps between") {
+TEST_CASE("loads issued `lead` steps ahead hide their latency behind the steps between") {
   StepCost c;
   c.chain = 100;
   c.memory = 250;
   c.pipelined = true;
+  c.lead = 1;
   CHECK(step_time(c, BlockShape{4, 2, 1}, 1, Overlap::staggered).cycles == doctest::Approx(100 + 150));  // one step covers 100
+  c.lead = 2;
   CHECK(step_time(c, BlockShape{4, 3, 1}, 1, Overlap::staggered).cycles == doctest::Approx(100 + 50));   // two steps cover 200
+  c.lead = 3;
   CHECK(step_time(c, BlockShape{4, 4, 1}, 1, Overlap::staggered).cycles == doctest::Approx(100));        // fully hidden
   c.pipelined = false;
   CHECK(step_time(c, BlockShape{4, 4, 1}, 1, Overlap::staggered).cycles == doctest::Approx(350));  // waited for at once
+}
+
+TEST_CASE("a schedule's pipelined loads lead by stages − 1 steps") {
+  const KernelFamily& f = family_of("flash2_fwd");
+  Segment s;
+  s.load_bytes = 16384;
+  const SmRates r = sm_rates(h200(), DType::fp16);
+  CHECK(step_cost(s, false, false, f, BlockShape{4, 3, 1}, r).lead == 2);
+  CHECK(step_cost(s, true, false, f, BlockShape{4, 3, 1}, r).lead == 0);  // the first step's loads were not ahead
 }
 
 TEST_CASE("the block schedule: full waves, a partial last wave, and latency that more blocks hide") {

@@ -36,6 +36,12 @@ struct CompiledCode {
   double mma_per_warp = 0;
   bool warpgroup_mma = true;   ///< its products are HGMMA (wgmma, sm_90a), not HMMA (mma.sync)
   double block_barriers = 0;   ///< BAR instructions among `pipes.barrier` (the rest: warpgroup fences, waits)
+  /// Local-memory (register spill) traffic among `pipes.global`: LDL and STL instructions per warp, and
+  /// the bytes they move per warp (32 lanes × each instruction's width; the widths are the kernel's
+  /// average, ptxas's spill bytes over its LDL and STL instructions, src/config/compiled_record.cpp).
+  double local_loads = 0;
+  double local_stores = 0;
+  double local_bytes = 0;
 };
 
 /// One compiled variant of a kernel at one tile configuration.
@@ -53,7 +59,7 @@ struct CompiledKernel {
   /// compiler's own reason. The other fields are then meaningless.
   std::string error;
   std::uint32_t registers = 0;       ///< per thread (ptxas)
-  std::uint64_t spill_bytes = 0;     ///< spill stores (ptxas); spilled kernels are priced as compiled
+  std::uint64_t spill_bytes = 0;     ///< spill stores per thread (ptxas); their traffic is CompiledCode's local_*
   std::uint64_t shared_bytes = 0;    ///< dynamic shared memory per block
   CompiledCode unmasked;             ///< one iteration of the loop over K/V tiles no mask touches
   CompiledCode masked;               ///< one iteration of the causal diagonal's loop (has_masked)

@@ -29,6 +29,9 @@ CompiledCode& operator+=(CompiledCode& a, const CompiledCode& b) {
   a.pipes.other += p.other;
   a.mma_per_warp += b.mma_per_warp;
   a.block_barriers += b.block_barriers;
+  a.local_loads += b.local_loads;
+  a.local_stores += b.local_stores;
+  a.local_bytes += b.local_bytes;
   if (b.pipes.tensor > 0) a.warpgroup_mma = b.warpgroup_mma;
   return a;
 }
@@ -91,13 +94,17 @@ StepCost compiled_step_cost(const Segment& s, bool first, const CompiledKernel& 
   if (fp32 > 0) c.chain += fp32 + r.lat.fma_latency;
   if (shfl > 0) c.chain += shfl + r.lat.shfl_latency;
   c.chain += rest + code.block_barriers * r.lat.bar_latency;
+  // Spilled registers reloaded: at least one local load's round trip through the L1 before its use.
+  if (code.local_loads > 0) c.chain += r.lat.lds_latency;
   c.chain = std::max(c.chain, instructions + code.block_barriers * r.lat.bar_latency);
   c.chain_busy = tensor + sfu + fp32 + shfl + rest;
 
   // Shared memory: the loads landing, and the tensor cores reading their operands. For HGMMA each
   // warpgroup reads a product's B operand (K_j, V_j: n × k) once per m64 tile it owns, and the first
   // product's A operand (Q_i: m64 × k) from shared memory; P, the second's A, is in registers.
-  double smem_bytes = s.load_bytes + s.store_bytes;
+  // Local memory (spills) is cached in the L1, the same SRAM and datapath as shared memory: each warp's
+  // LDL and STL bytes take its bandwidth too.
+  double smem_bytes = s.load_bytes + s.store_bytes + code.local_bytes * w;
   if (code.warpgroup_mma && p.tensor > 0) {
     const std::uint64_t groups = std::max<std::uint64_t>(1, warps / kWarpsPerGroup);
     for (std::size_t i = 0; i < s.matmuls.size(); ++i) {
@@ -114,7 +121,13 @@ StepCost compiled_step_cost(const Segment& s, bool first, const CompiledKernel& 
     // of the same step divide (step_time multiplies by them).
     c.memory = r.lat.cp_async_latency + miss * std::max(0.0, r.lat.dram_latency - r.lat.l2_hit_latency);
     c.memory_per_block = r.l2_bytes_per_cycle > 0 ? s.load_bytes / r.l2_bytes_per_cycle : 0;
-    c.pipelined = shape.stages >= 2 && !first;
+    // Triton's software pipeline (cp.async) issues a tile's copies after the products of the step
+    // before the one that waits for them, and each step first waits until at most stages − 2 steps'
+    // copy groups are outstanding (its SASS: the loop's LDGSTS and LDGDEPBAR after its last HGMMA and a
+    // block barrier, DEPBAR.LE SB0 at its top): stages − 2 steps cover a load's round trip, not
+    // stages − 1 (at 2 stages, none).
+    c.lead = !first && shape.stages >= 3 ? shape.stages - 2 : 0;
+    c.pipelined = c.lead > 0;
   }
 
   c.mix.mma = p.tensor;
@@ -155,8 +168,8 @@ StepCost compiled_step_cost(const Segment& s, bool first, const CompiledKernel& 
   sim.shfl_interval = r.shfl_interval;
   sim.smem_cycles = c.block_smem / w;
   sim.bar_latency = r.lat.bar_latency;
-  sim.memory = c.memory + c.memory_per_block;
-  sim.lead = c.pipelined ? shape.stages - 1 : 0;
+  sim.memory = c.memory;
+  sim.lead = c.lead;
   return c;
 }
 

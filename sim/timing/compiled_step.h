@@ -20,8 +20,11 @@
 //   the rest (uniform, shared, global, barrier, other) one issue slot each.
 // Every instruction takes an issue slot. The chain of one warp: each product's tensor time or one wgmma
 // latency, whichever is longer, the MUFU and FP32 work with one latency each, a shuffle latency where
-// it shuffles, the block barriers' latency, and the rest at one a cycle; the loads' round trip as the
-// derived model has it. No dependency waits: none are measured for compiled records.
+// it shuffles, the block barriers' latency, one shared-memory latency where it reloads spills, and the
+// rest at one a cycle. The loads' round trip as the derived model has it, covered by stages − 2 steps
+// (Triton issues a tile's copies after the products of the step before its use; see the .cpp). Spills
+// (LDL, STL) move their bytes through the L1, at shared memory's bandwidth. No dependency waits: none
+// are measured for compiled records.
 #pragma once
 
 #include "sim/schedule/compiled_kernel.h"

@@ -229,6 +229,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.memory = r.lat.cp_async_latency + miss * std::max(0.0, r.lat.dram_latency - r.lat.l2_hit_latency) +
                (r.l2_bytes_per_cycle > 0 ? s.load_bytes / r.l2_bytes_per_cycle : 0);
     c.pipelined = f.loads_pipelined && shape.stages >= 2 && !first;
+    c.lead = c.pipelined ? shape.stages - 1 : 0;
   }
   if (s.store_bytes > 0) {
     c.mix.store = s.store_bytes / (kStoreBytes * kWarpLanes * w);
@@ -291,7 +292,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   sim.dispatch = f.waits.dispatch;
   sim.bar_latency = r.lat.bar_latency;
   sim.memory = c.memory;
-  sim.lead = c.pipelined ? shape.stages - 1 : 0;
+  sim.lead = c.lead;
   return c;
 }
 
@@ -299,14 +300,15 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
   const std::uint64_t warps = std::max<std::uint32_t>(1, shape.warps);
   const std::uint64_t resident = ceil_div_u(std::uint64_t{blocks} * warps, kSchedulersPerSm);  // per sub-partition
   const auto per_smsp = static_cast<double>(resident);
+  // The resident blocks' loads at the SM's share of the L2's bandwidth bound the step's throughput like
+  // its pipes; a load's wait is its round trip (`memory`), its bytes arriving while other SMs compute.
   const double issue =
       std::max({per_smsp * c.warp_issue, static_cast<double>(blocks) * c.block_smem,
-                static_cast<double>(blocks) * c.block_reduce});
+                static_cast<double>(blocks) * c.block_reduce, static_cast<double>(blocks) * c.memory_per_block});
   // The steps between a load and its use cover its round trip; each at least the larger bound (for a
   // queued family its queued time is longer, so this covers a little less than it could).
-  const double covered = c.pipelined ? static_cast<double>(shape.stages - 1) * std::max(c.chain, issue) : 0;
-  const double memory = c.memory + c.memory_per_block * static_cast<double>(blocks);
-  const double latency = c.chain + std::max(0.0, memory - covered);
+  const double covered = c.pipelined ? static_cast<double>(c.lead) * std::max(c.chain, issue) : 0;
+  const double latency = c.chain + std::max(0.0, c.memory - covered);
   if (overlap == Overlap::simulated) {
     // The simulation's period, bounded below by the pipes' work and by one warp's own chain (the named
     // dependences, which the simulation's per-instruction waits average out).

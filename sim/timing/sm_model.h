@@ -113,9 +113,12 @@ struct StepCost {
   double product_chain = 0;  ///< the products' part of `chain` (each product's time, one after another)
   double memory = 0;       ///< the round trip of the step's loads
   /// Cycles one block's loads take at the SM's share of the L2's bandwidth, which the resident blocks
-  /// divide: added to `memory` once a block resides (so far only compiled kernels' steps set it).
+  /// divide: a throughput bound of the step, beside the pipes' (so far only compiled kernels' steps set it).
   double memory_per_block = 0;
-  bool pipelined = false;  ///< its loads were issued `stages - 1` steps ahead
+  bool pipelined = false;  ///< its loads were issued `lead` steps ahead
+  /// The steps between its loads' issue and their use, which cover their round trip: `stages - 1` for
+  /// a schedule's pipeline; a compiled kernel's from where its code issues and waits (compiled_step.h).
+  std::uint32_t lead = 0;
   double warp_issue = 0;   ///< one warp's work on its sub-partition's busiest pipe
   /// One warp's work on each pipe (tensor, ex2, FP32, shuffle, and the issue slot for instructions on
   /// none of those): the queueing stations of a `queued` family. The issue cycles of the instructions

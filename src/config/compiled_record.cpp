@@ -15,6 +15,47 @@ namespace {
 
 double number(const YAML::Node& n) { return n && n.IsScalar() && n.Scalar() != "null" ? n.as<double>() : 0; }
 
+constexpr double kWarpLanes = 32;
+
+/// Bytes per thread of one local-memory load and one store: ptxas's spill loads and stores (bytes, over
+/// the kernel's code) over its LDL and STL instructions. The record counts opcodes without their width
+/// (LDL, LDL.64, LDL.128), so a stretch's local traffic is its LDL and STL counts at these averages.
+struct LocalWidths {
+  double load = 0;
+  double store = 0;
+};
+
+/// `opcodes` (a map of base opcode to count) LDL's and STL's counts.
+double count_of(const YAML::Node& opcodes, const char* op) {
+  return opcodes && opcodes.IsMap() ? number(opcodes[op]) : 0;
+}
+
+LocalWidths local_widths(const YAML::Node& r) {
+  double ldl = 0, stl = 0;
+  for (const YAML::Node& loop : r["loops"]) {
+    ldl += count_of(loop["per_trip_opcodes"], "LDL");
+    stl += count_of(loop["per_trip_opcodes"], "STL");
+  }
+  for (const char* part : {"prologue", "between", "epilogue"}) {
+    const YAML::Node n = r[part];
+    if (!n || !n.IsMap()) continue;
+    ldl += count_of(n["opcodes"], "LDL");
+    stl += count_of(n["opcodes"], "STL");
+  }
+  LocalWidths w;
+  if (ldl > 0) w.load = number(r["spill_loads"]) / ldl;
+  if (stl > 0) w.store = number(r["spills"]) / stl;
+  return w;
+}
+
+/// `c`'s local-memory traffic from its opcodes' LDL and STL counts (`per` of them make one stretch).
+void add_local(CompiledCode& c, const YAML::Node& opcodes, double per, const LocalWidths& w) {
+  const double d = per > 0 ? per : 1;
+  c.local_loads = count_of(opcodes, "LDL") / d;
+  c.local_stores = count_of(opcodes, "STL") / d;
+  c.local_bytes = kWarpLanes * (c.local_loads * w.load + c.local_stores * w.store);
+}
+
 /// A stretch of code: its counts by pipe, its tensor opcodes (with shapes) and its BAR count.
 CompiledCode code_of(const YAML::Node& counts, const YAML::Node& tensor_opcodes, double block_barriers) {
   CompiledCode c;
@@ -70,6 +111,9 @@ CompiledCode per_tile(CompiledCode code, double iterations_per_trip, const Compi
   }
   code.mma_per_warp *= scale;
   code.block_barriers *= scale;
+  code.local_loads *= scale;
+  code.local_stores *= scale;
+  code.local_bytes *= scale;
   return code;
 }
 
@@ -107,14 +151,16 @@ CompiledKernel from_node(const YAML::Node& r) {
     k.registers = r["registers"].as<std::uint32_t>();
     k.spill_bytes = r["spills"] ? static_cast<std::uint64_t>(number(r["spills"])) : 0;
     k.shared_bytes = r["shared_bytes"].as<std::uint64_t>();
+    const LocalWidths widths = local_widths(r);
     bool unmasked = false;
     for (const YAML::Node& loop : r["loops"]) {
       const std::string role = loop["role"].as<std::string>();
       if (role != "unmasked" && role != "masked") continue;
       const double per_trip = loop["iterations_per_trip"] ? number(loop["iterations_per_trip"]) : 1;
-      const CompiledCode code = per_tile(code_of(loop["per_iteration"], loop["tensor_opcodes_per_iteration"],
-                                                 number(loop["block_barriers_per_iteration"])),
-                                         per_trip, k);
+      CompiledCode read = code_of(loop["per_iteration"], loop["tensor_opcodes_per_iteration"],
+                                  number(loop["block_barriers_per_iteration"]));
+      add_local(read, loop["per_trip_opcodes"], per_trip, widths);
+      const CompiledCode code = per_tile(read, per_trip, k);
       if (role == "unmasked") {
         k.unmasked = code;
         unmasked = true;
@@ -128,7 +174,9 @@ CompiledKernel from_node(const YAML::Node& r) {
     const auto outside = [&](const char* part) {
       const YAML::Node n = r[part];
       if (!n || !n.IsMap()) throw InputError(std::string("no ") + part);
-      return code_of(n["counts"], n["tensor_opcodes"], n["opcodes"] ? number(n["opcodes"]["BAR"]) : 0);
+      CompiledCode code = code_of(n["counts"], n["tensor_opcodes"], n["opcodes"] ? number(n["opcodes"]["BAR"]) : 0);
+      add_local(code, n["opcodes"], 1, widths);
+      return code;
     };
     k.prologue = outside("prologue");
     k.epilogue = outside("epilogue");
