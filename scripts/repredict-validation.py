@@ -36,6 +36,10 @@ def predict(iosim, config, run, policy):
         cmd += ["--kv-heads", str(p["kv_heads"])]
     if p.get("causal"):
         cmd += ["--causal"]
+    if p.get("window"):
+        cmd += ["--window", str(p["window"])]
+    if p.get("page_size"):
+        cmd += ["--page-size", str(p["page_size"]), "--page-order", p.get("page_order") or "contiguous"]
     if t.get("splits"):  # flashdecode: the K/V splits the kernel ran
         cmd += ["--splits", str(t["splits"])]
     if t["br"]:

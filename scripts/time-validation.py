@@ -34,6 +34,10 @@ def predict(iosim, config, run):
         cmd += ["--kv-heads", str(p["kv_heads"])]
     if p.get("causal"):
         cmd += ["--causal"]
+    if p.get("window"):
+        cmd += ["--window", str(p["window"])]
+    if p.get("page_size"):
+        cmd += ["--page-size", str(p["page_size"]), "--page-order", p.get("page_order") or "contiguous"]
     if t.get("br"):
         cmd += ["--br", str(t["br"]), "--bc", str(t["bc"])]
     if t.get("warps"):
