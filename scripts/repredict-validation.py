@@ -13,10 +13,12 @@ change to the L2 or time model can be checked against the H200's numbers on any 
 """
 import argparse
 import concurrent.futures
+import importlib.util
 import json
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 COUNTERS = {
     "L2 reads from the SMs": ("l2_read_bytes", None),
@@ -27,19 +29,22 @@ COUNTERS = {
 }
 
 
+def _time_validation():
+    """scripts/time-validation.py as a module: its problem_flags, the one both scripts use."""
+    path = Path(__file__).resolve().parent / "time-validation.py"
+    spec = importlib.util.spec_from_file_location("time_validation", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+problem_flags = _time_validation().problem_flags
+
+
 def predict(iosim, config, run, policy):
-    p, t = run["problem"], run["tile"]
+    t = run["tile"]
     cmd = [iosim, "--config", config, "--schedule", run["schedule"], "--pass", run["pass"],
-           "--n", str(p["n"]), "--n-kv", str(p["n_kv"]), "--d", str(p["d"]), "--batch", str(p["batch"]),
-           "--heads", str(p["heads"]), "--dtype", p["dtype"], "--predict", "--l2", "exact", "--format", "json"]
-    if p.get("kv_heads", p["heads"]) != p["heads"]:
-        cmd += ["--kv-heads", str(p["kv_heads"])]
-    if p.get("causal"):
-        cmd += ["--causal"]
-    if p.get("window"):
-        cmd += ["--window", str(p["window"])]
-    if p.get("page_size"):
-        cmd += ["--page-size", str(p["page_size"]), "--page-order", p.get("page_order") or "contiguous"]
+           *problem_flags(run["problem"]), "--predict", "--l2", "exact", "--format", "json"]
     if t.get("splits"):  # flashdecode: the K/V splits the kernel ran
         cmd += ["--splits", str(t["splits"])]
     if t["br"]:

@@ -25,19 +25,25 @@ import sys
 import tempfile
 
 
+def problem_flags(p):
+    """iosim's flags for a run's `problem` (a validation JSON's, or one built from a PyTorch run)."""
+    flags = ["--n", str(p["n"]), "--n-kv", str(p["n_kv"]), "--d", str(p["d"]), "--batch", str(p["batch"]),
+             "--heads", str(p["heads"]), "--dtype", p["dtype"]]
+    if p.get("kv_heads"):
+        flags += ["--kv-heads", str(p["kv_heads"])]
+    if p.get("causal"):
+        flags += ["--causal"]
+    if p.get("window"):
+        flags += ["--window", str(p["window"])]
+    if p.get("page_size"):
+        flags += ["--page-size", str(p["page_size"]), "--page-order", p.get("page_order") or "contiguous"]
+    return flags
+
+
 def predict(iosim, config, run):
     p, t = run["problem"], run["tile"]
-    cmd = [iosim, "--config", config, "--schedule", run["schedule"], "--pass", run["pass"],
-           "--n", str(p["n"]), "--n-kv", str(p["n_kv"]), "--d", str(p["d"]), "--batch", str(p["batch"]),
-           "--heads", str(p["heads"]), "--dtype", p["dtype"], "--predict", "--format", "json"]
-    if p.get("kv_heads"):
-        cmd += ["--kv-heads", str(p["kv_heads"])]
-    if p.get("causal"):
-        cmd += ["--causal"]
-    if p.get("window"):
-        cmd += ["--window", str(p["window"])]
-    if p.get("page_size"):
-        cmd += ["--page-size", str(p["page_size"]), "--page-order", p.get("page_order") or "contiguous"]
+    cmd = [iosim, "--config", config, "--schedule", run["schedule"], "--pass", run["pass"], *problem_flags(p),
+           "--predict", "--format", "json"]
     if t.get("br"):
         cmd += ["--br", str(t["br"]), "--bc", str(t["bc"])]
     if t.get("warps"):
