@@ -2,6 +2,7 @@
 // flash2's row order, residency, limits, and the command's text, JSON and SVG.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -92,14 +93,33 @@ std::string panel_of(const std::string& svg, const std::string& schedule) {
 
 }  // namespace
 
+/// `p` with its K/V in pages of `size` tokens, shuffled by `seed`.
+Problem paged(Problem p, std::uint64_t size, std::uint64_t seed) {
+  p.page_size = size;
+  p.page_order = PageOrder::random;
+  p.page_seed = seed;
+  return p;
+}
+
 TEST_CASE("a trace's totals equal the ledger's HBM counts, for every schedule and pass") {
   Problem causal = problem(200, 16);
   causal.causal = true;
   const Problem decode = problem(1, 32, 1, 1, 300);
-  for (const Problem& p : {problem(256, 16), problem(200, 24, 1, 1, 136), causal, decode}) {
+  Problem window = problem(256, 16);
+  window.causal = true;
+  window.window = 72;
+  // Paged K/V: the block table's reads are counted and traced like any tensor's (a page smaller than
+  // B_c, several pages a tile; and one larger, several tiles a page).
+  const Problem paged_problems[] = {paged(problem(256, 16), 8, 3), paged(window, 16, 5), paged(decode, 8, 11),
+                                    paged(problem(1, 32, 1, 1, 512), 256, 2)};
+  std::vector<Problem> problems{problem(256, 16), problem(200, 24, 1, 1, 136), causal, decode, window};
+  problems.insert(problems.end(), std::begin(paged_problems), std::end(paged_problems));
+  std::uint64_t paged_traces = 0;
+  for (const Problem& p : problems) {
     for (const ScheduleInfo& s : schedule_catalog()) {
       for (Pass pass : {Pass::fwd, Pass::bwd}) {
         if (!has_pass(s.name, pass) || !runs_anywhere(s.name) || !as_taken_by(s.name, p)) continue;
+        if (p.paged() && (!s.caps.paged_fwd || pass != Pass::fwd)) continue;  // refused (problem_flags)
         const ScheduleContext ctx = context(p, with_sram(16384));
         CAPTURE(s.name);
         CAPTURE(name(pass));
@@ -115,9 +135,70 @@ TEST_CASE("a trace's totals equal the ledger's HBM counts, for every schedule an
         CHECK(t.compute.vector == run.ledger.vector_flops());
         CHECK(t.compute.special == run.ledger.special_flops());
         for (std::size_t k = 0; k < t.transfers.size(); ++k) REQUIRE(t.transfers[k].step == k);
+        if (p.paged()) {
+          ++paged_traces;
+          CHECK(t.tensors[index(Tensor::BT)].read_bytes.value > 0);
+        }
       }
     }
   }
+  CHECK(paged_traces >= 8);  // flash2 and the two flashdecodes on each paged problem they take
+}
+
+TEST_CASE("paged K/V: each K/V load names its pages, each block-table read the entries of the next tile's") {
+  Problem p = problem(256, 16);
+  p.causal = true;
+  p.window = 72;
+  const Trace t = trace("flash2", context(paged(p, 16, 5), with_sram(16384), tiles(32, 32)));
+  REQUIRE(t.block_table.pages() == 16);
+  std::vector<bool> seen(16, false);
+  bool shuffled = false;
+  for (std::uint64_t k = 0; k < 16; ++k) {
+    const std::uint64_t slot = t.block_table.slot(0, k);
+    REQUIRE(slot < 16);
+    CHECK_FALSE(seen[slot]);
+    seen[slot] = true;
+    shuffled = shuffled || slot != k;
+  }
+  CHECK(shuffled);
+  std::vector<PageRead> table_read;  // the entries of the latest block-table read
+  std::uint64_t kv_loads = 0;
+  for (const TraceTransfer& x : t.transfers) {
+    const std::vector<PageRead> pages = pages_read(t, x.tile);
+    if (x.tile.tensor == Tensor::BT) {
+      REQUIRE(pages.size() == 2);  // B_c = 32 over pages of 16
+      CHECK(x.index.i == pages.front().page / 2);
+      table_read = pages;
+    } else if (x.tile.tensor == Tensor::K || x.tile.tensor == Tensor::V) {
+      ++kv_loads;
+      REQUIRE(pages.size() == 2);
+      CHECK(pages == table_read);  // read through the entries just loaded
+      for (const PageRead& r : pages) {
+        CHECK(r.page == x.tile.row / 16 + (r.page - pages.front().page));
+        CHECK(r.slot == t.block_table.slot(0, r.page));
+      }
+    } else {
+      CHECK(pages.empty());
+    }
+  }
+  CHECK(kv_loads > 0);
+  // The window's band: every visit within it, the edge tiles masked, the whole ones not.
+  const Mask mask(t.problem);
+  std::uint64_t masked = 0;
+  for (const ScoreVisit& v : t.visits) {
+    bool all = true, any = false;
+    for (std::uint64_t r = v.row; r < v.row + v.rows; ++r) {
+      for (std::uint64_t c = v.col; c < v.col + v.cols; ++c) {
+        all = all && mask.sees(r, c);
+        any = any || mask.sees(r, c);
+      }
+    }
+    CHECK(any);
+    CHECK(v.masked == !all);
+    masked += v.masked ? 1U : 0U;
+  }
+  CHECK(masked > 0);
+  CHECK(masked < t.visits.size());
 }
 
 TEST_CASE("flash1 computes the score tiles down each column, flash2 along each row") {
@@ -289,6 +370,84 @@ TEST_CASE("iosim trace -f json: transfers in order, totals equal to iosim's run 
   CHECK(x0["sram"][0].as<std::string>() == "O_0");
 }
 
+TEST_CASE("iosim trace --page-size: pages in the JSON and the table, totals equal to iosim's tensor by tensor") {
+  const std::initializer_list<std::string> problem_args = {
+      "-c", "teaching", "--n", "256", "--d", "16", "--br", "32", "--bc", "32", "--causal", "--window", "64",
+      "--page-size", "16", "--page-order", "7", "--schedule", "flash2"};
+  std::vector<std::string> trace_args{"trace"};
+  trace_args.insert(trace_args.end(), problem_args);
+  std::vector<std::string> json_args = trace_args;
+  json_args.insert(json_args.end(), {"-f", "json"});
+  std::vector<std::string> run_args(problem_args);
+  run_args.insert(run_args.end(), {"-f", "json"});
+  const CliResult r = iosim::test::cli(json_args);
+  REQUIRE(r.code == 0);
+  const CliResult run = iosim::test::cli(run_args);
+  REQUIRE(run.code == 0);
+  const YAML::Node t = parse_json(r.out)["traces"][0];
+  const YAML::Node counted = parse_json(run.out)["runs"][0]["schedules"][0];
+  CHECK(t["problem"]["window"].as<std::uint64_t>() == 64);
+  const YAML::Node pg = t["paging"];
+  CHECK(pg["page_size"].as<std::uint64_t>() == 16);
+  CHECK(pg["page_order"].as<std::string>() == "random");
+  CHECK(pg["seed"].as<std::uint64_t>() == 7);
+  REQUIRE(pg["block_table"].size() == 16);
+  std::vector<std::uint64_t> slot_of(16);
+  for (std::size_t k = 0; k < 16; ++k) {
+    CHECK(pg["block_table"][k][0].as<std::uint64_t>() == k);
+    slot_of[k] = pg["block_table"][k][1].as<std::uint64_t>();
+  }
+  CHECK(counted["tensors"]["BT"]["read_bytes"].as<std::uint64_t>() > 0);
+  for (const auto& entry : counted["tensors"]) {
+    const std::string tensor = entry.first.as<std::string>();
+    CAPTURE(tensor);
+    for (const char* f : {"read_bytes", "write_bytes", "read_elements", "write_elements"}) {
+      const std::uint64_t want = entry.second[f].as<std::uint64_t>();
+      const YAML::Node got = t["totals"]["tensors"][tensor];
+      CHECK((got ? got[f].as<std::uint64_t>() : 0) == want);
+    }
+  }
+  CHECK(t["totals"]["transfers"].as<std::uint64_t>() == counted["transfers"].as<std::uint64_t>());
+  std::uint64_t bt = 0, kv = 0;
+  for (const YAML::Node& x : t["transfers"]) {
+    const std::string tensor = x["tensor"].as<std::string>();
+    const bool reads_pages = tensor == "K" || tensor == "V" || tensor == "BT";
+    REQUIRE(static_cast<bool>(x["pages"]) == reads_pages);
+    if (!reads_pages) continue;
+    (tensor == "BT" ? bt : kv) += 1;
+    const std::uint64_t first = tensor == "BT" ? x["rows"][0].as<std::uint64_t>() : x["rows"][0].as<std::uint64_t>() / 16;
+    REQUIRE(x["pages"].size() == 2);
+    for (std::size_t k = 0; k < 2; ++k) {
+      CHECK(x["pages"][k][0].as<std::uint64_t>() == first + k);
+      CHECK(x["pages"][k][1].as<std::uint64_t>() == slot_of[first + k]);
+    }
+  }
+  CHECK(bt > 0);
+  CHECK(kv == 2 * bt);
+  std::uint64_t masked = 0;
+  for (const YAML::Node& v : t["visits"]) masked += v["masked"].as<bool>() ? 1U : 0U;
+  CHECK(masked > 0);
+
+  std::vector<std::string> svg_args = trace_args;
+  svg_args.insert(svg_args.end(), {"-f", "svg"});
+  const CliResult svg = iosim::test::cli(svg_args);
+  REQUIRE(svg.code == 0);
+  std::size_t ticks = 0;
+  for (std::size_t at = svg.out.find("class=\"page\""); at != std::string::npos;
+       at = svg.out.find("class=\"page\"", at + 1)) {
+    ++ticks;
+  }
+  CHECK(ticks == 2 * 15);  // the 15 boundaries of 16 pages, on K and on V
+
+  const CliResult text = iosim::test::cli(trace_args);
+  REQUIRE(text.code == 0);
+  for (const std::string& s : std::vector<std::string>{"pages of 16 (random, seed 7)",
+                                                      "block table: 0→" + std::to_string(slot_of[0]), "  pages  ",
+                                                      "BT_0", "visit 0, masked"}) {
+    CHECK_MESSAGE(text.out.find(s) != std::string::npos, s);
+  }
+}
+
 TEST_CASE("iosim trace -f svg: valid XML, a tile per cell, flash1 by columns beside flash2 by rows") {
   TempDir dir;
   const std::string file = dir.path() + "/trace.svg";
@@ -343,6 +502,31 @@ TEST_CASE("iosim trace, bad input: one line on stderr and exit code 2") {
       {{"trace", "-c", "teaching", "--d", "16"}, "sequence length is missing"},
       {{"trace", "-c", "teaching", "--n", "256", "--d", "16", "-f", "svg", "--out", "/nonexistent/dir/x.svg"},
        "cannot write"},
+      {{"trace", "-c", "teaching", "--n", "256", "--d", "16", "--page-order", "random"}, "--page-order needs --page-size"},
+      {{"trace", "-c", "teaching", "--n", "256", "--d", "16", "--page-size", "16", "--page-order", "sideways"},
+       "--page-order must be contiguous, random or an integer seed"},
+      {{"trace", "-c", "teaching", "--n", "256", "--d", "16", "--page-size", "64", "--br", "16", "--bc", "96",
+        "--schedule", "flash2"},
+       "must divide one another"},
   };
   check_bad_inputs(cases);
+}
+
+TEST_CASE("iosim trace --page-size refuses the schedules without pages as iosim does, in the same line") {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--schedule", "flash1"}, std::vector<std::string>{"--schedule", "flash2", "--pass", "bwd"},
+        std::vector<std::string>{}}) {  // by default trace takes flash1 too
+    std::vector<std::string> args{"-c", "teaching", "--n", "256", "--d", "16", "--page-size", "16"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<std::string> trace_args{"trace"};
+    trace_args.insert(trace_args.end(), args.begin(), args.end());
+    const CliResult t = iosim::test::cli(trace_args);
+    const CliResult r = iosim::test::cli(args);
+    CAPTURE(t.err);
+    CHECK(t.code == 2);
+    CHECK(r.code == 2);
+    CHECK(t.err.find("has no paged variant") != std::string::npos);
+    CHECK(std::count(t.err.begin(), t.err.end(), '\n') == 1);
+    if (!extra.empty()) CHECK(t.err == r.err);
+  }
 }

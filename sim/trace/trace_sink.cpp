@@ -20,11 +20,12 @@ std::uint64_t at_least_one(std::uint64_t v) { return std::max<std::uint64_t>(v, 
 
 }  // namespace
 
-TraceSink::TraceSink(std::string schedule, Pass pass, const Problem& p, TileShape tiles) {
+TraceSink::TraceSink(std::string schedule, Pass pass, const Problem& p, TileShape tiles) : mask_(p) {
   trace_.schedule = std::move(schedule);
   trace_.pass = pass;
   trace_.problem = p;
   trace_.tiles = tiles;
+  if (p.paged()) trace_.block_table = BlockTable(p);
 }
 
 void TraceSink::on_transfer(const Transfer& t) {
@@ -65,6 +66,10 @@ void TraceSink::on_compute(const Compute& c) {
     if (last.row == v.row && last.rows == v.rows && last.col == v.col && last.cols == v.cols) return;
   }
   v.index = {v.row / at_least_one(trace_.tiles.br), v.col / at_least_one(trace_.tiles.bc)};
+  // Each row sees one run of keys, both ends moving right row by row: the tile is whole when its
+  // top-right score (the diagonal's side) and its bottom-left one (the window's side) are seen.
+  v.masked = v.rows > 0 && v.cols > 0 &&
+             !(mask_.sees(v.row, v.col + v.cols - 1) && mask_.sees(v.row + v.rows - 1, v.col));
   trace_.visits.push_back(v);
 }
 
@@ -83,9 +88,26 @@ Trace TraceSink::take() {
 }
 
 TileIndex tile_index(const Trace& t, const TileRef& tile) {
+  if (tile.tensor == Tensor::BT) return {tile.row * t.problem.page_size / at_least_one(t.tiles.bc), 0};
   const std::uint64_t rows = key_side(tile.tensor) ? t.tiles.bc : t.tiles.br;
   const std::uint64_t cols = score_shaped(tile.tensor) ? t.tiles.bc : t.col_block[index(tile.tensor)];
   return {tile.row / at_least_one(rows), tile.col / at_least_one(cols)};
+}
+
+std::vector<PageRead> pages_read(const Trace& t, const TileRef& tile) {
+  std::vector<PageRead> out;
+  if (!t.problem.paged()) return out;
+  PageRun run;
+  if (tile.tensor == Tensor::BT) {
+    run = {tile.row, tile.rows};  // a block-table tile's rows are the pages whose entries it holds
+  } else if (tile.tensor == Tensor::K || tile.tensor == Tensor::V) {
+    Span rows;
+    rows.begin = tile.row;
+    rows.size = tile.rows;
+    run = pages_of(t.problem, rows);
+  }
+  for (std::uint64_t k = run.first; k < run.first + run.count; ++k) out.push_back({k, t.block_table.slot(0, k)});
+  return out;
 }
 
 std::string tile_label(const Trace& t, const TileRef& tile) {

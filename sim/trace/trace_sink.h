@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "sim/core/event_sink.h"
+#include "sim/core/mask.h"
+#include "sim/core/paging.h"
 #include "sim/core/traffic.h"
 #include "sim/schedule/schedule.h"
 #include "sim/trace/residency.h"
@@ -56,6 +58,9 @@ struct ScoreVisit {
   std::uint64_t col = 0;
   std::uint64_t cols = 0;
   TileIndex index;  ///< (row / B_r, col / B_c)
+  /// Under a mask: some score of the tile is masked (an edge of the causal triangle or the window's
+  /// band crosses it), so it is computed and then masked. Tiles wholly masked are never visited.
+  bool masked = false;
 };
 
 /// The arithmetic of the pass, summed (not listed: it is not what the trace is for).
@@ -81,6 +86,8 @@ struct Trace {
   std::array<std::uint64_t, kTensorCount> col_block{};
   std::array<bool, kTensorCount> split_cols{};
   std::array<bool, kTensorCount> split_slices{};
+  /// Paged K/V: the block table of the one head traced (sequence 0); empty when K/V are contiguous.
+  BlockTable block_table;
 };
 
 class TraceSink final : public EventSink {
@@ -99,6 +106,7 @@ class TraceSink final : public EventSink {
  private:
   Trace trace_;
   Residency held_;
+  Mask mask_;
 };
 
 /// Traces schedule `s` (built from `ctx`) on one head. Throws InputError (one line, naming the limit)
@@ -114,8 +122,20 @@ class TraceSink final : public EventSink {
 /// held, or that pair is never computed.
 [[nodiscard]] std::optional<std::size_t> visit_at(const Trace& t, std::uint64_t step);
 
-/// The tile index of `tile` in trace `t` (as TraceTransfer::index).
+/// The tile index of `tile` in trace `t` (as TraceTransfer::index). A block-table tile takes the index of
+/// the K/V tile whose pages' entries it holds.
 [[nodiscard]] TileIndex tile_index(const Trace& t, const TileRef& tile);
+
+/// A page a transfer reads: logical page `page` of the sequence, stored in physical page (cache slot) `slot`.
+struct PageRead {
+  std::uint64_t page = 0;
+  std::uint64_t slot = 0;
+  friend bool operator==(const PageRead&, const PageRead&) = default;
+};
+
+/// Paged K/V: the pages a K or V tile lies in, or those whose block-table entries a BT tile reads, each
+/// with its slot from the block table. Empty for other tensors and when K and V are contiguous.
+[[nodiscard]] std::vector<PageRead> pages_read(const Trace& t, const TileRef& tile);
 
 /// "Q_2", "O_0,1" where d is split, "Opart_0/s1" for split 1 of a split-KV partial.
 [[nodiscard]] std::string tile_label(const Trace& t, const TileRef& tile);

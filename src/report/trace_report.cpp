@@ -5,6 +5,7 @@
 #include "sim/core/escape.h"
 #include "src/report/json_writer.h"
 #include "src/report/mask_text.h"
+#include "src/report/pages_text.h"
 #include "src/report/text_table.h"
 #include "src/report/units_format.h"
 
@@ -22,6 +23,20 @@ std::string held_text(const Trace& t, const Residency& r) {
     s += tile_label(t, h.tile) + (h.written_back ? "*" : "");
   }
   return s;
+}
+
+/// "2→5 3→0": each page a transfer reads, logical → physical (the table's column; empty when none).
+std::string pages_cell(const std::vector<PageRead>& pages) {
+  std::string s;
+  for (const PageRead& r : pages) s += fmt::format("{}{}→{}", s.empty() ? "" : " ", r.page, r.slot);
+  return s;
+}
+
+/// The block table of the head traced, logical → physical page, every page.
+std::vector<PageRead> table_pages(const Trace& t) {
+  std::vector<PageRead> out;
+  for (std::uint64_t k = 0; k < t.block_table.pages(); ++k) out.push_back({k, t.block_table.slot(0, k)});
+  return out;
 }
 
 std::string visit_label(const ScoreVisit& v) { return fmt::format("S_{},{}", v.index.i, v.index.j); }
@@ -50,36 +65,56 @@ std::string trace_heading(const TraceReport& r, const Trace& t) {
   std::string out =
       fmt::format("iosim trace · {} ({}) · {} {} · n {}, n_kv {}, d {}, {}{}\n", escape_controls(r.hardware.name),
                   escape_controls(r.config_file),
-                  t.schedule, name(t.pass), p.n, p.n_kv, p.d, name(p.dtype), mask_text(p));
+                  t.schedule, name(t.pass), p.n, p.n_kv, p.d, name(p.dtype), mask_text(p) + pages_text(p));
   out += fmt::format(
       "tiles B_r = {}, B_c = {}: T_r = {} Q tiles × T_c = {} K/V tiles; {} transfers, {} score "
       "tile{} S_ij = Q_i K_jᵀ computed, visits numbered from 0 (order: {})\n",
       t.tiles.br, t.tiles.bc, ceil_div(p.n, t.tiles.br), ceil_div(p.n_kv, t.tiles.bc), grouped(t.transfers.size()),
       grouped(t.visits.size()), t.visits.size() == 1 ? "" : "s", order_name(visit_order(t)));
   out += "load: HBM → SRAM · store: SRAM → HBM · reduce: atomic add into HBM (read and written there)\n";
+  if (p.paged()) {
+    out += fmt::format(
+        "paged K/V: {} pages of {} tokens; a K/V load reads the block table's entries of its pages first (BT_j: "
+        "those of K/V tile j); pages column: logical page → physical page in HBM\nblock table: {}\n",
+        t.block_table.pages(), p.page_size, pages_cell(table_pages(t)));
+  }
   out += fmt::format("in SRAM after: {}\n\n", residency_rule());
   return out;
 }
 
 std::string transfer_table(const Trace& t) {
   using A = TextTable::Align;
-  TextTable table({"step", "dir", "tile", "rows", "cols", "bytes", "in SRAM after (* written back)"},
-                  {A::right, A::left, A::left, A::left, A::left, A::right, A::left});
+  // Paged K/V adds a column before the last: the pages each K, V or block-table transfer reads.
+  const bool paged = t.problem.paged();
+  std::vector<std::string> header{"step", "dir", "tile", "rows", "cols", "bytes"};
+  std::vector<A> align{A::right, A::left, A::left, A::left, A::left, A::right};
+  if (paged) {
+    header.emplace_back("pages");
+    align.push_back(A::left);
+  }
+  header.emplace_back("in SRAM after (* written back)");
+  align.push_back(A::left);
+  TextTable table(std::move(header), std::move(align));
+  const auto row = [&](std::vector<std::string> cells, std::string pages, std::string held) {
+    if (paged) cells.push_back(std::move(pages));
+    cells.push_back(std::move(held));
+    table.add(std::move(cells));
+  };
   Residency held;
   std::size_t next_visit = 0;
   const auto visits_before = [&](std::uint64_t step) {
     for (; next_visit < t.visits.size() && t.visits[next_visit].before <= step; ++next_visit) {
       const ScoreVisit& v = t.visits[next_visit];
-      table.add({"", "compute", visit_label(v), range(v.row, v.rows), range(v.col, v.cols), "",
-                 fmt::format("= Q_{} K_{}ᵀ, visit {}", v.index.i, v.index.j, v.visit)});
+      row({"", "compute", visit_label(v), range(v.row, v.rows), range(v.col, v.cols), ""}, "",
+          fmt::format("= Q_{} K_{}ᵀ, visit {}{}", v.index.i, v.index.j, v.visit, v.masked ? ", masked" : ""));
     }
   };
   for (const TraceTransfer& x : t.transfers) {
     visits_before(x.step);
     held.apply(x.tile, x.dir, x.step);
-    table.add({std::to_string(x.step), std::string(direction_name(x.dir)), tile_label(t, x.tile),
-               range(x.tile.row, x.tile.rows), range(x.tile.col, x.tile.cols), grouped(x.bytes.value),
-               held_text(t, held)});
+    row({std::to_string(x.step), std::string(direction_name(x.dir)), tile_label(t, x.tile),
+         range(x.tile.row, x.tile.rows), range(x.tile.col, x.tile.cols), grouped(x.bytes.value)},
+        pages_cell(pages_read(t, x.tile)), held_text(t, held));
   }
   visits_before(t.transfers.size());
   return table.render("  ");
@@ -110,7 +145,16 @@ std::string totals_text(const Trace& t) {
 void problem_json(JsonWriter& w, const Problem& p) {
   w.key("problem").begin_object_one_line();
   w.field("batch", p.batch).field("heads", p.heads).field("n", p.n).field("n_kv", p.n_kv).field("d", p.d);
-  w.field("dtype", name(p.dtype)).field("causal", p.causal).end_object();
+  w.field("dtype", name(p.dtype)).field("causal", p.causal);
+  if (p.window > 0) w.field("window", p.window);
+  w.end_object();
+}
+
+/// `[[logical, physical], …]`: pages as the block table maps them.
+void pages_json(JsonWriter& w, std::string_view key, const std::vector<PageRead>& pages) {
+  w.key(key).begin_array_one_line();
+  for (const PageRead& r : pages) w.begin_array_one_line().value(r.page).value(r.slot).end_array();
+  w.end_array();
 }
 
 void pair_json(JsonWriter& w, std::string_view key, std::uint64_t a, std::uint64_t b) {
@@ -133,6 +177,7 @@ void transfers_json(JsonWriter& w, const Trace& t, const TracePrediction* pred) 
     pair_json(w, "cols", x.tile.col, x.tile.col + x.tile.cols);
     pair_json(w, "tile", x.index.i, x.index.j);
     if (t.split_slices[index(x.tile.tensor)]) w.field("slice", x.tile.slice);
+    if (const std::vector<PageRead> pages = pages_read(t, x.tile); !pages.empty()) pages_json(w, "pages", pages);
     w.field("bytes", x.bytes.value);
     if (pred != nullptr && pred->per_step) {
       const TransferL2& l2 = pred->steps.at(x.step);
@@ -189,6 +234,14 @@ void trace_json(JsonWriter& w, const Trace& t, const TracePrediction* pred) {
   w.field("t_r", ceil_div(t.problem.n, t.tiles.br)).field("t_c", ceil_div(t.problem.n_kv, t.tiles.bc)).end_object();
   w.field("order", order_name(visit_order(t)));
   w.field("residency_rule", residency_rule());
+  if (t.problem.paged()) {
+    w.key("paging").begin_object_one_line().field("page_size", t.problem.page_size);
+    w.field("pages", t.block_table.pages());
+    w.field("page_order", t.problem.page_order == PageOrder::contiguous ? "contiguous" : "random");
+    if (t.problem.page_order == PageOrder::random) w.field("seed", t.problem.page_seed);
+    pages_json(w, "block_table", table_pages(t));
+    w.end_object();
+  }
   transfers_json(w, t, pred);
   w.key("visits").begin_array();
   for (const ScoreVisit& v : t.visits) {
@@ -201,6 +254,7 @@ void trace_json(JsonWriter& w, const Trace& t, const TracePrediction* pred) {
     pair_json(w, "tile", v.index.i, v.index.j);
     pair_json(w, "rows", v.row, v.row + v.rows);
     pair_json(w, "cols", v.col, v.col + v.cols);
+    if (t.problem.causal) w.field("masked", v.masked);
     w.end_object();
   }
   w.end_array();

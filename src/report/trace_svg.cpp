@@ -8,6 +8,7 @@
 
 #include "sim/core/error.h"
 #include "src/report/mask_text.h"
+#include "src/report/pages_text.h"
 #include "src/report/trace_report.h"
 
 namespace iosim::report {
@@ -274,6 +275,15 @@ void draw_strip(std::string& out, const Trace& t, const Geometry& g, const std::
       out += text(x + kBar / 2, kTop + g.h + 12, tile_label(t, h.tile).substr(name(tensor).size() + 1),
                   "text-anchor=\"middle\" font-size=\"9\"");
     }
+    if (t.problem.paged() && (tensor == Tensor::K || tensor == Tensor::V)) {
+      // Paged K/V: a tick across the bar (and the tile held) at each page boundary.
+      const double scale = g.h / static_cast<double>(extent);
+      for (std::uint64_t r = t.problem.page_size; r < extent; r += t.problem.page_size) {
+        const double y = kTop + static_cast<double>(r) * scale;
+        out += fmt::format("<line class=\"page\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888888\"/>\n",
+                           px(x), px(y), px(x + kBar), px(y));
+      }
+    }
   }
   if (!tensors.empty()) out += text(x1, kTop - 20, "in SRAM", "font-size=\"10\" fill=\"#555555\"");
 }
@@ -343,7 +353,7 @@ Panel panel(const Trace& t, std::uint64_t at) {
   out += text(kLeft - 30, 24, t.schedule + " " + std::string(name(t.pass)), "font-size=\"16\" font-weight=\"bold\"");
   out += text(kLeft - 30, 42,
               fmt::format("n = {}, n_kv = {}, d = {}{} · B_r = {}, B_c = {} · T_r × T_c = {} × {}", pr.n, pr.n_kv, pr.d,
-                          mask_text(pr), t.tiles.br, t.tiles.bc, g.rows.count(), g.cols.count()));
+                          mask_text(pr) + pages_text(pr), t.tiles.br, t.tiles.bc, g.rows.count(), g.cols.count()));
   out += text(kLeft - 30, 58, order_caption(t));
   draw_tiles(out, t, g);
   draw_order(out, t, g);
