@@ -5,6 +5,7 @@
 #include "sim/core/error.h"
 #include "sim/core/escape.h"
 #include "src/report/mask_text.h"
+#include "src/report/pages_text.h"
 #include "src/report/trace_html_assets.h"  // generated from trace_html/page.{js,css} (src/CMakeLists.txt)
 #include "src/report/units_format.h"
 
@@ -58,7 +59,7 @@ std::string render_trace_html(const TraceReport& r) {
   std::string names;
   for (const Trace& t : r.traces) names += (names.empty() ? "" : ", ") + t.schedule;
   const std::string title = fmt::format("iosim trace · {} · {} {} · n {}, n_kv {}, d {}, {}{}", escape_controls(r.hardware.name), names,
-                                        name(first.pass), p.n, p.n_kv, p.d, name(p.dtype), mask_text(p));
+                                        name(first.pass), p.n, p.n_kv, p.d, name(p.dtype), mask_text(p) + pages_text(p));
   std::string out;
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"generator\" content=\"iosim trace --format html\">\n";

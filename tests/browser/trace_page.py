@@ -6,7 +6,9 @@
 Writes the page and the trace's JSON for the same problem (naive, flash1, flash2 on the teaching GPU with
 --predict), opens the page, steps through it by keyboard, and at every step visited checks each panel's
 HBM counters per tensor and its L2 hits and misses against sums over the JSON's transfers. Checks that
-the page asks for nothing but itself (no network), and that play/pause moves the step. Screenshots go to
+the page asks for nothing but itself (no network), and that play/pause moves the step. Then opens a
+paged trace under a sliding window and checks its block-table panel (the pages each step reads, as the
+JSON names them) and the band of its score grid (skipped and masked tiles). Screenshots go to
 --out. Without chromium it exits 77 (ctest: skipped) saying why, unless CI=true, where that is a failure.
 """
 
@@ -26,6 +28,73 @@ import cdp  # noqa: E402
 SKIP = 77
 PROBLEM = ["-c", "teaching", "--n", "512", "--d", "16", "--br", "32", "--bc", "32",
            "--schedule", "naive,flash1,flash2", "--predict"]
+# Paged K/V under a sliding window: the block-table panel and the band of the score grid.
+PAGED = ["-c", "teaching", "--n", "256", "--d", "16", "--br", "32", "--bc", "32", "--causal", "--window", "64",
+         "--page-size", "16", "--page-order", "7", "--schedule", "flash2,flashdecode"]
+PAGED_STEPS = 40  # steps walked one by one, checking the highlighted pages at each
+
+PAGES_SHOWN = """(() => [...document.querySelectorAll(".panel")].map((p) => {
+  const box = p.querySelector(".pages");
+  const nums = (sel, key) => [...p.querySelectorAll(sel)].map((e) => Number(e.dataset[key]));
+  return {schedule: p.dataset.schedule, step: Number(p.querySelector(".now").dataset.step), panel: !!box,
+          logical: nums(".blocktable rect.lp", "page").length, physical: nums(".blocktable rect.pp", "slot").length,
+          hot: nums(".blocktable rect.lp.hot", "page"), hot_slots: nums(".blocktable rect.pp.hot", "slot").sort((a, b) => a - b),
+          masked: p.querySelectorAll(".grid rect.cell.masked").length,
+          never: p.querySelectorAll(".grid rect.cell.never").length};
+}))()"""
+
+
+def expected_pages(trace: dict, step: int) -> list:
+    """The [logical, physical] pages a panel highlights at global step `step`: the latest transfer's that has any."""
+    latest = []
+    for x in trace["transfers"][: min(step, len(trace["transfers"]) - 1) + 1]:
+        latest = x.get("pages", latest)
+    return latest
+
+
+def check_paged(browser, iosim: str, out: Path, failures: list[str]) -> None:
+    """The block-table panel of a paged, windowed trace: present, and following the steps."""
+    page = out / "trace-paged.html"
+    subprocess.run([iosim, "trace", *PAGED, "-f", "html", "-o", str(page)], check=True)
+    traces = json.loads(subprocess.run([iosim, "trace", *PAGED, "-f", "json"], check=True,
+                                       capture_output=True, text=True).stdout)["traces"]
+    browser.call("Page.navigate", url=page.resolve().as_uri())
+    browser.wait_for("location.pathname.endsWith('trace-paged.html') && document.body && "
+                     "document.body.dataset.ready === '1'",
+                     "the paged page ready")
+    sets = {t["schedule"]: set() for t in traces}
+    for step in range(PAGED_STEPS + 1):
+        if step:
+            browser.press("ArrowRight")
+        shown = browser.evaluate(PAGES_SHOWN)
+        if [p["schedule"] for p in shown] != [t["schedule"] for t in traces]:
+            failures.append(f"paged page: panels {[p['schedule'] for p in shown]}, expected one per trace")
+            return
+        for p, t in zip(shown, traces):
+            pages = t["paging"]["pages"]
+            if not p["panel"] or p["logical"] != pages or p["physical"] != pages:
+                failures.append(f"paged page, {t['schedule']}: block table panel {p['panel']} with {p['logical']} "
+                                f"logical and {p['physical']} physical pages, expected {pages} each")
+                return
+            want = expected_pages(t, step)
+            if p["hot"] != [k for k, _ in want] or p["hot_slots"] != sorted(s for _, s in want):
+                failures.append(f"paged page, step {step}, {t['schedule']}: pages highlighted {p['hot']} in slots "
+                                f"{p['hot_slots']}, the JSON says {want}")
+            sets[t["schedule"]].add(tuple(p["hot"]))
+            if step == 0:
+                masked = sum(1 for v in t["visits"] if v["masked"])
+                never = t["grid"]["t_r"] * t["grid"]["t_c"] - len(t["visits"])
+                # flash2 skips the tiles outside the band; flashdecode's block sees the keys of all its rows
+                band = t["schedule"] != "flash2" or never > 0
+                if p["masked"] != masked or p["never"] != never or not masked or not band:
+                    failures.append(f"paged page, {t['schedule']}: {p['masked']} tiles marked masked and "
+                                    f"{p['never']} skipped, the JSON says {masked} and {never} (masked above 0 "
+                                    "under a window, and skipped too for flash2)")
+    for name, seen in sets.items():
+        if len([s for s in seen if s]) < 2:
+            failures.append(f"paged page, {name}: the highlighted pages did not change over {PAGED_STEPS} steps "
+                            f"({sorted(seen)})")
+    browser.screenshot(str(out / "trace-paged.png"))
 
 
 def expected(trace: dict, step: int) -> dict:
@@ -166,6 +235,8 @@ def main() -> int:
             failures.append(f"the page asked for more than itself: {foreign}")
         if not any(u.split("#")[0] == url for u in asked):
             failures.append("no request for the page itself was seen (is the network check blind?)")
+
+        check_paged(browser, args.iosim, out, failures)
     finally:
         browser.close()
 
@@ -174,6 +245,7 @@ def main() -> int:
     if failures:
         return 1
     print(f"trace_page.py: {len(traces)} panels, counters checked at 12 steps, play/pause, no network; "
+          f"a paged, windowed page's block table followed over {PAGED_STEPS} steps; "
           f"screenshots in {out} ({time.monotonic() - start:.1f} s)")
     return 0
 

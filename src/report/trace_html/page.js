@@ -55,7 +55,11 @@ function prepare(t) {
     lastLoad.Q[s] = lq; lastLoad.K[s] = lk;
   });
   const after = t.visits.map((v) => (v.after_step === null ? -1 : v.after_step));
-  return { t, n, tensors, cum, l2, after, lastLoad };
+  // Paged K/V: per step, the pages of the latest transfer that read some (a K, V or block-table tile).
+  const pages = new Array(n);
+  let lp = null;
+  t.transfers.forEach((x, s) => { if (x.pages) lp = x.pages; pages[s] = lp; });
+  return { t, n, tensors, cum, l2, after, lastLoad, pages };
 }
 
 function label(x) { return `${x.tensor}_${x.tile[0]}` + (x.tile[1] ? `,${x.tile[1]}` : ""); }
@@ -71,6 +75,12 @@ class Panel {
        `${fmt(p.n)} transfers · order: ${t.order}`);
     this.now = el("div", { class: "now" }, box);
     this.buildGrid(box);
+    if (t.problem.causal) {
+      el("div", { class: "legend" }, box,
+         (t.problem.window ? `causal, window of ${t.problem.window} keys: the band of tiles computed; ` : "causal: ") +
+         "grey tiles are skipped (every score masked), tiles with a slash are computed and then masked");
+    }
+    if (t.paging) this.buildPages(box);
     el("div", { class: "legend" }, box, "in SRAM after this step (dashed: written back, red: just moved)");
     this.sram = el("div", { class: "sram" }, box);
     this.buildCounters(box);
@@ -103,6 +113,12 @@ class Panel {
         if (v) {
           r.setAttribute("fill", colour(v.visit / last));
           this.cells[v.visit].push(r);
+          // A tile an edge of the mask crosses (one score tile, not standard attention's whole S).
+          if (v.masked && v.rows[1] - v.rows[0] <= t.tile.br && v.cols[1] - v.cols[0] <= t.tile.bc) {
+            r.classList.add("masked");
+            el("svg:line", { class: "maskline", x1: 1 + j * size, y1: 1 + i * size, x2: 1 + (j + 1) * size,
+                             y2: 1 + (i + 1) * size }, svg);
+          }
           if (size >= 16 && (v.rows[1] - v.rows[0] <= t.tile.br || (i === 0 && j === 0))) {
             el("svg:text", { x: 3 + j * size, y: size - 4 + i * size }, svg, String(v.visit));
           }
@@ -112,6 +128,51 @@ class Panel {
     this.qband = el("svg:rect", { class: "qband", x: 1, width: tc * size, height: 0, y: 0 }, svg);
     this.kband = el("svg:rect", { class: "kband", y: 1, height: tr * size, width: 0, x: 0 }, svg);
     this.frame = el("svg:rect", { class: "frame", width: size, height: size, x: -99, y: -99 }, svg);
+  }
+
+  // The block table: each logical page of K/V (top row) joined to the physical page of HBM holding it
+  // (bottom row); the pages the step's tile reads in red.
+  buildPages(box) {
+    const pg = this.p.t.paging, n = pg.pages;
+    this.pagebox = el("div", { class: "pages" }, box);
+    el("div", { class: "legend" }, this.pagebox,
+       `block table: ${n} pages of ${pg.page_size} tokens, ${pg.page_order}` +
+       (pg.page_order === "random" ? ` (seed ${pg.seed})` : "") +
+       ". Top: K/V's logical pages in token order; bottom: the physical pages of HBM holding them. " +
+       "Red: the pages the latest K, V or block-table transfer reads.");
+    const w = Math.max(3, Math.min(22, Math.floor(520 / n))), h = 16, gap = 40;
+    const svg = el("svg:svg", { class: "blocktable", width: n * w + 2, height: 2 * h + gap + 2 }, this.pagebox);
+    this.links = []; this.lpages = []; this.ppages = new Array(n);
+    for (const [page, slot] of pg.block_table) {
+      this.links[page] = el("svg:line", { class: "link", "data-page": page, x1: 1 + (page + 0.5) * w, y1: 1 + h,
+                                          x2: 1 + (slot + 0.5) * w, y2: 1 + h + gap }, svg);
+    }
+    for (const [page, slot] of pg.block_table) {
+      this.lpages[page] = el("svg:rect", { class: "lp", "data-page": page, x: 1 + page * w, y: 1, width: w,
+                                           height: h }, svg);
+      this.ppages[slot] = el("svg:rect", { class: "pp", "data-slot": slot, "data-page": page, x: 1 + slot * w,
+                                           y: 1 + h + gap, width: w, height: h }, svg);
+      if (w >= 16) {
+        el("svg:text", { x: 1 + page * w + w / 2, y: h - 3 }, svg, String(page));
+        el("svg:text", { x: 1 + slot * w + w / 2, y: h + gap + h - 3 }, svg, String(slot));
+      }
+    }
+    this.pagenow = el("div", { class: "pagenow" }, this.pagebox);
+    this.hot = [];
+  }
+
+  showPages(s, x) {
+    for (const [page, slot] of this.hot) {
+      for (const e of [this.lpages[page], this.ppages[slot], this.links[page]]) e.classList.remove("hot");
+    }
+    this.hot = this.p.pages[s] || [];
+    for (const [page, slot] of this.hot) {
+      for (const e of [this.lpages[page], this.ppages[slot], this.links[page]]) e.classList.add("hot");
+    }
+    const list = this.hot.map(([page, slot]) => `${page}→${slot}`).join(" ");
+    this.pagebox.setAttribute("data-hot", this.hot.map(([page]) => page).join(","));
+    this.pagenow.textContent = !this.hot.length ? "no K/V page read yet"
+      : `${x.pages ? "this step reads" : "last read"} pages (logical→physical): ${list}`;
   }
 
   buildCounters(box) {
@@ -171,7 +232,8 @@ class Panel {
     const x = t.transfers[s];
     const just = x.sram.find((l) => l.replace("*", "").startsWith(x.tensor + "_")) || label(x);
     this.now.textContent = `step ${fmt(s)} of ${fmt(p.n - 1)}${global > s ? " (finished)" : ""}: ${x.dir} ` +
-      `${just.replace("*", "")} rows [${x.rows[0]}, ${x.rows[1]}) cols [${x.cols[0]}, ${x.cols[1]}), ${fmt(x.bytes)} B`;
+      `${just.replace("*", "")} rows [${x.rows[0]}, ${x.rows[1]}) cols [${x.cols[0]}, ${x.cols[1]}), ${fmt(x.bytes)} B` +
+      (x.pages ? `, pages ${x.pages.map(([page, slot]) => `${page}→${slot}`).join(" ")}` : "");
     this.now.setAttribute("data-step", s);
     // Score tiles computed by now: full colour; the rest faded; the latest one framed.
     let done = 0;
@@ -211,6 +273,7 @@ class Panel {
       r.write.textContent = fmt(p.cum[name].write[s]);
       r.tr.classList.toggle("moved", name === x.tensor);
     }
+    if (this.pagebox) this.showPages(s, x);
     if (this.l2) this.showPredicted(s, x);
   }
 
