@@ -1,5 +1,5 @@
 // Which CUDA kernels run a sliding window and paged K/V (cuda/window_paging.h): the window in
-// flash2's forward only, pages in flash2's forward and flashdecode(-heads), with a page size that is a
+// flash1's and flash2's forward and backward, pages in flash2's forward and flashdecode(-heads), with a page size that is a
 // power of two fitting the K/V tile; the rest refused in one line naming the flag. Needs no GPU.
 #include <doctest/doctest.h>
 
@@ -29,7 +29,15 @@ bool says(const std::string& why, const std::string& piece) { return why.find(pi
 
 }  // namespace
 
-TEST_CASE("a sliding window: flash2's forward runs it, under the causal mask, at most n_kv keys") {
+TEST_CASE("a sliding window: flash1's and flash2's kernels run it, under the causal mask, at most n_kv keys") {
+  for (const Algo a : {Algo::flash1, Algo::flash2}) {
+    for (const Direction pass : {Direction::fwd, Direction::bwd}) {
+      KernelSpec o = spec(a, pass, 64);
+      o.causal = true;
+      o.window = 256;
+      CHECK(window_paging_unsupported(o).empty());
+    }
+  }
   KernelSpec s = spec(Algo::flash2, Direction::fwd, 64);
   s.causal = true;
   s.window = 256;
@@ -44,16 +52,15 @@ TEST_CASE("a sliding window: flash2's forward runs it, under the causal mask, at
   s.causal = true;
   s.window = -1;
   CHECK(says(window_paging_unsupported(s), "--window must be positive"));
-  for (const auto& [a, pass] : {std::pair{Algo::naive, Direction::fwd}, std::pair{Algo::flash1, Direction::fwd},
-                                std::pair{Algo::flash2, Direction::bwd}, std::pair{Algo::flashdecode, Direction::fwd},
-                                std::pair{Algo::flash3, Direction::fwd}}) {
+  for (const auto& [a, pass] : {std::pair{Algo::naive, Direction::fwd}, std::pair{Algo::naive, Direction::bwd},
+                                std::pair{Algo::flashdecode, Direction::fwd}, std::pair{Algo::flash3, Direction::fwd}}) {
     KernelSpec o = spec(a, pass, 64);
     o.causal = true;
     o.window = 256;
     const std::string why = window_paging_unsupported(o);
     CAPTURE(why);
     CHECK(says(why, "--window: the "));
-    CHECK(says(why, "kernel has no sliding window (flash2's forward has one)"));
+    CHECK(says(why, "kernel has no sliding window (flash1's and flash2's have one)"));
   }
 }
 

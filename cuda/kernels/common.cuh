@@ -75,6 +75,19 @@ __host__ __device__ constexpr int causal_first_q_tile(bool causal, int c0, int n
   return first_row <= 0 ? 0 : first_row / br;
 }
 
+/// One past the last Q tile of B_r rows that sees a key of a block of keys ending at c_end (its last
+/// key c_end − 1) under a sliding window of `window` keys: rows up to c_end − 1 − (n_kv − n) + window − 1
+/// see that key, later rows' windows have passed the whole block. ⌈n / B_r⌉ without a window; 0 when
+/// no row sees it. With causal_first_q_tile: the Q tiles [first, end) Mask::q_for_cols counts, none when
+/// first ≥ end.
+__host__ __device__ constexpr int window_end_q_tile(int window, int c_end, int n, int n_kv, int br) {
+  const int q_tiles = (n + br - 1) / br;
+  if (window <= 0) return q_tiles;
+  const int end_row = c_end - 1 - (n_kv - n) + window;  // rows [0, end_row) may see key c_end − 1
+  if (end_row <= 0) return 0;
+  return end_row >= n ? q_tiles : (end_row - 1) / br + 1;
+}
+
 // ---- conversions ---------------------------------------------------------------------------------
 
 /// Two floats rounded to the element type and packed into one 32-bit register (lo in the low half).

@@ -11,6 +11,8 @@
 //     store dK_j, dV_j (element type)
 // Kernel B per head: reads 2·n_kv·d + T_c·4·n·d elements and T_c·2·n floats, writes T_c·n·d + 2·n_kv·d
 // elements. dQ_i is rounded to the element type at every step (error ∝ √T_c units of roundoff).
+// Causal, and with a sliding window of W keys (sim/core/mask.h): for K/V tile j only the Q tiles whose
+// rows see one of its keys, those an edge crosses masked.
 //
 // Design: as flash2 backward (flash_bwd_common.cuh: warps tile each product, S and dP in registers,
 // P and dS through shared memory, 16-byte cp.async loads and 16-byte stores); dQ_i is read into a
@@ -49,6 +51,7 @@ struct Flash1BwdParams {
   float scale;
   int group;    ///< query heads per K/V head: head bh reads K/V head bh / group
   bool causal;  ///< row r sees key c ≤ r + n_kv − n
+  int window;   ///< with causal: row r also needs c > r + n_kv − n − window (sim/core/mask.h); 0: none
 };
 
 template <class T, class Tr>
@@ -74,15 +77,16 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_bwd_kernel(const Flash
   const float* const m = p.m + static_cast<std::int64_t>(bh) * p.n;
   const float scale_log2 = p.scale * kLog2e;
   const int kv_tiles = (p.n_kv + kBc - 1) / kBc;
-  const int q_tiles = (p.n + kBr - 1) / kBr;
 
   for (int j = 0; j < kv_tiles; ++j) {
     const int kv0 = j * kBc;
     __syncthreads();  // the previous tile's dK, dV have left K_j, V_j's shared tiles
-    // Causal: the Q tiles before the first that sees key kv0 are skipped (CausalMask::q_for_cols), and
-    // K_j, V_j are not read when no tile sees them (dK_j = dV_j = 0 still go out).
+    // Causal: the Q tiles before the first that sees key kv0 are skipped, and (window) those after the
+    // last whose rows' windows reach the tile's last key (Mask::q_for_cols); K_j, V_j are not read
+    // when no tile sees them (dK_j = dV_j = 0 still go out).
     const int first_q = causal_first_q_tile(p.causal, kv0, p.n, p.n_kv, kBr);
-    if (first_q < q_tiles) {
+    const int end_q = window_end_q_tile(p.window, min(kv0 + kBc, p.n_kv), p.n, p.n_kv, kBr);
+    if (first_q < end_q) {
       load_rows_async<kBc, kD, Tr::kThreads>(sm.k, static_cast<const T*>(p.k) + kv_off, kv0, p.n_kv, tid);
       load_rows_async<kBc, kD, Tr::kThreads>(sm.v, static_cast<const T*>(p.v) + kv_off, kv0, p.n_kv, tid);
       cp_async_commit();
@@ -99,7 +103,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_bwd_kernel(const Flash
       }
     }
 
-    for (int i = first_q; i < q_tiles; ++i) {
+    for (int i = first_q; i < end_q; ++i) {
       const int q0 = i * kBr;
       // Q_i, O_i, dO_i, dQ_i, l_i, m_i. The dQ_i tile's chunks are reloaded by the threads that
       // stored them at the end of the previous step; everything else was last read before (3).
@@ -131,7 +135,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_bwd_kernel(const Flash
       }
       __syncthreads();  // (1b) D_i in place
 
-      bwd_probs(sm, q0, kv0, p.n, p.n_kv, p.causal, scale_log2, warp, lane);
+      bwd_probs(sm, q0, kv0, p.n, p.n_kv, p.causal, p.window, scale_log2, warp, lane);
       __syncthreads();  // (2) P, dS in place
 
       bwd_accumulate_kv(sm, dk, dv, warp, lane);
@@ -188,7 +192,8 @@ void launch_flash1_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
                                 spec.n_kv,
                                 1.f / std::sqrt(static_cast<float>(D)),
                                 group_size(spec),
-                                spec.causal};
+                                spec.causal,
+                                spec.window};
   kernel<<<static_cast<unsigned>(spec.batch * spec.heads), Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
   IOSIM_CUDA_CHECK_LAUNCH();
   launch_group_sum_kv_grads(spec, buf, stream);

@@ -12,6 +12,10 @@
 // Per head: reads 2·n_kv·d + T_c·(2·n·d) elements and T_c·2·n floats, writes (T_c + 1)·n·d elements
 // and (T_c + 1)·2·n floats (the +1 is kernel A). O is rounded to the element type at every step, as an
 // implementation that keeps O in HBM must: the error grows with T_c (about √(T_c/2) units of roundoff).
+// Causal: for K/V tile j only the Q tiles whose rows see one of its keys, from the first its first key's
+// row lies in and, with a sliding window of W keys (sim/core/mask.h), up to the last whose window still
+// reaches its last key; K_j, V_j are not loaded when no tile does (keys before every row's window). Tiles
+// the diagonal or the window's lower edge crosses are computed and masked, as Mask::q_for_cols counts.
 //
 // Design: B_r/16 warps, each owns 16 rows of every Q tile (its rows of Q_i and O_i are loaded, used and
 // stored by that warp alone, so the inner loop needs no block barrier); mma.sync m16n8k16 with fp32
@@ -77,6 +81,7 @@ struct Flash1FwdParams {
   float scale;
   int group;    ///< query heads per K/V head: head bh reads K/V head bh / group
   bool causal;  ///< row r sees key c ≤ r + n_kv − n
+  int window;   ///< with causal: row r also needs c > r + n_kv − n − window (sim/core/mask.h); 0: none
 };
 
 template <class T, class Tr>
@@ -103,12 +108,17 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_fwd_kernel(const Flash
   float* const l = p.l + static_cast<std::int64_t>(bh) * p.n;
   float* const m = p.m + static_cast<std::int64_t>(bh) * p.n;
   const int kv_tiles = (p.n_kv + kBc - 1) / kBc;
-  const int q_tiles = (p.n + kBr - 1) / kBr;
   const int wrow = warp * 16;
   T* const qw = q_s + wrow * kStride;  // this warp's 16 rows of Q_i and O_i
   T* const ow = o_s + wrow * kStride;
 
   for (int j = 0; j < kv_tiles; ++j) {
+    // Causal: the Q tiles before the first that sees key j·B_c are skipped, and (window) those after
+    // the last whose rows' windows reach the tile's last key (Mask::q_for_cols); K_j, V_j are not
+    // loaded when no Q tile is left (block-uniform: every thread skips the barriers alike).
+    const int first_q = causal_first_q_tile(p.causal, j * kBc, p.n, p.n_kv, kBr);
+    const int end_q = window_end_q_tile(p.window, min((j + 1) * kBc, p.n_kv), p.n, p.n_kv, kBr);
+    if (first_q >= end_q) continue;
     __syncthreads();  // every warp is done with K_{j-1}, V_{j-1}
     load_rows_async<kBc, kD, Tr::kThreads>(k_s, k, j * kBc, p.n_kv, tid);
     load_rows_async<kBc, kD, Tr::kThreads>(v_s, v, j * kBc, p.n_kv, tid);
@@ -116,8 +126,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_fwd_kernel(const Flash
     cp_async_wait<0>();
     __syncthreads();
 
-    // Causal: the Q tiles before the first that sees key j·B_c are skipped (CausalMask::q_for_cols).
-    for (int i = causal_first_q_tile(p.causal, j * kBc, p.n, p.n_kv, kBr); i < q_tiles; ++i) {
+    for (int i = first_q; i < end_q; ++i) {
       const int r0 = i * kBr + wrow;  // first row of this warp
       if (r0 >= p.n) break;           // warp-uniform: no rows of the last tile left for this warp
       load_rows_async<16, kD, kWarpSize>(qw, q, r0, p.n, lane);
@@ -152,16 +161,19 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_fwd_kernel(const Flash
           mma16816<T>(s[2 * np + 1], a, b[2], b[3]);
         }
       }
-      // Keys past n_kv (last tile) and (causal) keys right of the row's diagonal: −inf. `last0` is
-      // the last key row g of this warp's 16 sees (row g + 8 sees 8 more).
+      // Keys past n_kv (last tile), (causal) keys right of the row's diagonal and (window) keys at or
+      // before the row's diagonal − W: −inf. `last0` is the last key row g of this warp's 16 sees (row
+      // g + 8 sees 8 more); without a window `before0` is below every key.
       const int last0 = r0 + offset + (lane >> 2);
+      const int before0 = p.window > 0 ? last0 - p.window : -kBr - 1;  // row g's keys ≤ this are masked
 #pragma unroll
       for (int nt = 0; nt < kNS; ++nt) {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const int c = j * kBc + frag_col(nt, e, lane);
           const int last = p.causal ? min(last0 + ((e >> 1) << 3), p.n_kv - 1) : p.n_kv - 1;
-          s[nt][e] = c > last ? -INFINITY : s[nt][e] * p.scale;
+          const int before = before0 + ((e >> 1) << 3);
+          s[nt][e] = c > last || c <= before ? -INFINITY : s[nt][e] * p.scale;
         }
       }
 
@@ -174,7 +186,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash1_fwd_kernel(const Flash
         for (int nt = 0; nt < kNS; ++nt) mt_ = fmaxf(mt_, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
         mt_ = fmaxf(mt_, __shfl_xor_sync(kFullMask, mt_, 1));
         mt_ = fmaxf(mt_, __shfl_xor_sync(kFullMask, mt_, 2));
-        // −inf when the row sees no key of this tile (causal): then P̃ = 0, l̃ = 0, and nothing changes.
+        // −inf when the row sees no key of this tile (causal, or a window that has not reached the tile
+        // or has passed it): then P̃ = 0, l̃ = 0, and nothing changes.
         const bool none = mt_ == -INFINITY;
         const float mt_log2 = none ? 0.f : mt_ * kLog2e;
         float lt = 0.f;
@@ -261,7 +274,8 @@ void launch_flash1_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   const kern::Flash1FwdParams p{buf.device(Tensor::Q), buf.device(Tensor::K), buf.device(Tensor::V),
                                 buf.device(Tensor::O), device_ptr<float>(buf, Tensor::l),
                                 device_ptr<float>(buf, Tensor::m), spec.n, spec.n_kv,
-                                1.f / std::sqrt(static_cast<float>(D)), group_size(spec), spec.causal};
+                                1.f / std::sqrt(static_cast<float>(D)), group_size(spec), spec.causal,
+                                spec.window};
   kernel<<<static_cast<unsigned>(spec.batch * spec.heads), Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
   IOSIM_CUDA_CHECK_LAUNCH();
 }

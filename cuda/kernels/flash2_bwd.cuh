@@ -14,7 +14,8 @@
 //        store dK_j, dV_j (element type, 16-byte stores)
 //   C (cuda/kernels/flash_aux.cu): reads dQacc; writes dQ (element type).
 // Kernel B per head: reads 2·n_kv·d + T_c·2·n·d elements and T_c·2·n floats, reduces T_c·n·d floats
-// into dQacc, writes 2·n_kv·d elements.
+// into dQacc, writes 2·n_kv·d elements. Causal, and with a sliding window of W keys (sim/core/mask.h):
+// a block visits only the Q tiles whose rows see one of its keys, masking those an edge crosses.
 //
 // Design: warps tile each product (flash_bwd_common.cuh); S, dP in registers, P and dS staged through
 // shared memory in the element type for the transposed products; K_j, V_j, Q_i, dO_i by 16-byte
@@ -52,6 +53,7 @@ struct Flash2BwdParams {
   float scale;
   int group;    ///< query heads per K/V head: head bh reads K/V head bh / group
   bool causal;  ///< row r sees key c ≤ r + n_kv − n
+  int window;   ///< with causal: row r also needs c > r + n_kv − n − window (sim/core/mask.h); 0: none
 };
 
 template <class T, class Tr>
@@ -77,11 +79,12 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash
   const float* const dsum = p.dsum + static_cast<std::int64_t>(bh) * p.n;
   const float scale_log2 = p.scale * kLog2e;
 
-  // Causal: the Q tiles before the first that sees key kv0 are skipped (CausalMask::q_for_cols), and
-  // K_j, V_j are not read when no tile sees them (dK_j = dV_j = 0 still go out).
-  const int q_tiles = (p.n + kBr - 1) / kBr;
+  // Causal: the Q tiles before the first that sees key kv0 are skipped, and (window) those after the
+  // last whose rows' windows reach the tile's last key (Mask::q_for_cols); K_j, V_j are not read when
+  // no tile sees them (dK_j = dV_j = 0 still go out).
   const int first_q = causal_first_q_tile(p.causal, kv0, p.n, p.n_kv, kBr);
-  if (first_q < q_tiles) {
+  const int end_q = window_end_q_tile(p.window, min(kv0 + kBc, p.n_kv), p.n, p.n_kv, kBr);
+  if (first_q < end_q) {
     load_rows_async<kBc, kD, Tr::kThreads>(sm.k, static_cast<const T*>(p.k) + kv_off, kv0, p.n_kv, tid);
     load_rows_async<kBc, kD, Tr::kThreads>(sm.v, static_cast<const T*>(p.v) + kv_off, kv0, p.n_kv, tid);
     cp_async_commit();
@@ -98,7 +101,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash
     }
   }
 
-  for (int i = first_q; i < q_tiles; ++i) {
+  for (int i = first_q; i < end_q; ++i) {
     const int q0 = i * kBr;
     // Q_i, dO_i, L_i, D_i. The previous step last read them before its second barrier.
     load_rows_async<kBr, kD, Tr::kThreads>(sm.q, q, q0, p.n, tid);
@@ -113,7 +116,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_bwd_kernel(const Flash
     cp_async_wait<0>();
     __syncthreads();  // (1) tiles and statistics in place
 
-    bwd_probs(sm, q0, kv0, p.n, p.n_kv, p.causal, scale_log2, warp, lane);
+    bwd_probs(sm, q0, kv0, p.n, p.n_kv, p.causal, p.window, scale_log2, warp, lane);
     __syncthreads();  // (2) P, dS in place
 
     bwd_accumulate_kv(sm, dk, dv, warp, lane);
@@ -174,7 +177,8 @@ void launch_flash2_bwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
                                 spec.n_kv,
                                 1.f / std::sqrt(static_cast<float>(Tr::kD)),
                                 group_size(spec),
-                                spec.causal};
+                                spec.causal,
+                                spec.window};
   const dim3 grid(static_cast<unsigned>((spec.n_kv + Tr::kBc - 1) / Tr::kBc),
                   static_cast<unsigned>(spec.batch * spec.heads));
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p);

@@ -139,12 +139,13 @@ struct BwdSmem {
 };
 
 /// S, dP → P, dS in shared memory, for Q rows [q0, q0 + B_r) and K/V rows [kv0, kv0 + B_c). Entries
-/// outside n × n_kv, and (causal) right of the diagonal (key c > row r + n_kv − n), are 0, so that
+/// outside n × n_kv, (causal) right of the diagonal (key c > row r + n_kv − n) and (a sliding window
+/// of `window` keys, 0: none) at or left of its lower edge (c ≤ r + n_kv − n − window) are 0, so that
 /// they add nothing to dV, dK or dQ. Needs Q_i, dO_i, K_j, V_j and the
 /// row statistics in shared memory (after a barrier); P and dS are ready after the next barrier.
 template <class T, class Tr>
 __device__ __forceinline__ void bwd_probs(const BwdSmem<T, Tr>& sm, int q0, int kv0, int n, int n_kv, bool causal,
-                                          float scale_log2, int warp, int lane) {
+                                          int window, float scale_log2, int warp, int lane) {
   using G = typename Tr::GridS;
   constexpr int kMT = G::kMT, kNT = G::kNT;
   float s[kMT][kNT][4];
@@ -166,6 +167,8 @@ __device__ __forceinline__ void bwd_probs(const BwdSmem<T, Tr>& sm, int q0, int 
     for (int h = 0; h < 2; ++h) {
       const int r = m0 + frag_row(mt, 2 * h, lane);
       const bool row_ok = q0 + r < n;
+      const int diag = q0 + r + n_kv - n;                 // the row's last key (causal)
+      const int before = window > 0 ? diag - window : -1;  // keys ≤ this lie before its window
       const float sub = sm.row_sub[r], mul = sm.row_mul[r], dd = sm.row_d[r];
 #pragma unroll
       for (int nt = 0; nt < kNT; ++nt) {
@@ -174,7 +177,7 @@ __device__ __forceinline__ void bwd_probs(const BwdSmem<T, Tr>& sm, int q0, int 
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int key = kv0 + c + e;
-          const bool ok = row_ok && key < n_kv && (!causal || key <= q0 + r + n_kv - n);
+          const bool ok = row_ok && key < n_kv && (!causal || key <= diag) && key > before;
           pe[e] = ok ? fast_exp2(fmaf(s[mt][nt][2 * h + e], scale_log2, -sub)) * mul : 0.f;
           dse[e] = pe[e] * (dp[mt][nt][2 * h + e] - dd);
         }
