@@ -23,6 +23,11 @@
 // Per grid head: reads rows·d · s (Q) + 2 · n_kv · d (K, V) elements; writes rows·d, rows (O, L), with
 // s > 1 also s · rows · (d + 1) fp32 partials, which the combine reads once. Paged K/V (sim/core/paging.h):
 // each K/V row is read from the slot its page's block-table entry names (KvRows, common.cuh).
+// Causal and sliding window (sim/core/mask.h; row r of a grid head is query position r mod n): a block
+// reads only the K/V tiles its positions see — packed, those of positions 0 … n − 1, per query head
+// those of its row tile, as the model's Mask::kv_for_rows — the part of them in its split; steps the
+// diagonal or the window's edge crosses are masked by element. A split with no tile of the run stores
+// O = 0, L = −inf, which the combine weighs 0; a row that sees no key at all gets O = 0, L = −inf.
 //
 // Run: through iosim::gpu::detail::launch with KernelSpec{Algo::flashdecode or flashdecode_heads, …};
 // tested in tests/gpu/test_decode.cpp.
@@ -152,6 +157,10 @@ struct DecodeParams {
   const int* block_table;  ///< paged K/V: [K/V sequence, page] slots (sim/core/paging.h); nullptr: contiguous
   int page_shift;          ///< log2 of the page size (paged)
   int pages;               ///< pages of one K/V sequence (paged)
+  int n;                   ///< query positions per head: row r of a grid head is position r mod n
+  int packed;              ///< rows are the group's heads × n: every block sees positions 0 … n − 1
+  int causal;              ///< position i sees key c ≤ i + n_kv − n (sim/core/mask.h)
+  int window;              ///< with causal: also c > i + n_kv − n − window; 0: none
 };
 
 /// Column mode's end: the four warps' (m, l, O) of the same 16 rows merged through shared memory (`red`,
@@ -239,9 +248,25 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
   const KvRows<T> k{static_cast<const T*>(p.k) + kv_off, table, p.page_shift};
   const KvRows<T> v{static_cast<const T*>(p.v) + kv_off, table, p.page_shift};
   const int kv_tiles = (p.n_kv + kBc - 1) / kBc;
-  const int t0 = split * p.tiles_per_split;
-  const int t1 = min(t0 + p.tiles_per_split, kv_tiles);
-  const int count = t1 > t0 ? t1 - t0 : 0;  // empty only for a split count the spec forces
+  // The K/V tiles the block's query positions see, [kv_lo, kv_hi), as the model's Mask::kv_for_rows
+  // counts them: packed, positions 0 … n − 1 of every head of the group (whatever the row tile); per
+  // query head, the row tile's own positions. Causal: up to the tile of the last one's diagonal;
+  // window: from the tile of the first one's first key. The splits partition all ⌈n_kv / B_c⌉ tiles
+  // (as FlashAttention-2's splitkv kernel and the model do) and each keeps its share of that run: with
+  // a window most splits are empty, load Q and store an empty partial (O = 0, L = −inf).
+  const int pos0 = p.packed ? 0 : q0;
+  const int pos_rows = p.packed ? p.n : kDecodeBr;
+  const int pos1 = min(pos0 + pos_rows, p.n) - 1;  // the block's last position
+  const int offset = p.n_kv - p.n;
+  const int kv_lo = window_first_kv_tile(p.window, pos0, p.n, p.n_kv, kBc);
+  const int kv_hi = causal_kv_tiles(p.causal, pos0, p.n, p.n_kv, pos_rows, kBc);
+  const int t0 = max(split * p.tiles_per_split, kv_lo);
+  const int t1 = min(min(split * p.tiles_per_split + p.tiles_per_split, kv_tiles), kv_hi);
+  const int count = t1 > t0 ? t1 - t0 : 0;
+  // Keys a step must mask for some row of the block: past the smallest diagonal (causal), at or
+  // before the largest window edge (window); other steps skip the per-element test.
+  const int diag_min = p.causal ? pos0 + offset : p.n_kv;
+  const int edge_max = p.window > 0 ? pos1 + offset - p.window : -1;
   const float scale_log2 = p.scale * kLog2e;
 
   decode_load_rows<kDecodeBr, kD, Tr::kThreads>(q_s, q, q0, p.rows, tid);
@@ -264,6 +289,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
   if (active) {
 #pragma unroll
     for (int kk = 0; kk < kKQ; ++kk) decode_load_a_mk(qf[kk], q_s, kStride, wrow, kk * 16, lane);
+  }
+  // This thread's two rows (frag rows g and g + 8): key c is masked when c > hi_key or c ≤ lo_key.
+  int hi_key[2], lo_key[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int pos = (q0 + wrow + frag_row(0, 2 * h, lane)) % p.n;
+    hi_key[h] = p.causal ? pos + offset : p.n_kv;
+    lo_key[h] = p.window > 0 ? pos + offset - p.window : -1;
   }
   float o_acc[kNO][4];
   float m_run[2] = {-INFINITY, -INFINITY};
@@ -318,16 +351,21 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
             mma16816<T>(s[2 * np + 1], qf[kk], b[2], b[3]);
           }
         }
-        if (col0 + c0 + Tr::kSub > p.n_kv) {
+        // Columns past n_kv (the last tile), past a row's diagonal (causal) or at or before its window's
+        // edge: −inf, so that P = 0 there.
+        const int cs = col0 + c0;
+        if (cs + Tr::kSub > p.n_kv || cs + Tr::kSub - 1 > diag_min || cs <= edge_max) {
 #pragma unroll
           for (int nt = 0; nt < kNS; ++nt) {
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
-              if (col0 + c0 + frag_col(nt, e, lane) >= p.n_kv) s[nt][e] = -INFINITY;
+              const int c = cs + frag_col(nt, e, lane);
+              if (c >= p.n_kv || c > hi_key[e >> 1] || c <= lo_key[e >> 1]) s[nt][e] = -INFINITY;
             }
           }
         }
-        // Online softmax; column col0 + c0 < n_kv exists, so every row's maximum is finite.
+        // Online softmax. A row may have seen no key yet (its window starts in a later step, or n > n_kv):
+        // its maximum is −inf, taken as 0 so that P = exp(−inf) = 0 and α = 1 (no NaN from −inf − (−inf)).
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           float mx = m_run[h];
@@ -335,9 +373,10 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
           for (int nt = 0; nt < kNS; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
           mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
           mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
-          const float alpha = fast_exp2((m_run[h] - mx) * scale_log2);
+          const bool none = mx == -INFINITY;
+          const float alpha = none ? 1.f : fast_exp2((m_run[h] - mx) * scale_log2);
           m_run[h] = mx;
-          const float mx_scaled = mx * scale_log2;
+          const float mx_scaled = none ? 0.f : mx * scale_log2;
           float sum = 0.f;
 #pragma unroll
           for (int nt = 0; nt < kNS; ++nt) {
@@ -449,9 +488,10 @@ __global__ void __launch_bounds__(kCombineThreads) flashdecode_combine(const Dec
       w_s[tid * p.splits + s] = e;
       sum += e;
     }
-    const float inv = 1.f / sum;  // sum ≥ 1: the largest term is exp(0)
+    // sum ≥ 1 (the largest term is exp(0)), or 0 for a row that sees no key in any split: O = 0, L = −inf.
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
     for (int s = 0; s < p.splits; ++s) w_s[tid * p.splits + s] *= inv;
-    p.lse[first + tid] = mx + logf(sum);
+    p.lse[first + tid] = sum > 0.f ? mx + logf(sum) : -INFINITY;
   }
   __syncthreads();
   constexpr int kQuads = D / 4;
@@ -498,7 +538,11 @@ void launch_flashdecode(const KernelSpec& spec, AttentionBuffers& buf, cudaStrea
                        1.f / std::sqrt(static_cast<float>(Tr::kD)),
                        nullptr,
                        0,
-                       0};
+                       0,
+                       spec.n,
+                       spec.algo == Algo::flashdecode ? 1 : 0,
+                       spec.causal ? 1 : 0,
+                       spec.causal ? spec.window : 0};
   if (spec.page_size > 0) {  // paged K/V: unsupported_in_build checked the page size is a power of two
     p.block_table = static_cast<const int*>(buf.device(Tensor::BT));
     p.page_shift = page_shift_of(spec.page_size);
