@@ -1,6 +1,7 @@
 // Which kernels take a sliding window and paged K/V (KernelSpec::window, page_size), and the one-line
-// refusal for the rest: the window in flash2's forward (cuda/kernels/flash2_fwd.cuh) and
-// flashdecode(-heads) (flashdecode.cuh), pages in the same kernels, as the model has them (sim/core/mask.h,
+// refusal for the rest: the window in flash2's forward (cuda/kernels/flash2_fwd.cuh), flashdecode(-heads)
+// (flashdecode.cuh) and flash3 (flash3/flash3_fwd.cuh, flash3_bwd.cuh); pages in flash2's forward and
+// flashdecode; as the model has them (sim/core/mask.h,
 // sim/core/paging.h). Host only, no CUDA, beside backend.h: unsupported_in_build(), measure, validate
 // and the CPU tests read it.
 #pragma once
@@ -19,8 +20,8 @@ namespace iosim::gpu {
   const std::string kernel = std::string(name(s.algo)) + (s.pass == Direction::fwd ? " fwd" : " bwd");
   if (s.window < 0) return "--window must be positive (got " + std::to_string(s.window) + ")";
   if (s.window > 0) {
-    if (!flash2_fwd && !decode) {
-      return "--window: the " + kernel + " kernel has no sliding window (flash2's forward and flashdecode have)";
+    if (!flash2_fwd && !decode && s.algo != Algo::flash3) {
+      return "--window: the " + kernel + " kernel has no sliding window (flash2's forward, flashdecode and flash3 have)";
     }
     if (!s.causal) return "--window needs the causal mask (a window ends at each query's diagonal)";
     if (s.window > s.n_kv) {

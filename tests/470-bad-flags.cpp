@@ -151,10 +151,10 @@ TEST_CASE("a sliding window that cannot apply: one line naming --window, exit 2"
       {{"tiles", "-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
       {{"trace", "-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
       {{"measure", "-c", "h100", "--n", "1024", "--d", "64", "--causal", "--window", "64", "--schedule", "flash1"},
-       "--window: the flash1 fwd kernel has no sliding window (flash2's forward and flashdecode have)"},
+       "--window: the flash1 fwd kernel has no sliding window (flash2's forward, flashdecode and flash3 have)"},
       {{"measure", "-c", "h100", "--n", "1024", "--d", "64", "--causal", "--window", "64", "--schedule", "flash2",
         "--pass", "bwd"},
-       "--window: the flash2 bwd kernel has no sliding window (flash2's forward and flashdecode have)"},
+       "--window: the flash2 bwd kernel has no sliding window (flash2's forward, flashdecode and flash3 have)"},
   };
   check_bad_inputs(cases);
   // Its edges run: one key (the diagonal alone) and every key (the causal mask).
