@@ -52,6 +52,9 @@ namespace iosim::gpu::kern {
 inline constexpr int kDecodeBr = 64;
 inline constexpr int kDecodeWarps = 4;
 inline constexpr int kDecodeSub = 64;  ///< K/V columns per compute step by rows: S stays at 32 registers a thread
+/// The running maximum's start, −kNoScore: below any raw score Q·K of fp16/bf16 inputs that stays finite
+/// in fp32, and far enough from −FLT_MAX that (m − max) · scale · log2 e stays finite.
+inline constexpr float kNoScore = 1e30f;
 
 // ---- this kernel's shared-memory layout -----------------------------------------------------------
 // Tiles are d elements wide, unpadded, XOR-swizzled in 16-byte chunks (as CUTLASS's Swizzle<3,3,3> and
@@ -161,6 +164,8 @@ struct DecodeParams {
   int packed;              ///< rows are the group's heads × n: every block sees positions 0 … n − 1
   int causal;              ///< position i sees key c ≤ i + n_kv − n (sim/core/mask.h)
   int window;              ///< with causal: also c > i + n_kv − n − window; 0: none
+  int reach;               ///< the window, or 2³⁰ without one: a row sees keys c with c + reach > its diagonal
+  int offset;              ///< n_kv − n: position i's diagonal is key i + offset (a parameter, not a register)
 };
 
 /// Column mode's end: the four warps' (m, l, O) of the same 16 rows merged through shared memory (`red`,
@@ -202,7 +207,7 @@ __device__ __forceinline__ void decode_merge_and_store(const DecodeParams& p, fl
 #pragma unroll
     for (int w = 0; w < kDecodeWarps; ++w) {
       const float mw = red_m[w * 16 + r];
-      const float a = mw == -INFINITY ? 0.f : fast_exp2((mw - mx) * scale_log2);  // a warp that saw no column: 0
+      const float a = fast_exp2((mw - mx) * scale_log2);  // a warp that saw no column: l = 0, O = 0
       l = fmaf(a, red_l[w * 16 + r], l);
       const float2 x = *reinterpret_cast<const float2*>(red_o + (w * 16 + r) * kD + c);
       o0 = fmaf(a, x.x, o0);
@@ -256,17 +261,15 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
   // a window most splits are empty, load Q and store an empty partial (O = 0, L = −inf).
   const int pos0 = p.packed ? 0 : q0;
   const int pos_rows = p.packed ? p.n : kDecodeBr;
-  const int pos1 = min(pos0 + pos_rows, p.n) - 1;  // the block's last position
-  const int offset = p.n_kv - p.n;
   const int kv_lo = window_first_kv_tile(p.window, pos0, p.n, p.n_kv, kBc);
   const int kv_hi = causal_kv_tiles(p.causal, pos0, p.n, p.n_kv, pos_rows, kBc);
   const int t0 = max(split * p.tiles_per_split, kv_lo);
   const int t1 = min(min(split * p.tiles_per_split + p.tiles_per_split, kv_tiles), kv_hi);
   const int count = t1 > t0 ? t1 - t0 : 0;
-  // Keys a step must mask for some row of the block: past the smallest diagonal (causal), at or
-  // before the largest window edge (window); other steps skip the per-element test.
-  const int diag_min = p.causal ? pos0 + offset : p.n_kv;
-  const int edge_max = p.window > 0 ? pos1 + offset - p.window : -1;
+  // A step needs the per-element mask where its columns pass n_kv, the block's smallest diagonal, or
+  // (window) reach back to its largest window edge (block-uniform).
+  const int diag_min = p.causal ? pos0 + p.offset : p.n_kv - 1;
+  const int edge_max = min(pos0 + pos_rows, p.n) - 1 + p.offset - p.reach;
   const float scale_log2 = p.scale * kLog2e;
 
   decode_load_rows<kDecodeBr, kD, Tr::kThreads>(q_s, q, q0, p.rows, tid);
@@ -290,16 +293,11 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
 #pragma unroll
     for (int kk = 0; kk < kKQ; ++kk) decode_load_a_mk(qf[kk], q_s, kStride, wrow, kk * 16, lane);
   }
-  // This thread's two rows (frag rows g and g + 8): key c is masked when c > hi_key or c ≤ lo_key.
-  int hi_key[2], lo_key[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int pos = (q0 + wrow + frag_row(0, 2 * h, lane)) % p.n;
-    hi_key[h] = p.causal ? pos + offset : p.n_kv;
-    lo_key[h] = p.window > 0 ? pos + offset - p.window : -1;
-  }
   float o_acc[kNO][4];
-  float m_run[2] = {-INFINITY, -INFINITY};
+  // The running maximum starts finite (−kNoScore, below any score), so that a row all of whose columns
+  // a step masks (its window starts later, or n > n_kv) gets α = 1 and P = exp(−inf) = 0, no NaN from
+  // −inf − (−inf), without a test in the loop (no register to spare in row mode at d = 128).
+  float m_run[2] = {-kNoScore, -kNoScore};
   float l_run[2] = {0.f, 0.f};
 #pragma unroll
   for (int no = 0; no < kNO; ++no) {
@@ -352,20 +350,26 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
           }
         }
         // Columns past n_kv (the last tile), past a row's diagonal (causal) or at or before its window's
-        // edge: −inf, so that P = 0 there.
+        // edge: −inf, so that P = 0 there. A row's diagonal (last key; n_kv − 1 without the causal mask)
+        // is recomputed here, not held across the loop: the row-mode kernel at d = 128 has no register
+        // to spare (the modulo keeps the compiler from hoisting it).
         const int cs = col0 + c0;
         if (cs + Tr::kSub > p.n_kv || cs + Tr::kSub - 1 > diag_min || cs <= edge_max) {
+          int diag[2];
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            diag[h] = p.causal ? (q0 + wrow + frag_row(0, 2 * h, lane)) % p.n + p.offset : p.n_kv - 1;
+          }
 #pragma unroll
           for (int nt = 0; nt < kNS; ++nt) {
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
               const int c = cs + frag_col(nt, e, lane);
-              if (c >= p.n_kv || c > hi_key[e >> 1] || c <= lo_key[e >> 1]) s[nt][e] = -INFINITY;
+              if (c > diag[e >> 1] || c + p.reach <= diag[e >> 1]) s[nt][e] = -INFINITY;
             }
           }
         }
-        // Online softmax. A row may have seen no key yet (its window starts in a later step, or n > n_kv):
-        // its maximum is −inf, taken as 0 so that P = exp(−inf) = 0 and α = 1 (no NaN from −inf − (−inf)).
+        // Online softmax; the maximum is finite (m_run starts at −kNoScore).
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           float mx = m_run[h];
@@ -373,10 +377,9 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
           for (int nt = 0; nt < kNS; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
           mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
           mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
-          const bool none = mx == -INFINITY;
-          const float alpha = none ? 1.f : fast_exp2((m_run[h] - mx) * scale_log2);
+          const float alpha = fast_exp2((m_run[h] - mx) * scale_log2);
           m_run[h] = mx;
-          const float mx_scaled = none ? 0.f : mx * scale_log2;
+          const float mx_scaled = mx * scale_log2;
           float sum = 0.f;
 #pragma unroll
           for (int nt = 0; nt < kNS; ++nt) {
@@ -542,7 +545,9 @@ void launch_flashdecode(const KernelSpec& spec, AttentionBuffers& buf, cudaStrea
                        spec.n,
                        spec.algo == Algo::flashdecode ? 1 : 0,
                        spec.causal ? 1 : 0,
-                       spec.causal ? spec.window : 0};
+                       spec.causal ? spec.window : 0,
+                       spec.causal && spec.window > 0 ? spec.window : 1 << 30,
+                       spec.n_kv - spec.n};
   if (spec.page_size > 0) {  // paged K/V: unsupported_in_build checked the page size is a power of two
     p.block_table = static_cast<const int*>(buf.device(Tensor::BT));
     p.page_shift = page_shift_of(spec.page_size);
