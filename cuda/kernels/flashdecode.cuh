@@ -65,6 +65,18 @@ inline constexpr float kNoScore = 1e30f;
 // on the stable primitives of common.cuh only (ldmatrix, cp.async, mma), so that this kernel does not
 // depend on the layout the other kernels use.
 
+/// blockIdx.x and .y read by an instruction the compiler keeps where it is (not merged with an earlier read).
+__device__ __forceinline__ unsigned decode_ctaid_x() {
+  unsigned v;
+  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v));
+  return v;
+}
+__device__ __forceinline__ unsigned decode_ctaid_y() {
+  unsigned v;
+  asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(v));
+  return v;
+}
+
 /// Element offset of (row, col) in a swizzled tile `width` elements wide (width ≥ 64).
 __device__ __forceinline__ int decode_swz(int row, int col, int width) {
   return row * width + (col ^ ((row & 7) << 3));
@@ -266,10 +278,6 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
   const int t0 = max(split * p.tiles_per_split, kv_lo);
   const int t1 = min(min(split * p.tiles_per_split + p.tiles_per_split, kv_tiles), kv_hi);
   const int count = t1 > t0 ? t1 - t0 : 0;
-  // A step needs the per-element mask where its columns pass n_kv, the block's smallest diagonal, or
-  // (window) reach back to its largest window edge (block-uniform).
-  const int diag_min = p.causal ? pos0 + p.offset : p.n_kv - 1;
-  const int edge_max = min(pos0 + pos_rows, p.n) - 1 + p.offset - p.reach;
   const float scale_log2 = p.scale * kLog2e;
 
   decode_load_rows<kDecodeBr, kD, Tr::kThreads>(q_s, q, q0, p.rows, tid);
@@ -353,8 +361,16 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
         // edge: −inf, so that P = 0 there. A row's diagonal (last key; n_kv − 1 without the causal mask)
         // is recomputed here, not held across the loop: the row-mode kernel at d = 128 has no register
         // to spare (the modulo keeps the compiler from hoisting it).
+        // A step needs the per-element mask where its columns pass n_kv, the block's smallest diagonal,
+        // or (window) reach back to its largest window edge: bounds recomputed every step from q0 (an
+        // opaque copy, so that they are not hoisted into registers held across the loop).
         const int cs = col0 + c0;
-        if (cs + Tr::kSub > p.n_kv || cs + Tr::kSub - 1 > diag_min || cs <= edge_max) {
+        int q0_now;
+        asm volatile("mov.b32 %0, %1;" : "=r"(q0_now) : "r"(q0));
+        const int pos_first = p.packed ? 0 : q0_now;
+        const int pos_last = p.packed ? p.n - 1 : min(q0_now + kDecodeBr, p.n) - 1;
+        const int diag_min = p.causal ? pos_first + p.offset : p.n_kv - 1;
+        if (cs + Tr::kSub > p.n_kv || cs + Tr::kSub - 1 > diag_min || cs + p.reach <= pos_last + p.offset) {
           int diag[2];
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
@@ -417,10 +433,15 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
     __syncthreads();  // every warp is done with this stage before it is refilled
   }
   cp_async_wait<0>();  // nothing left in flight (only empty groups can be)
+  // The block's split and first row again, from the block index read anew (an opaque read, which the
+  // compiler cannot merge with the first): held across the loop they would take registers the row-mode
+  // kernel at d = 128 does not have.
+  const int split_end = static_cast<int>(decode_ctaid_x()) / p.m_tiles;
+  const std::int64_t row_base_end = static_cast<std::int64_t>(decode_ctaid_y()) * p.rows;
 
   if constexpr (Tr::kCols) {
-    decode_merge_and_store<T, Tr>(p, reinterpret_cast<float*>(k_s), o_acc, m_run, l_run, warp, lane, tid, split, q0,
-                                  row_base);
+    decode_merge_and_store<T, Tr>(p, reinterpret_cast<float*>(k_s), o_acc, m_run, l_run, warp, lane, tid, split_end, q0,
+                                  row_base_end);
     return;
   }
   if (!active) return;
@@ -435,14 +456,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
     const int r = wrow + frag_row(0, 2 * h, lane);
     const bool row_ok = q0 + r < p.rows;
     if (direct) {
-      if ((lane & 3) == 0 && row_ok) p.lse[row_base + q0 + r] = lse;
+      if ((lane & 3) == 0 && row_ok) p.lse[row_base_end + q0 + r] = lse;
 #pragma unroll
       for (int no = 0; no < kNO; ++no) {
         *reinterpret_cast<std::uint32_t*>(q_s + decode_swz(r, frag_col(no, 0, lane), kStride)) =
             pack2<T>(o_acc[no][2 * h] * inv, o_acc[no][2 * h + 1] * inv);
       }
     } else if (row_ok) {
-      const std::int64_t row = static_cast<std::int64_t>(split) * p.total_rows + row_base + q0 + r;
+      const std::int64_t row = static_cast<std::int64_t>(split_end) * p.total_rows + row_base_end + q0 + r;
       if ((lane & 3) == 0) p.lpart[row] = lse;
 #pragma unroll
       for (int no = 0; no < kNO; ++no) {
@@ -453,7 +474,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
   }
   if (direct) {
     __syncwarp();
-    T* const o = static_cast<T*>(p.o) + row_base * kD;
+    T* const o = static_cast<T*>(p.o) + row_base_end * kD;
     // This warp's 16 rows of O, 16 bytes a lane at a time (rows past the grid head's skipped).
     constexpr int kChunksPerRow = kD / kChunkElems;
 #pragma unroll
