@@ -79,7 +79,7 @@ struct KernelSpec {
   bool causal = false;  ///< query row r sees key c ≤ r + (n_kv − n) (sim/core/mask.h's alignment)
   int splits = 0;       ///< flashdecode: K/V splits; 0: flashdecode_splits() on this GPU, as the model picks
   /// A sliding window (needs causal): row r also requires c > r + (n_kv − n) − window, as sim/core/mask.h
-  /// defines it. flash2's forward only; 0: none.
+  /// defines it. The kernels cuda/window_paging.h names; 0: none.
   int window = 0;
   /// Paged K/V (sim/core/paging.h): K and V in pages of page_size rows, a power of two dividing B_c or
   /// divided by it, addressed through an int32 block table (Tensor::BT). flash2's forward and

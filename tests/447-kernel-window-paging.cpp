@@ -1,5 +1,5 @@
-// Which CUDA kernels run a sliding window and paged K/V (cuda/window_paging.h): the window in
-// flash1's and flash2's forward and backward, pages in flash2's forward and flashdecode(-heads), with a page size that is a
+// Which CUDA kernels run a sliding window and paged K/V (cuda/window_paging.h): the window in every
+// flash kernel (flash1, flash2, flash3, flashdecode(-heads)), pages in flash2's forward and flashdecode(-heads), with a page size that is a
 // power of two fitting the K/V tile; the rest refused in one line naming the flag. Needs no GPU.
 #include <doctest/doctest.h>
 
@@ -29,7 +29,7 @@ bool says(const std::string& why, const std::string& piece) { return why.find(pi
 
 }  // namespace
 
-TEST_CASE("a sliding window: flash1's and flash2's kernels run it, under the causal mask, at most n_kv keys") {
+TEST_CASE("a sliding window: every flash kernel runs it, under the causal mask, at most n_kv keys") {
   for (const Algo a : {Algo::flash1, Algo::flash2}) {
     for (const Direction pass : {Direction::fwd, Direction::bwd}) {
       KernelSpec o = spec(a, pass, 64);
@@ -37,6 +37,28 @@ TEST_CASE("a sliding window: flash1's and flash2's kernels run it, under the cau
       o.window = 256;
       CHECK(window_paging_unsupported(o).empty());
     }
+  }
+  for (const Algo a : {Algo::flashdecode, Algo::flashdecode_heads}) {
+    KernelSpec s = spec(a, Direction::fwd, 256);
+    s.n = 1;
+    s.causal = true;
+    s.page_size = 64;  // with pages too
+    for (const int w : {1, 1000, 4096}) {
+      s.window = w;
+      CAPTURE(w);
+      CHECK(window_paging_unsupported(s).empty());
+    }
+    s.window = 4097;
+    CHECK(says(window_paging_unsupported(s), "--window must be at most n_kv"));
+    s.window = 64;
+    s.causal = false;
+    CHECK(says(window_paging_unsupported(s), "--window needs the causal mask"));
+  }
+  for (const Direction pass : {Direction::fwd, Direction::bwd}) {
+    KernelSpec f3 = spec(Algo::flash3, pass, 128);
+    f3.causal = true;
+    f3.window = 1000;
+    CHECK(window_paging_unsupported(f3).empty());
   }
   KernelSpec s = spec(Algo::flash2, Direction::fwd, 64);
   s.causal = true;
@@ -52,15 +74,14 @@ TEST_CASE("a sliding window: flash1's and flash2's kernels run it, under the cau
   s.causal = true;
   s.window = -1;
   CHECK(says(window_paging_unsupported(s), "--window must be positive"));
-  for (const auto& [a, pass] : {std::pair{Algo::naive, Direction::fwd}, std::pair{Algo::naive, Direction::bwd},
-                                std::pair{Algo::flashdecode, Direction::fwd}, std::pair{Algo::flash3, Direction::fwd}}) {
+  for (const auto& [a, pass] : {std::pair{Algo::naive, Direction::fwd}, std::pair{Algo::naive, Direction::bwd}}) {
     KernelSpec o = spec(a, pass, 64);
     o.causal = true;
     o.window = 256;
     const std::string why = window_paging_unsupported(o);
     CAPTURE(why);
     CHECK(says(why, "--window: the "));
-    CHECK(says(why, "kernel has no sliding window (flash1's and flash2's have one)"));
+    CHECK(says(why, "kernel has no sliding window (every flash kernel has one)"));
   }
 }
 

@@ -1,10 +1,13 @@
 // check_decode_accuracy(): one run of a flashdecode spec (split and combine kernels) on seeded N(0, 1)
 // inputs, every output (O, L and the partials) poisoned first, against softmax(scale · Q Kᵀ) V and
 // L = ln Σ exp(scale · Q Kᵀ) computed in double, each query head reading its group's K/V head (a paged
-// cache gathered into token order through the block table first).
+// cache gathered into token order through the block table first). Causal, position i sees keys
+// c ≤ i + n_kv − n, with a window W only those > i + n_kv − n − W (sim/core/mask.h); a row that sees
+// none has O = 0 and L = −inf.
 // Cost: 2 · batch · heads · n · n_kv · d flops in double: keep n small where n_kv is large.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -44,8 +47,18 @@ Reference decode_reference(const KernelSpec& s, const std::vector<double>& q, co
       for (std::size_t i = 0; i < n; ++i) {
         const std::size_t row = qh * n + i;
         const double* qr = q.data() + row * d;
+        const auto diag = static_cast<std::int64_t>(i + n_kv) - static_cast<std::int64_t>(n);  // i's last key
+        const std::size_t end = s.causal ? static_cast<std::size_t>(std::clamp<std::int64_t>(diag + 1, 0, s.n_kv)) : n_kv;
+        const std::size_t begin =
+            s.causal && s.window > 0
+                ? static_cast<std::size_t>(std::clamp<std::int64_t>(diag - s.window + 1, 0, static_cast<std::int64_t>(end)))
+                : 0;
+        if (begin == end) {
+          r.l[row] = -INFINITY;
+          continue;
+        }
         double mx = -INFINITY;
-        for (std::size_t j = 0; j < n_kv; ++j) {
+        for (std::size_t j = begin; j < end; ++j) {
           double dot = 0;
           for (std::size_t c = 0; c < d; ++c) dot += qr[c] * kp[j * d + c];
           score[j] = scale * dot;
@@ -53,7 +66,7 @@ Reference decode_reference(const KernelSpec& s, const std::vector<double>& q, co
         }
         double sum = 0;
         double* orow = r.o.data() + row * d;
-        for (std::size_t j = 0; j < n_kv; ++j) {
+        for (std::size_t j = begin; j < end; ++j) {
           const double p = std::exp(score[j] - mx);
           sum += p;
           for (std::size_t c = 0; c < d; ++c) orow[c] += p * vp[j * d + c];

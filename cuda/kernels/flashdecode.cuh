@@ -23,6 +23,11 @@
 // Per grid head: reads rows·d · s (Q) + 2 · n_kv · d (K, V) elements; writes rows·d, rows (O, L), with
 // s > 1 also s · rows · (d + 1) fp32 partials, which the combine reads once. Paged K/V (sim/core/paging.h):
 // each K/V row is read from the slot its page's block-table entry names (KvRows, common.cuh).
+// Causal and sliding window (sim/core/mask.h; row r of a grid head is query position r mod n): a block
+// reads only the K/V tiles its positions see — packed, those of positions 0 … n − 1, per query head
+// those of its row tile, as the model's Mask::kv_for_rows — the part of them in its split; steps the
+// diagonal or the window's edge crosses are masked by element. A split with no tile of the run stores
+// O = 0, L = −inf, which the combine weighs 0; a row that sees no key at all gets O = 0, L = −inf.
 //
 // Run: through iosim::gpu::detail::launch with KernelSpec{Algo::flashdecode or flashdecode_heads, …};
 // tested in tests/gpu/test_decode.cpp.
@@ -47,6 +52,9 @@ namespace iosim::gpu::kern {
 inline constexpr int kDecodeBr = 64;
 inline constexpr int kDecodeWarps = 4;
 inline constexpr int kDecodeSub = 64;  ///< K/V columns per compute step by rows: S stays at 32 registers a thread
+/// The running maximum's start, −kNoScore: below any raw score Q·K of fp16/bf16 inputs that stays finite
+/// in fp32, and far enough from −FLT_MAX that (m − max) · scale · log2 e stays finite.
+inline constexpr float kNoScore = 1e30f;
 
 // ---- this kernel's shared-memory layout -----------------------------------------------------------
 // Tiles are d elements wide, unpadded, XOR-swizzled in 16-byte chunks (as CUTLASS's Swizzle<3,3,3> and
@@ -56,6 +64,18 @@ inline constexpr int kDecodeSub = 64;  ///< K/V columns per compute step by rows
 // (padded rows break that and make the L2 count copies' sectors 1.5×, docs/validation.md). Defined here,
 // on the stable primitives of common.cuh only (ldmatrix, cp.async, mma), so that this kernel does not
 // depend on the layout the other kernels use.
+
+/// blockIdx.x and .y read by an instruction the compiler keeps where it is (not merged with an earlier read).
+__device__ __forceinline__ unsigned decode_ctaid_x() {
+  unsigned v;
+  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v));
+  return v;
+}
+__device__ __forceinline__ unsigned decode_ctaid_y() {
+  unsigned v;
+  asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(v));
+  return v;
+}
 
 /// Element offset of (row, col) in a swizzled tile `width` elements wide (width ≥ 64).
 __device__ __forceinline__ int decode_swz(int row, int col, int width) {
@@ -152,6 +172,12 @@ struct DecodeParams {
   const int* block_table;  ///< paged K/V: [K/V sequence, page] slots (sim/core/paging.h); nullptr: contiguous
   int page_shift;          ///< log2 of the page size (paged)
   int pages;               ///< pages of one K/V sequence (paged)
+  int n;                   ///< query positions per head: row r of a grid head is position r mod n
+  int packed;              ///< rows are the group's heads × n: every block sees positions 0 … n − 1
+  int causal;              ///< position i sees key c ≤ i + n_kv − n (sim/core/mask.h)
+  int window;              ///< with causal: also c > i + n_kv − n − window; 0: none
+  int reach;               ///< the window, or 2³⁰ without one: a row sees keys c with c + reach > its diagonal
+  int offset;              ///< n_kv − n: position i's diagonal is key i + offset (a parameter, not a register)
 };
 
 /// Column mode's end: the four warps' (m, l, O) of the same 16 rows merged through shared memory (`red`,
@@ -193,7 +219,7 @@ __device__ __forceinline__ void decode_merge_and_store(const DecodeParams& p, fl
 #pragma unroll
     for (int w = 0; w < kDecodeWarps; ++w) {
       const float mw = red_m[w * 16 + r];
-      const float a = mw == -INFINITY ? 0.f : fast_exp2((mw - mx) * scale_log2);  // a warp that saw no column: 0
+      const float a = fast_exp2((mw - mx) * scale_log2);  // a warp that saw no column: l = 0, O = 0
       l = fmaf(a, red_l[w * 16 + r], l);
       const float2 x = *reinterpret_cast<const float2*>(red_o + (w * 16 + r) * kD + c);
       o0 = fmaf(a, x.x, o0);
@@ -239,9 +265,19 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
   const KvRows<T> k{static_cast<const T*>(p.k) + kv_off, table, p.page_shift};
   const KvRows<T> v{static_cast<const T*>(p.v) + kv_off, table, p.page_shift};
   const int kv_tiles = (p.n_kv + kBc - 1) / kBc;
-  const int t0 = split * p.tiles_per_split;
-  const int t1 = min(t0 + p.tiles_per_split, kv_tiles);
-  const int count = t1 > t0 ? t1 - t0 : 0;  // empty only for a split count the spec forces
+  // The K/V tiles the block's query positions see, [kv_lo, kv_hi), as the model's Mask::kv_for_rows
+  // counts them: packed, positions 0 … n − 1 of every head of the group (whatever the row tile); per
+  // query head, the row tile's own positions. Causal: up to the tile of the last one's diagonal;
+  // window: from the tile of the first one's first key. The splits partition all ⌈n_kv / B_c⌉ tiles
+  // (as FlashAttention-2's splitkv kernel and the model do) and each keeps its share of that run: with
+  // a window most splits are empty, load Q and store an empty partial (O = 0, L = −inf).
+  const int pos0 = p.packed ? 0 : q0;
+  const int pos_rows = p.packed ? p.n : kDecodeBr;
+  const int kv_lo = window_first_kv_tile(p.window, pos0, p.n, p.n_kv, kBc);
+  const int kv_hi = causal_kv_tiles(p.causal, pos0, p.n, p.n_kv, pos_rows, kBc);
+  const int t0 = max(split * p.tiles_per_split, kv_lo);
+  const int t1 = min(min(split * p.tiles_per_split + p.tiles_per_split, kv_tiles), kv_hi);
+  const int count = t1 > t0 ? t1 - t0 : 0;
   const float scale_log2 = p.scale * kLog2e;
 
   decode_load_rows<kDecodeBr, kD, Tr::kThreads>(q_s, q, q0, p.rows, tid);
@@ -266,7 +302,10 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
     for (int kk = 0; kk < kKQ; ++kk) decode_load_a_mk(qf[kk], q_s, kStride, wrow, kk * 16, lane);
   }
   float o_acc[kNO][4];
-  float m_run[2] = {-INFINITY, -INFINITY};
+  // The running maximum starts finite (−kNoScore, below any score), so that a row all of whose columns
+  // a step masks (its window starts later, or n > n_kv) gets α = 1 and P = exp(−inf) = 0, no NaN from
+  // −inf − (−inf), without a test in the loop (no register to spare in row mode at d = 128).
+  float m_run[2] = {-kNoScore, -kNoScore};
   float l_run[2] = {0.f, 0.f};
 #pragma unroll
   for (int no = 0; no < kNO; ++no) {
@@ -318,16 +357,35 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
             mma16816<T>(s[2 * np + 1], qf[kk], b[2], b[3]);
           }
         }
-        if (col0 + c0 + Tr::kSub > p.n_kv) {
+        // Columns past n_kv (the last tile), past a row's diagonal (causal) or at or before its window's
+        // edge: −inf, so that P = 0 there. A row's diagonal (last key; n_kv − 1 without the causal mask)
+        // is recomputed here, not held across the loop: the row-mode kernel at d = 128 has no register
+        // to spare (the modulo keeps the compiler from hoisting it).
+        // A step needs the per-element mask where its columns pass n_kv, the block's smallest diagonal,
+        // or (window) reach back to its largest window edge: bounds recomputed every step from q0 (an
+        // opaque copy, so that they are not hoisted into registers held across the loop).
+        const int cs = col0 + c0;
+        int q0_now;
+        asm volatile("mov.b32 %0, %1;" : "=r"(q0_now) : "r"(q0));
+        const int pos_first = p.packed ? 0 : q0_now;
+        const int pos_last = p.packed ? p.n - 1 : min(q0_now + kDecodeBr, p.n) - 1;
+        const int diag_min = p.causal ? pos_first + p.offset : p.n_kv - 1;
+        if (cs + Tr::kSub > p.n_kv || cs + Tr::kSub - 1 > diag_min || cs + p.reach <= pos_last + p.offset) {
+          int diag[2];
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            diag[h] = p.causal ? (q0 + wrow + frag_row(0, 2 * h, lane)) % p.n + p.offset : p.n_kv - 1;
+          }
 #pragma unroll
           for (int nt = 0; nt < kNS; ++nt) {
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
-              if (col0 + c0 + frag_col(nt, e, lane) >= p.n_kv) s[nt][e] = -INFINITY;
+              const int c = cs + frag_col(nt, e, lane);
+              if (c > diag[e >> 1] || c + p.reach <= diag[e >> 1]) s[nt][e] = -INFINITY;
             }
           }
         }
-        // Online softmax; column col0 + c0 < n_kv exists, so every row's maximum is finite.
+        // Online softmax; the maximum is finite (m_run starts at −kNoScore).
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           float mx = m_run[h];
@@ -375,10 +433,15 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
     __syncthreads();  // every warp is done with this stage before it is refilled
   }
   cp_async_wait<0>();  // nothing left in flight (only empty groups can be)
+  // The block's split and first row again, from the block index read anew (an opaque read, which the
+  // compiler cannot merge with the first): held across the loop they would take registers the row-mode
+  // kernel at d = 128 does not have.
+  const int split_end = static_cast<int>(decode_ctaid_x()) / p.m_tiles;
+  const std::int64_t row_base_end = static_cast<std::int64_t>(decode_ctaid_y()) * p.rows;
 
   if constexpr (Tr::kCols) {
-    decode_merge_and_store<T, Tr>(p, reinterpret_cast<float*>(k_s), o_acc, m_run, l_run, warp, lane, tid, split, q0,
-                                  row_base);
+    decode_merge_and_store<T, Tr>(p, reinterpret_cast<float*>(k_s), o_acc, m_run, l_run, warp, lane, tid, split_end, q0,
+                                  row_base_end);
     return;
   }
   if (!active) return;
@@ -393,14 +456,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
     const int r = wrow + frag_row(0, 2 * h, lane);
     const bool row_ok = q0 + r < p.rows;
     if (direct) {
-      if ((lane & 3) == 0 && row_ok) p.lse[row_base + q0 + r] = lse;
+      if ((lane & 3) == 0 && row_ok) p.lse[row_base_end + q0 + r] = lse;
 #pragma unroll
       for (int no = 0; no < kNO; ++no) {
         *reinterpret_cast<std::uint32_t*>(q_s + decode_swz(r, frag_col(no, 0, lane), kStride)) =
             pack2<T>(o_acc[no][2 * h] * inv, o_acc[no][2 * h + 1] * inv);
       }
     } else if (row_ok) {
-      const std::int64_t row = static_cast<std::int64_t>(split) * p.total_rows + row_base + q0 + r;
+      const std::int64_t row = static_cast<std::int64_t>(split_end) * p.total_rows + row_base_end + q0 + r;
       if ((lane & 3) == 0) p.lpart[row] = lse;
 #pragma unroll
       for (int no = 0; no < kNO; ++no) {
@@ -411,7 +474,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flashdecode_split(const Decod
   }
   if (direct) {
     __syncwarp();
-    T* const o = static_cast<T*>(p.o) + row_base * kD;
+    T* const o = static_cast<T*>(p.o) + row_base_end * kD;
     // This warp's 16 rows of O, 16 bytes a lane at a time (rows past the grid head's skipped).
     constexpr int kChunksPerRow = kD / kChunkElems;
 #pragma unroll
@@ -449,9 +512,10 @@ __global__ void __launch_bounds__(kCombineThreads) flashdecode_combine(const Dec
       w_s[tid * p.splits + s] = e;
       sum += e;
     }
-    const float inv = 1.f / sum;  // sum ≥ 1: the largest term is exp(0)
+    // sum ≥ 1 (the largest term is exp(0)), or 0 for a row that sees no key in any split: O = 0, L = −inf.
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
     for (int s = 0; s < p.splits; ++s) w_s[tid * p.splits + s] *= inv;
-    p.lse[first + tid] = mx + logf(sum);
+    p.lse[first + tid] = sum > 0.f ? mx + logf(sum) : -INFINITY;
   }
   __syncthreads();
   constexpr int kQuads = D / 4;
@@ -498,7 +562,13 @@ void launch_flashdecode(const KernelSpec& spec, AttentionBuffers& buf, cudaStrea
                        1.f / std::sqrt(static_cast<float>(Tr::kD)),
                        nullptr,
                        0,
-                       0};
+                       0,
+                       spec.n,
+                       spec.algo == Algo::flashdecode ? 1 : 0,
+                       spec.causal ? 1 : 0,
+                       spec.causal ? spec.window : 0,
+                       spec.causal && spec.window > 0 ? spec.window : 1 << 30,
+                       spec.n_kv - spec.n};
   if (spec.page_size > 0) {  // paged K/V: unsupported_in_build checked the page size is a power of two
     p.block_table = static_cast<const int*>(buf.device(Tensor::BT));
     p.page_shift = page_shift_of(spec.page_size);

@@ -143,7 +143,7 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   validate->add_flag("--causal", validate_flags.shape.causal, "with --shape: the causal mask");
   validate->add_option("--n-kv", validate_flags.shape.n_kv, "with --shape: keys per head (default N; decode: N = 1)");
   validate->add_option("--window", validate_flags.shape.window,
-                       "with --shape --causal: a sliding window of W keys (flash2's forward runs it)");
+                       "with --shape --causal: a sliding window of W keys (kernels without one refuse it)");
   validate->add_option("--page-size", validate_flags.shape.page_size,
                        "with --shape: paged K/V, P rows a page (flash2's forward and flashdecode run it)");
   validate->add_option("--page-order", validate_flags.shape.page_order,

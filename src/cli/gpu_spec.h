@@ -18,8 +18,8 @@ struct GpuCase {
   ScheduleContext model;
 };
 
-/// Throws InputError for a sliding window or paged K/V that `schedule`'s `pass` kernel does not run (the
-/// window: flash2's forward only; pages: flash2's forward and flashdecode; cuda/window_paging.h),
+/// Throws InputError for a sliding window or paged K/V that `schedule`'s `pass` kernel does not run (which
+/// do: cuda/window_paging.h),
 /// or pages that the K/V tile `bc` (0: not known yet) and the page size do not fit. Needs no GPU: said
 /// before a missing GPU, as what the build refuses is.
 void require_kernel_window_paging(const std::string& schedule, Pass pass, const Problem& p, std::uint64_t bc);

@@ -1,6 +1,6 @@
 // `validate --shape`'s problem options: the causal mask, n_kv, a sliding window and paged K/V, applied to
-// every --shape problem, so that validate measures the kernels that run them (flash2's forward with a
-// window or pages, flashdecode with pages) against the model's counts of the same problem.
+// every --shape problem, so that validate measures the kernels that run them (cuda/window_paging.h
+// names those) against the model's counts of the same problem.
 #pragma once
 
 #include <cstdint>

@@ -42,6 +42,7 @@ void set_common(Args& a, const KernelSpec& spec, AttentionBuffers& buf) {
   a.n = spec.n;
   a.n_kv = spec.n_kv;
   a.causal = spec.causal;
+  a.window = spec.causal ? spec.window : 0;
 }
 
 /// Enqueues the flash3 forward of `spec` on `stream`: Q, K, V, O and L as flash2's forward has them

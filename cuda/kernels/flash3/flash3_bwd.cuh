@@ -26,8 +26,9 @@
 //           .add.f32), so dQacc's rows carry the same chunk permutation, which the convert kernel undoes
 //       and at the end dK_j ← τ·dK_j, dV_j out (element type; per query head with grouped K/V heads).
 //   convert: dQ = dQacc in the element type (un-permuting each row's 16-byte chunks); group sum: dK, dV = Σ over each group of dKexp, dVexp.
-// Causal: a K/V tile's loop starts at the first Q tile that sees it; masks only in tiles that cross
-// the diagonal, n or n_kv.
+// Causal: a K/V tile's loop starts at the first Q tile that sees it; with a sliding window it ends at the
+// last Q tile whose window reaches it; masks only in tiles that cross the diagonal, the window's lower
+// edge, n or n_kv.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -45,6 +46,19 @@ __host__ __device__ constexpr int first_q_tile(bool causal, int kv0, int n, int 
   if (!causal) return 0;
   const int row = kv0 - (n_kv - n);  // the first row that sees key kv0
   return row <= 0 ? 0 : row / br;
+}
+
+/// One past the last Q tile (of B_r rows) whose rows see a key of the K/V tile [kv0, kv0 + B_c) under a
+/// sliding window of `window` keys: rows past r = c + W − 1 − (n_kv − n) no longer see its last key c
+/// (⌈n / B_r⌉ without a window; at most the first Q tile when no row sees the tile), as
+/// Mask::q_for_cols counts them.
+__host__ __device__ constexpr int q_tiles_end(int window, int kv0, int bc, int n, int n_kv, int br) {
+  const int tiles = (n + br - 1) / br;
+  if (window <= 0) return tiles;
+  const int last_key = (kv0 + bc < n_kv ? kv0 + bc : n_kv) - 1;
+  const int end_row = last_key - (n_kv - n) + window;  // rows < end_row see a key ≤ last_key
+  if (end_row <= 0) return 0;
+  return end_row >= n ? tiles : (end_row + br - 1) / br;
 }
 
 namespace detail {
@@ -157,6 +171,7 @@ struct BwdTraits {
     float scale;
     float scale_log2;
     bool causal;
+    int window;  // with causal: row r also needs key c > r + n_kv − n − window; 0: none
   };
 };
 
@@ -238,8 +253,10 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
   const int kv0 = n_block * kBc;
   const int bh = static_cast<int>(blockIdx.y);
   const int bh_kv = bh / p.group;
-  const int q_tiles = (p.n + kBr - 1) / kBr;
+  // Q tiles [first_q, q_end) visit this K/V tile: (causal) from the first whose rows see key kv0, (window)
+  // up to the last whose rows still see its last key.
   const int first_q = first_q_tile(p.causal, kv0, p.n, p.n_kv, kBr);
+  const int q_end = q_tiles_end(p.window, kv0, kBc, p.n, p.n_kv, kBr);
 
   if (warp_idx == 0 && cute::elect_one_sync()) {
     cute::prefetch_tma_descriptor(p.tma_q.get_tma_descriptor());
@@ -276,7 +293,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
 
   if (wg == 0) {  // ---- producer ----
     cutlass::arch::warpgroup_reg_dealloc<Tr::kProducerRegs>();
-    if (threadIdx.x == 0 && first_q < q_tiles) {
+    if (threadIdx.x == 0 && first_q < q_end) {
       Tensor gK = local_tile(p.tma_k.get_tma_tensor(p.shape_k)(_, _, bh_kv), Shape<Int<kBc>, Int<kD>>{},
                              make_coord(n_block, _0{}));
       Tensor gV = local_tile(p.tma_v.get_tma_tensor(p.shape_k)(_, _, bh_kv), Shape<Int<kBc>, Int<kD>>{},
@@ -305,7 +322,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
       copy(p.tma_k.with(reinterpret_cast<BarrierT&>(ss.barrier_kv), 0), cta_k.partition_S(gK), cta_k.partition_D(sK));
       copy(p.tma_v.with(reinterpret_cast<BarrierT&>(ss.barrier_kv), 0), cta_v.partition_S(gV), cta_v.partition_D(sV));
       PipelineState write = cutlass::make_producer_start_state<Pipeline>();
-      for (int i = first_q; i < q_tiles; ++i) {
+      for (int i = first_q; i < q_end; ++i) {
         pipe_q.producer_acquire(write);
         copy(p.tma_q.with(*pipe_q.producer_get_barrier(write), 0), tQgQ(_, i), tQsQ(_, write.index()));
         const int box0 = row0 + i * kBr - row_shift;  // 16-byte aligned
@@ -319,12 +336,12 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
              tDsD(_, write.index()));
         ++write;
       }
-    } else if (warp_idx == 1 && first_q < q_tiles) {
+    } else if (warp_idx == 1 && first_q < q_end) {
       // Warp 1: dQacc_i += the consumers' τ·dQ_i, one bulk reduce-add per tile by one thread (the
       // tile's rows contiguous in shared memory and in dQacc: dq_index), then the buffer is free once
       // the bulk copy has read it.
       const bool leader = cute::elect_one_sync();
-      for (int i = first_q; i < q_tiles; ++i) {
+      for (int i = first_q; i < q_end; ++i) {
         const int q0 = i * kBr;
         const int rows = p.n - q0 < kBr ? p.n - q0 : kBr;
         cutlass::arch::NamedBarrier::sync(kdQThreads, kdQFull);
@@ -333,14 +350,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
           bulk_reduce_add_f32(p.dq_acc + (static_cast<std::int64_t>(bh) * p.n + q0) * kD, ss.dq.data(),
                               static_cast<std::uint32_t>(rows * kD * sizeof(float)));
           cute::tma_store_arrive();
-          if (i + 1 < q_tiles) {
+          if (i + 1 < q_end) {
             cute::tma_store_wait<0>();  // read out: the buffer may be written again
           } else {
             asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // the last: complete, writes done
           }
         }
         __syncwarp();
-        if (i + 1 < q_tiles) cutlass::arch::NamedBarrier::arrive(kdQThreads, kdQEmpty);
+        if (i + 1 < q_end) cutlass::arch::NamedBarrier::arrive(kdQThreads, kdQEmpty);
       }
     }
   } else {  // ---- consumers ----
@@ -362,7 +379,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
     clear(tdVrdV);
     clear(tdKrdK);
 
-    if (first_q < q_tiles) {
+    if (first_q < q_end) {
       Tensor tSrK = wg_sdp.partition_fragment_A(sK);    // descriptors
       Tensor tSrV = wg_sdp.partition_fragment_A(sV);
       Tensor tSrQ = wg_sdp.partition_fragment_B(sQ);    // (…, stages)
@@ -395,7 +412,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
       ss.barrier_kv.wait(0);
       PipelineState read;
       CUTLASS_PRAGMA_NO_UNROLL
-      for (int i = first_q; i < q_tiles; ++i) {
+      for (int i = first_q; i < q_end; ++i) {
         const int q0 = i * kBr;
         const int st = read.index();
         const int buf = i & 1;
@@ -408,7 +425,9 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
         for (int e = 0; e < kRowVals; ++e) lv[e] = sL(row_lane + 32 * e + row_shift, st) * kLog2e;
         consumer_wait(pipe_do, read);
         gemm_async<true>(mma_sdp, tSrV, tSrdO(_, _, _, st), tdPrdP);
-        const bool masked = (kv0 + kBc > p.n_kv) || (q0 + kBr > p.n) || (p.causal && kv0 + kBc - 1 > q0 + offset);
+        // Edge tiles: past n_kv or n, the diagonal, or (window) keys at or before some row's r + offset − W.
+        const bool masked = (kv0 + kBc > p.n_kv) || (q0 + kBr > p.n) || (p.causal && kv0 + kBc - 1 > q0 + offset) ||
+                            (p.window > 0 && kv0 <= q0 + kBr - 1 + offset - p.window);
         Tensor s_rc = make_tensor(tSrS.data(), rowcol(tSrS.layout()));
         Tensor dp_rc = make_tensor(tdPrdP.data(), rowcol(tdPrdP.layout()));
         // Pᵀ = exp2(Sᵀ·τ·log2e − L·log2e); the mask (P = 0) only in edge tiles.
@@ -423,7 +442,10 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) bwd_kernel(const __grid_const
               if constexpr (decltype(masked_c)::value) {
                 const int key = kv0 + get<0>(tScS_rc(mi, ni));
                 const int r = q0 + get<1>(tScS_rc(mi, ni));
-                if (key >= p.n_kv || r >= p.n || (p.causal && key > r + offset)) e = 0.f;
+                if (key >= p.n_kv || r >= p.n || (p.causal && key > r + offset) ||
+                    (p.window > 0 && key <= r + offset - p.window)) {
+                  e = 0.f;
+                }
               }
               s_rc(mi, ni) = e;
             }
@@ -614,7 +636,8 @@ cudaError_t launch_bwd_main(const BwdArgs& a, cudaStream_t stream) {
       group,
       scale,
       scale * 1.4426950408889634f,
-      a.causal};
+      a.causal,
+      a.window};
   const auto kernel = bwd_kernel<Tr>;
   if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
       e != cudaSuccess) {

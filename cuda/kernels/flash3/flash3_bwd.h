@@ -3,7 +3,7 @@
 //
 // Layouts (flash3_fwd.h's): Q, O, dO, dQ [heads, n, d]; K, V, dK, dV [kv_heads, n_kv, d]; L [heads, n]
 // (the forward's: natural log, +inf for a row that sees no key); scale = 1/√d; causal: row r sees key
-// c ≤ r + n_kv − n. Scratch the caller provides: D [heads, n] fp32 (rowsum(dO ∘ O)), dQacc
+// c ≤ r + n_kv − n, with a sliding window of W keys also c > r + n_kv − n − W (sim/core/mask.h). Scratch the caller provides: D [heads, n] fp32 (rowsum(dO ∘ O)), dQacc
 // [heads, n, d] fp32 (each row's 16-byte chunks permuted: chunk k of row r holds dQ's chunk k XOR r % 8,
 // r the row's index in its head; the main kernel's bulk reduce writes it so, the convert kernel reads it
 // so; the same bytes as an unpermuted one), and with grouped K/V heads (heads > kv_heads) dKexp, dVexp [heads, n_kv, d]
@@ -38,6 +38,7 @@ struct BwdArgs {
   int n = 0;
   int n_kv = 0;
   bool causal = false;
+  int window = 0;  ///< with causal: the sliding window's keys; 0: none
 };
 
 /// One compiled backward: B_r rows of Q per inner step (stages of Q and dO), B_c keys per block (two

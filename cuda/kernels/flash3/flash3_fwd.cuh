@@ -26,7 +26,7 @@
 // then to global memory in 16-byte chunks of whole rows (one store instruction per 32-byte sector, as
 // FlashAttention-3 stages O); L from the lanes that hold column 0.
 // HBM traffic per head as flash2's: Q, O once, K and V once per Q tile (⌈n / B_r⌉ times; causal: the
-// tiles up to the diagonal), L once.
+// tiles up to the diagonal; a sliding window: from the tile of the block's first row's first key), L once.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -56,6 +56,16 @@ __host__ __device__ constexpr int kv_tiles_of(bool causal, int q0, int n, int n_
   const int most = last_row + n_kv - n;
   if (most < 0) return 0;
   return most / bc + 1 < tiles ? most / bc + 1 : tiles;
+}
+
+/// The first K/V tile a block of rows from q0 visits under a sliding window of `window` keys (0: none,
+/// tile 0): the tile of its first seeing row's first key, as Mask::kv_for_rows counts them. The formula
+/// of cuda/kernels/common.cuh's window_first_kv_tile.
+__host__ __device__ constexpr int first_kv_tile_of(int window, int q0, int n, int n_kv, int bc) {
+  if (window <= 0) return 0;
+  const int offset = n_kv - n;
+  const int first_key = (q0 > -offset ? q0 : -offset) + offset - window + 1;
+  return first_key > 0 ? first_key / bc : 0;
 }
 
 namespace detail {
@@ -139,6 +149,7 @@ struct FwdTraits {
     float scale;
     float scale_log2;
     bool causal;
+    int window;  // with causal: row r also needs key c > r + n_kv − n − window; 0: none
   };
 };
 
@@ -221,7 +232,11 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
   const int bh = static_cast<int>(blockIdx.y);
   const int bh_kv = bh / p.group;
   const int q0 = m_block * kBr;
-  const int kv_tiles = kv_tiles_of(p.causal, q0, p.n, p.n_kv, kBr, kBc);
+  // K/V tiles [kv_first, kv_first + kv_tiles): (causal) up to the last its last row sees, (window) from
+  // the one holding its first row's first key.
+  const int kv_first = first_kv_tile_of(p.window, q0, p.n, p.n_kv, kBc);
+  const int kv_end = kv_tiles_of(p.causal, q0, p.n, p.n_kv, kBr, kBc);
+  const int kv_tiles = kv_end > kv_first ? kv_end - kv_first : 0;
 
   if (warp_idx == 0 && cute::elect_one_sync()) {
     cute::prefetch_tma_descriptor(p.tma_q.get_tma_descriptor());
@@ -268,13 +283,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
       copy(p.tma_q.with(reinterpret_cast<cutlass::arch::ClusterTransactionBarrier::ValueType&>(ss.barrier_q), 0),
            tQgQ, tQsQ);
       PipelineState write_k = cutlass::make_producer_start_state<Pipeline>();
+      // Step j of the block's run: K/V tile kv_first + j.
       auto load_k = [&](int j, const PipelineState& st) {
         pipe_k.producer_acquire(st);
-        copy(p.tma_k.with(*pipe_k.producer_get_barrier(st), 0), tKgK(_, j), tKsK(_, st.index()));
+        copy(p.tma_k.with(*pipe_k.producer_get_barrier(st), 0), tKgK(_, kv_first + j), tKsK(_, st.index()));
       };
       auto load_v = [&](int j, const PipelineState& st) {
         pipe_v.producer_acquire(st);
-        copy(p.tma_v.with(*pipe_v.producer_get_barrier(st), 0), tVgV(_, j), tVsV(_, st.index()));
+        copy(p.tma_v.with(*pipe_v.producer_get_barrier(st), 0), tVgV(_, kv_first + j), tVsV(_, st.index()));
       };
       load_k(0, write_k);
       for (int j = 1; j < kv_tiles; ++j) {
@@ -313,16 +329,22 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
       const int offset = p.n_kv - p.n;
       const float sl2 = p.scale_log2;
 
-      // −inf for keys past n_kv and (causal) keys past a row's diagonal.
+      // Keys ≤ this are outside some row's window (the block's last row has the largest first key).
+      const int window_edge = p.window > 0 ? q0 + kBr - 1 + offset - p.window : -1;
+      // −inf for keys past n_kv, (causal) keys past a row's diagonal and (window) keys at or before
+      // r + offset − W, in step j (K/V tile kv_first + j).
       auto mask = [&](auto& s, int j) {
-        const bool ragged = (j + 1) * kBc > p.n_kv;
-        const bool diagonal = p.causal && (j + 1) * kBc - 1 > q0 + offset;
-        if (ragged || diagonal) {
+        const int c0 = (kv_first + j) * kBc;
+        const bool ragged = c0 + kBc > p.n_kv;
+        const bool diagonal = p.causal && c0 + kBc - 1 > q0 + offset;
+        if (ragged || diagonal || c0 <= window_edge) {
           CUTLASS_PRAGMA_UNROLL
           for (int i = 0; i < size(s); ++i) {
             const int r = q0 + get<0>(tScS(i));
-            const int c = j * kBc + get<1>(tScS(i));
-            if (c >= p.n_kv || (p.causal && c > r + offset)) s(i) = -INFINITY;
+            const int c = c0 + get<1>(tScS(i));
+            if (c >= p.n_kv || (p.causal && c > r + offset) || (p.window > 0 && c <= r + offset - p.window)) {
+              s(i) = -INFINITY;
+            }
           }
         }
       };
@@ -526,7 +548,8 @@ cudaError_t launch_fwd(const FwdArgs& a, cudaStream_t stream) {
       a.heads / a.kv_heads,
       scale,
       scale * 1.4426950408889634f,  // log2(e)
-      a.causal};
+      a.causal,
+      a.window};
   const auto kernel = fwd_kernel<Tr>;
   if (const cudaError_t e =
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);

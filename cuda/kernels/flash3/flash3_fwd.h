@@ -6,7 +6,7 @@
 // [kv_heads, n_kv, d], row-major, d contiguous, heads = batch · query heads; query head h reads K/V head
 // h / (heads / kv_heads). L [heads, n], fp32: L = max_c(scale·s) + ln Σ_c exp(scale·s − max), natural
 // log, +inf for a row that sees no key (causal, n > n_kv; its O row is 0). scale = 1/√d. Causal: row r
-// sees key c ≤ r + n_kv − n.
+// sees key c ≤ r + n_kv − n; with a sliding window of W keys also c > r + n_kv − n − W (sim/core/mask.h).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -31,6 +31,7 @@ struct FwdArgs {
   int n = 0;
   int n_kv = 0;
   bool causal = false;
+  int window = 0;  ///< with causal: the sliding window's keys (sim/core/mask.h); 0: none
 };
 
 /// One compiled forward kernel: its element type, head dimension and tiles (B_r rows of Q per block,
