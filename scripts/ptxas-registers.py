@@ -10,9 +10,19 @@ The model's register estimate (the kernel families' register models) is compared
 
   scripts/ptxas-registers.py [--arch 90] [--build-dir build-ptxas] [--jobs 2] [--log FILE]
                           [--out results/ptxas-registers-sm90-cuda<version>.json]
+                          [--table cuda/kernels/compiled-sm90.csv]
+  scripts/ptxas-registers.py --check cuda/kernels/compiled-sm90.csv --objects BUILD_DIR
 
 --log FILE parses FILE instead of building (and --build-dir writes its build log to
-<build-dir>/ptxas.log, which --log can read again later).
+<build-dir>/ptxas.log, which --log can read again later). --table also writes the table the model
+compiles in (cuda/kernels/compiled-sm<arch>.csv: each menu kernel's registers and spills, which the
+time model prices iosim's kernels from; sim/schedule/kernel_registers.h).
+
+--check TABLE --objects BUILD_DIR: whether TABLE still says what a CUDA build's cubins do. Every
+attention kernel compiled in BUILD_DIR (cuobjdump --dump-resource-usage of its objects, for TABLE's
+architecture) must have a row with the same registers, and no spills where the row has none; exit 1
+naming each that differs (the kernels changed: regenerate the table with --table), 77 where there is
+no CUDA build or no cuobjdump (CUDA's, else the one the triton wheel carries).
 """
 import argparse
 import datetime
@@ -110,6 +120,99 @@ def records(kernels):
     return sorted(recs, key=key), sorted(others, key=lambda r: r["kernel"])
 
 
+TABLE_COLUMNS = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch", "registers",
+                 "spill_stores_bytes", "spill_loads_bytes"]
+KERNEL_OF = {("flash1", "fwd"): "flash1_fwd", ("flash2", "fwd"): "flash2_fwd",
+             ("flash1", "bwd"): "flash1_bwd", ("flash2", "bwd"): "flash2_bwd"}
+
+
+def write_table(path, recs, release, full, flags):
+    """The model's table: one row a compiled attention kernel (cuda/kernels/generate_kernels.py reads it)."""
+    arch = recs[0]["arch"] if recs else "sm_90"
+    with open(path, "w") as f:
+        f.write(f"# Registers and spills of every attention kernel of menu.csv as compiled for {arch} by nvcc "
+                f"{release} ({full}),\n"
+                f"# {flags}, the whole menu: ptxas -v, written by scripts/ptxas-registers.py --table.\n"
+                "# The time model prices iosim's kernels from these rows where a problem runs one of them, and from\n"
+                "# its families' fitted register model elsewhere (sim/schedule/kernel_registers.h). Regenerate it\n"
+                "# when a kernel changes: a CUDA build's test (ctest -R compiled-table) fails while it is stale.\n")
+        f.write(",".join(TABLE_COLUMNS) + "\n")
+        for r in recs:
+            row = dict(r, kernel=KERNEL_OF[(r["schedule"], r["pass"])])
+            f.write(",".join(str(row[c]) for c in TABLE_COLUMNS) + "\n")
+
+
+def cuobjdump():
+    for path in (os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "cuobjdump"),):
+        if os.access(path, os.X_OK):
+            return path
+    try:
+        import triton
+    except ImportError:
+        return None
+    path = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    return path if os.access(path, os.X_OK) else None
+
+
+def resource_usage(tool, objects, arch):
+    """{mangled name: {registers, local_bytes}} of every kernel compiled for `arch` in `objects`."""
+    out = {}
+    for obj in objects:
+        text = subprocess.run([tool, "--dump-resource-usage", obj], capture_output=True, text=True).stdout
+        cur_arch, fn = None, None
+        for line in text.splitlines():
+            m = re.match(r"\s*arch = (sm_\d+)", line)
+            if m:
+                cur_arch = m.group(1)
+                continue
+            m = re.match(r"\s*Function (\w+):", line)
+            if m:
+                fn = m.group(1)
+                continue
+            m = re.match(r"\s*REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", line)
+            if m and fn and cur_arch == arch:
+                out[fn] = {"registers": int(m.group(1)), "local_bytes": int(m.group(4))}
+                fn = None
+    return out
+
+
+def check(table, build_dir):
+    """Exit status of --check: 0 where every kernel the build compiled matches its row."""
+    tool = cuobjdump()
+    objects = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(build_dir, "cuda")) for f in fs
+               if f.endswith(".cu.o") and "/inst/" in os.path.join(d, f)]
+    if tool is None or not objects:
+        print(f"scripts/ptxas-registers.py --check: skipped, {'no cuobjdump' if tool is None else 'no CUDA build'} "
+              f"({build_dir})")
+        return 77
+    with open(table) as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    rows = [dict(zip(TABLE_COLUMNS, line.split(","))) for line in lines[1:]]
+    arch = rows[0]["arch"] if rows else "sm_90"
+    usage = resource_usage(tool, objects, arch)
+    # cuobjdump's LOCAL (local memory a thread) stands for ptxas's spill stores: 0 exactly where none.
+    kernels = [{"mangled": k, "arch": arch, "registers": v["registers"], "spill_stores_bytes": v["local_bytes"]}
+               for k, v in usage.items()]
+    recs, _ = records(kernels)
+    index = {tuple(str(r[c]) for c in TABLE_COLUMNS[:7]): r for r in rows}
+    bad = 0
+    for r in recs:
+        key = (KERNEL_OF[(r["schedule"], r["pass"])], str(r["d"]), r["dtype"], str(r["br"]), str(r["bc"]),
+               str(r["warps"]), str(r["stages"]))
+        row = index.get(key)
+        if row is None:
+            print(f"  {' '.join(key)}: compiled, but no row in {table}")
+            bad += 1
+        elif (int(row["registers"]) != r["registers"]
+              or (int(row["spill_stores_bytes"]) == 0) != (r["spill_stores_bytes"] == 0)):
+            print(f"  {' '.join(key)}: {r['registers']} registers, {r['spill_stores_bytes']} B local in the build; "
+                  f"{row['registers']} registers, {row['spill_stores_bytes']} B spilled in the table")
+            bad += 1
+    print(f"{len(recs)} compiled attention kernels against {table}: {bad} differ"
+          + (" (regenerate it: scripts/ptxas-registers.py --table)" if bad else ""))
+    return 1 if bad or not recs else 0
+
+
 def nvcc_version():
     out = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout
     m = re.search(r"release (\d+\.\d+), (V[\d.]+)", out)
@@ -140,7 +243,18 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--log", help="parse this build log instead of building")
     ap.add_argument("--out", help="JSON file (default results/ptxas-registers-sm<arch>-cuda<version>.json)")
+    ap.add_argument("--flags", help="with --log: the flags the logged build compiled with, for the record",
+                    default="-O3 -DNDEBUG --generate-code=arch=compute_XX,code=[compute_XX,sm_XX] -Xptxas -v "
+                            "(CMake Release)")
+    ap.add_argument("--table", help="also write the model's table (cuda/kernels/compiled-sm<arch>.csv)")
+    ap.add_argument("--check", metavar="TABLE", help="compare TABLE with the cubins of --objects BUILD_DIR")
+    ap.add_argument("--objects", metavar="BUILD_DIR", help="with --check: a CUDA build")
     a = ap.parse_args()
+    if a.check:
+        if not a.objects:
+            print("scripts/ptxas-registers.py: --check needs --objects BUILD_DIR", file=sys.stderr)
+            return 2
+        return check(a.check, a.objects)
     release, full = nvcc_version()
     log_path = a.log or build(a)
     kernels = parse(open(log_path, errors="replace").read())
@@ -153,13 +267,15 @@ def main():
         "what": "ptxas -v of every instantiated attention kernel (cuda/kernels), full tile menu",
         "nvcc": f"{release} ({full})", "arch": f"sm_{a.arch}",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
-        "flags": "-O3 -DNDEBUG --generate-code=arch=compute_XX,code=[compute_XX,sm_XX] -Xptxas -v (CMake Release)",
+        "flags": a.flags,
         "kernels": recs,
         "other_kernels": others,
     }
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
+    if a.table:
+        write_table(a.table, recs, release, full, a.flags)
     spills = [r for r in recs if r["spill_stores_bytes"] or r["spill_loads_bytes"]]
     print(f"{len(recs)} attention kernels ({len(others)} others); {len(spills)} spill; wrote {out}")
     for r in spills:

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """The kernel menu's code, generated from its one table (cuda/kernels/menu.csv) into the build tree.
 
-  generate_kernels.py MENU --model OUT.h            the model's side: the head dimensions and each
-                                                     (schedule, pass, d)'s default kernel (every build)
+  generate_kernels.py MENU --model OUT.h [--compiled TABLE ...]
+                                                     the model's side: the head dimensions, each
+                                                     (schedule, pass, d)'s default kernel, and each compiled
+                                                     variant's registers and spills as ptxas reported them
+                                                     (TABLE: cuda/kernels/compiled-sm*.csv, written by
+                                                     scripts/ptxas-registers.py --table) (every build)
   generate_kernels.py MENU --cuda DIR [--full]       the CUDA side: DIR/inst/<kernel>_d<d>_<dtype>_w<warps>_s<stages>.cu
                                                      (one instantiation file per group of rows, so that the
                                                      groups compile in parallel) and DIR/registry_menu.cpp
@@ -143,7 +147,38 @@ def cuda(rows, out_dir):
     return [os.path.join(out_dir, n) for n in files] + [os.path.join(out_dir, "registry_menu.cpp")]
 
 
-def model(rows, out):
+COMPILED_COLUMNS = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch", "registers",
+                    "spill_stores_bytes", "spill_loads_bytes"]
+
+
+def read_compiled(path, rows):
+    """A table of compiled variants (scripts/ptxas-registers.py --table): each row one of the menu's."""
+    with open(path, encoding="utf-8") as f:
+        lines = [(i, line) for i, line in enumerate(f, 1) if line.strip() and not line.lstrip().startswith("#")]
+    if not lines or [c.strip() for c in lines[0][1].split(",")] != COMPILED_COLUMNS:
+        fail(f"{path}: the first row must name the columns {','.join(COMPILED_COLUMNS)}")
+    menu = {(r["kernel"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"]) for r in rows}
+    out = []
+    for (lineno, line) in lines[1:]:
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) != len(COMPILED_COLUMNS):
+            fail(f"{path}:{lineno}: {len(cells)} cells, not {len(COMPILED_COLUMNS)}")
+        r = dict(zip(COMPILED_COLUMNS, cells))
+        for k in COMPILED_COLUMNS:
+            if k not in ("kernel", "dtype", "arch"):
+                if not r[k].isdigit():
+                    fail(f"{path}:{lineno}: {k} must be a whole number, not '{r[k]}'")
+                r[k] = int(r[k])
+        if not r["arch"].startswith("sm_") or not r["arch"][3:].isdigit():
+            fail(f"{path}:{lineno}: arch must be sm_<number>, not '{r['arch']}'")
+        key = (r["kernel"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"])
+        if key not in menu:
+            fail(f"{path}:{lineno}: {' '.join(map(str, key))} is no kernel of the menu")
+        out.append(r)
+    return out
+
+
+def model(rows, out, compiled_rows=()):
     dims = sorted({r["d"] for r in rows})
     defaults = []
     seen = set()
@@ -164,6 +199,17 @@ def model(rows, out):
         fwd = 'true' if r['pass'] == 'fwd' else 'false'
         text += (f"    {{\"{r['schedule']}\", {fwd}, {r['d']}, {r['br']}, {r['bc']}, "
                  f"{r['warps']}, {r['stages']}}},\n")
+    text += "}};\n\n"
+    text += "/// A compiled variant of a menu kernel: its registers and spills for one architecture, as ptxas\n"
+    text += "/// reported them (cuda/kernels/compiled-sm*.csv).\n"
+    text += "struct Compiled {\n  std::string_view kernel;\n  std::uint64_t d;\n  bool bf16;\n  std::uint64_t br, bc;\n"
+    text += "  std::uint32_t warps, stages;\n  std::string_view arch;\n  std::uint32_t registers;\n"
+    text += "  std::uint32_t spill_stores_bytes, spill_loads_bytes;\n};\n\n"
+    text += f"inline constexpr std::array<Compiled, {len(compiled_rows)}> kCompiled = {{{{\n"
+    for r in compiled_rows:
+        bf16 = "true" if r["dtype"] == "bf16" else "false"
+        text += (f"    {{\"{r['kernel']}\", {r['d']}, {bf16}, {r['br']}, {r['bc']}, {r['warps']}, {r['stages']}, "
+                 f"\"{r['arch']}\", {r['registers']}, {r['spill_stores_bytes']}, {r['spill_loads_bytes']}}},\n")
     text += "}};\n\n}  // namespace iosim::kernel_menu\n"
     write(out, text)
 
@@ -172,13 +218,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("menu")
     ap.add_argument("--model", metavar="OUT_H")
+    ap.add_argument("--compiled", metavar="TABLE", action="append", default=[])
     ap.add_argument("--cuda", metavar="DIR")
     ap.add_argument("--list", metavar="DIR")
     ap.add_argument("--full", action="store_true")
     a = ap.parse_args()
     rows = read_menu(a.menu)
     if a.model:
-        model(rows, a.model)
+        model(rows, a.model, [c for path in a.compiled for c in read_compiled(path, rows)])
     if a.cuda:
         cuda(compiled(rows, a.full), a.cuda)
     if a.list:

@@ -123,7 +123,8 @@ class Flash1Backward final : public Schedule {
     // dK_j, dV_j live through the loop; then S and dP, or dQ_i, whichever is larger.
     const double fragments =
         static_cast<double>(2 * tiles_.bc * p_.d + std::max(2 * tiles_.br * tiles_.bc, tiles_.br * p_.d)) / threads;
-    return {threads, accumulator_registers(tiles_.br * tiles_.bc, threads), plan(tiles_).peak(), 1, fragments};
+    return {threads, accumulator_registers(tiles_.br * tiles_.bc, threads), plan(tiles_).peak(), 1, fragments,
+            tiles_.br, tiles_.bc};
   }
 
   SramPlan plan(TileShape t) const {

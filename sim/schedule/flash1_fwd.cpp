@@ -101,7 +101,8 @@ class Flash1Forward final : public Schedule {
     const std::uint32_t threads = 32 * warps_;
     // S and the P V product accumulate in fp32 registers.
     const double fragments = static_cast<double>(tiles_.br * tiles_.bc + tiles_.br * p_.d) / threads;
-    return {threads, accumulator_registers(tiles_.br * p_.d, threads), plan(tiles_).peak(), 1, fragments};
+    return {threads, accumulator_registers(tiles_.br * p_.d, threads), plan(tiles_).peak(), 1, fragments, tiles_.br,
+            tiles_.bc};
   }
 
   SramPlan plan(TileShape t) const {

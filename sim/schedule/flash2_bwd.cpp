@@ -92,7 +92,7 @@ class Flash2Backward final : public Schedule {
     const double fragments =
         static_cast<double>(2 * tiles_.bc * p_.d + std::max(2 * tiles_.br * tiles_.bc, tiles_.br * p_.d)) / threads;
     return {threads, accumulator_registers(2 * tiles_.bc * p_.d + tiles_.br * tiles_.bc, threads), plan(tiles_).peak(),
-            stages_, fragments};
+            stages_, fragments, tiles_.br, tiles_.bc};
   }
 
   /// FlashAttention-2's Flash_bwd_kernel_traits: Q_i (stages copies, double-buffered by default) and

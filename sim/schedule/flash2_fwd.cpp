@@ -85,7 +85,7 @@ class Flash2Forward final : public Schedule {
     const double fragments =
         static_cast<double>(tiles_.br * tiles_.bc + tiles_.br * p_.d + tiles_.br * p_.d / 2) / threads;
     return {threads, accumulator_registers(tiles_.br * tiles_.bc + tiles_.br * p_.d, threads), plan(tiles_).peak(),
-            stages_, fragments};
+            stages_, fragments, tiles_.br, tiles_.bc};
   }
 
   SramPlan plan(TileShape t) const { return SramPlan{{flash2_forward_loop(p_, t, stages_)}}; }

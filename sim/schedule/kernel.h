@@ -27,6 +27,10 @@ struct LaunchShape {
   /// Registers a thread holds across a step: its share of the fp32 accumulators and of operands kept in
   /// registers (0 where the schedule does not say). The time model's register model starts from it.
   double fragment_registers = 0;
+  /// The tile a tiled attention kernel's blocks run (B_r × B_c), which with its warps and stages names
+  /// its compiled variant in the kernel menu (kernel_registers.h); 0 for other kernels.
+  std::uint64_t br = 0;
+  std::uint64_t bc = 0;
 };
 
 /// How a kernel's grid head indexes a tensor's heads in memory.

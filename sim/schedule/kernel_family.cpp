@@ -22,6 +22,12 @@ constexpr MatmulRole kGridShared{WarpSplit::grid, Operand::shared, Operand::shar
 
 // FlashAttention-2's forward's waits, which the variants sharing its code take too. per_mio_multi_tile:
 // a warp owning 32 rows waits less per MIO instruction than one owning 16.
+// FlashAttention-2's forward's register model (scripts/fit-registers.py), which the variants without a
+// kernel of their own (split-KV decoding, dtiled) take too.
+constexpr struct {
+  double base, per_fragment;
+} kFa2FwdRegisters{55.9, 1.168};
+
 constexpr DependencyWaits kFa2FwdWaits{.per_instruction = 1.33, .per_mio = 4.6, .per_mio_multi_tile = 1.4,
                                        .dispatch = 0.33};
 
@@ -40,8 +46,8 @@ std::vector<KernelFamily> make_families() {
                .shuffle_rounds_per_step = 2,
                .barriers_per_step = 2,
                .loads_pipelined = true,
-               .base_registers = 44.2,
-               .per_fragment = 1.261,
+               .base_registers = kFa2FwdRegisters.base,
+               .per_fragment = kFa2FwdRegisters.per_fragment,
                .overlap = Overlap::simulated,
                .overhead = {.per_row = 0.42, .per_column = 2.85, .per_pipelined_step = 60.4},
                .waits = kFa2FwdWaits});
@@ -54,8 +60,8 @@ std::vector<KernelFamily> make_families() {
                .source = "cuda/kernels/flash2_bwd.cuh",
                .matmuls = {kGridShared},
                .barriers_per_step = 3,
-               .base_registers = 99.4,
-               .per_fragment = 1.040,
+               .base_registers = 66.6,
+               .per_fragment = 1.310,
                .overhead = {.per_step = 103, .per_score = 7.57, .per_row = 25.0, .per_column = 1.14},
                .waits = {.per_instruction = 2.01, .per_mio = 15.6}});
   // FlashAttention's Algorithm 1 (cuda/kernels/flash1_fwd.cuh): one block per head; each warp owns 16
@@ -66,8 +72,8 @@ std::vector<KernelFamily> make_families() {
                .source = "cuda/kernels/flash1_fwd.cuh",
                .matmuls = {kRowsSharedShared, kRowsRegShared},
                .shuffle_rounds_per_step = 4,
-               .base_registers = 36.4,
-               .per_fragment = 1.613,
+               .base_registers = -32.2,
+               .per_fragment = 2.186,
                .overlap = Overlap::simulated,
                .overhead = {.per_step = 198, .per_score = 2.72, .per_row = 8.30, .per_column = 0.0353},
                .waits = {.per_instruction = 1.62, .per_mio = 10.4}});
@@ -78,8 +84,8 @@ std::vector<KernelFamily> make_families() {
                .source = "cuda/kernels/flash1_bwd.cuh",
                .matmuls = {kGridShared},
                .barriers_per_step = 3,
-               .base_registers = 75.2,
-               .per_fragment = 1.282,
+               .base_registers = 122.9,
+               .per_fragment = 1.115,
                .overlap = Overlap::simulated,
                .overhead = {.per_step = 3.07, .per_score = 16.0, .per_row = 25.2},
                .waits = {.per_instruction = 1.97, .per_mio = 26.4}});
@@ -126,8 +132,8 @@ std::vector<KernelFamily> make_families() {
                      .shuffle_rounds_per_step = 2,
                      .barriers_per_step = 2,
                      .loads_pipelined = true,
-                     .base_registers = 44.2,
-                     .per_fragment = 1.261,
+                     .base_registers = kFa2FwdRegisters.base,
+                     .per_fragment = kFa2FwdRegisters.per_fragment,
                      .overlap = Overlap::simulated,
                      .overhead = fa2_fwd_one_stage,
                      .waits = kFa2FwdWaits};

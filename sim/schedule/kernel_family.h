@@ -165,7 +165,9 @@ struct KernelFamily {
   /// step (its share of the fp32 accumulators and of operands kept in registers, as the schedule
   /// counts them): the rest is addresses, indices, B fragments in flight and softmax temporaries,
   /// which grow with the tile. Both fitted by least squares to ptxas -v of the family's compiled
-  /// kernels (scripts/fit-registers.py, results/ptxas-registers-sm90-cuda13.0.json).
+  /// kernels (scripts/fit-registers.py, results/ptxas-registers-sm90-cuda13.0.json); a straight line
+  /// through them, so base may fall below 0 where the largest tiles reach ptxas's cap. 0: no model.
+  /// The menu's compiled variants are priced from their own registers instead (kernel_registers.h).
   double base_registers = 0;
   double per_fragment = 1;
   Overlap overlap = Overlap::queued;

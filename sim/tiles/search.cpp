@@ -11,6 +11,7 @@
 #include "sim/core/progress.h"
 #include "sim/gpu/replay_input.h"
 #include "sim/schedule/kernel_family.h"
+#include "sim/schedule/kernel_registers.h"
 #include "sim/schedule/registry.h"
 #include "sim/timing/compiled_launch.h"
 
@@ -193,11 +194,13 @@ std::string launch_refusal(const Schedule& s, const ScheduleContext& ctx) {
     const Occupancy o = occupancy(other->launch(), ctx.hardware.sm);
     if (!o.infeasible.empty()) return o.infeasible + " (" + std::string(other->name()) + ")";
   }
-  // The family's register model (fitted to ptxas; the time model's occupancy) is the better estimate
-  // where there is one: past the limit its kernel would spill, which the time model does not price.
+  // A compiled variant of the menu runs as compiled (its registers, ptxas's, are the time model's
+  // occupancy). Elsewhere the family's register model (fitted to ptxas) is the better estimate where
+  // there is one: past the limit the kernel would spill, which the time model does not price.
   const KernelFamily& family = family_of(k.name(), ctx.kernel.source);
-  if (launch.fragment_registers <= 0 || family.base_registers <= 0) return "";
-  const std::uint32_t need = family_registers(family, launch.fragment_registers);
+  const KernelRegisters regs = kernel_registers(k.name(), launch, family, ctx);
+  if (regs.source != RegisterSource::fitted || family.base_registers == 0) return "";
+  const std::uint32_t need = regs.registers;
   const std::uint32_t limit = ctx.hardware.sm.max_registers_per_thread;
   if (need <= limit) return "";
   return "registers: about " + std::to_string(need) + " per thread by " + std::string(family.name) +

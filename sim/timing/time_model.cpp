@@ -46,18 +46,20 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
   shape.stages = std::max(1u, family.load_stages != 0 ? family.load_stages : k.launch.stages);
   const double l2_read_bytes = static_cast<double>(k.l2_read_sectors) * p.sector_bytes;
   shape.l2_hit_rate = l2_read_bytes > 0 ? 1 - static_cast<double>(k.dram_read.value) / l2_read_bytes : 1;
-  // Blocks per SM: the occupancy with the family's register model (fitted to ptxas) where the
-  // schedule says which fragments a thread holds and the family's kernel can hold them; else the
-  // GPU model's (the schedule's estimate).
+  // Blocks per SM: the occupancy with the compiled kernel's registers (ptxas) or the family's register
+  // model (fitted to ptxas) where the kernel can hold them (kernel_registers.h); else the GPU model's
+  // (the schedule's estimate).
   std::uint32_t per_sm = std::max(1u, k.occupancy.blocks_per_sm);
   t.limited_by = k.occupancy.limited_by;
-  if (k.launch.fragment_registers > 0) {
+  if (const KernelRegisters regs = kernel_registers(k.name, k.launch, family, ctx);
+      regs.source != RegisterSource::none) {
     LaunchShape with = k.launch;
-    with.registers_per_thread = family_registers(family, k.launch.fragment_registers);
+    with.registers_per_thread = regs.registers;
     const Occupancy o = occupancy(with, hw.sm);
     if (o.infeasible.empty()) {
       per_sm = o.blocks_per_sm;
       t.registers = with.registers_per_thread;
+      t.registers_from = regs.source;
       t.limited_by = o.limited_by;
     }
   }
@@ -69,6 +71,7 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
     if (!o.infeasible.empty()) throw InputError(compiled->config + ": " + o.infeasible);
     per_sm = o.blocks_per_sm;
     t.registers = compiled->registers;
+    t.registers_from = RegisterSource::compiled;
     t.limited_by = o.limited_by;
   }
   t.blocks_per_sm = per_sm;

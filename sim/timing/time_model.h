@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/schedule/kernel_registers.h"
 #include "sim/core/hardware.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/schedule/schedule.h"
@@ -42,7 +43,8 @@ struct KernelTime {
   double launch_s = 0;
   double total_s = 0;
   std::uint32_t blocks_per_sm = 0;  ///< resident blocks the SM model ran with
-  std::uint32_t registers = 0;      ///< per thread, the family's register model (0: the schedule's estimate)
+  std::uint32_t registers = 0;      ///< per thread, from registers_from (0: the schedule's estimate)
+  RegisterSource registers_from = RegisterSource::none;  ///< the compiled kernel's (ptxas) or the family's model
   std::string limited_by;           ///< what limits blocks_per_sm (sim/gpu/occupancy.h)
   /// "issue", "latency", "tail", "DRAM", "L2" or "launch"; for library kernels the roofline's
   /// resource ("tensor", "exp", "vector", "SRAM", "DRAM", "L2", "launch").

@@ -150,6 +150,7 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
     w.field("family", kt.family).field("issue_ms", kt.issue_s * 1e3).field("latency_ms", kt.latency_s * 1e3);
     w.field("tail_ms", kt.tail_s * 1e3).field("memory_ms", kt.memory_s * 1e3);
     w.field("model_blocks_per_sm", std::uint64_t{kt.blocks_per_sm}).field("model_registers", std::uint64_t{kt.registers});
+    w.field("model_registers_from", name(kt.registers_from));
     w.field("binding", kt.binding).field("pipe", kt.pipe);
     const InstructionMix& ins = kt.instructions;
     w.key("warp_instructions").begin_object().field("mma", ins.mma).field("ldmatrix", ins.ldmatrix);

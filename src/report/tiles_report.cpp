@@ -140,7 +140,8 @@ std::string render_tiles_json(const TilesReport& r) {
     w.field("smem_bytes", c.launch.smem.value).field("registers_per_thread", std::uint64_t{c.launch.registers_per_thread});
     w.field("blocks_per_sm", std::uint64_t{c.occupancy.blocks_per_sm}).field("limited_by", c.occupancy.limited_by);
     if (const KernelTime* k = main_kernel(c)) {
-      w.field("model_registers", std::uint64_t{k->registers}).field("model_blocks_per_sm", std::uint64_t{k->blocks_per_sm});
+      w.field("model_registers", std::uint64_t{k->registers}).field("model_registers_from", name(k->registers_from));
+      w.field("model_blocks_per_sm", std::uint64_t{k->blocks_per_sm});
       w.field("model_limited_by", k->limited_by);
     }
     w.field("lts__t_sectors_srcunit_tex_op_read", c.predicted.l2_read_sectors());

@@ -73,6 +73,32 @@ with tempfile.TemporaryDirectory() as tmp:
         lines = p.stderr.strip().split("\n")
         check(p.returncode == 2 and len(lines) == 1 and "bad.csv" in lines[0],
               f"{what}: rc {p.returncode}, {p.stderr!r}")
+
+    # The compiled variants' table (scripts/ptxas-registers.py --table): the real one becomes one kCompiled
+    # entry a row; a row of no menu kernel, or a malformed one, is refused in one line.
+    table = os.path.join(REPO, "cuda/kernels/compiled-sm90.csv")
+    compiled = [line for line in open(table, encoding="utf-8") if line.strip() and not line.startswith("#")][1:]
+    p = run(MENU, "--model", header, "--compiled", table)
+    text = open(header, encoding="utf-8").read() if p.returncode == 0 else ""
+    check(p.returncode == 0 and f"std::array<Compiled, {len(compiled)}> kCompiled" in text,
+          f"--compiled {table}: rc {p.returncode}, {p.stderr!r}")
+    chead = "kernel,d,dtype,br,bc,warps,stages,arch,registers,spill_stores_bytes,spill_loads_bytes\n"
+    cgood = "flash2_fwd,64,fp16,128,64,4,2,sm_90,240,0,0\n"
+    bad_compiled = {
+        "compiled columns": "kernel,d\n" + cgood,
+        "compiled cells": chead + "flash2_fwd,64,fp16,128,64,4,2,sm_90,240\n",
+        "compiled number": chead + "flash2_fwd,64,fp16,128,64,4,2,sm_90,many,0,0\n",
+        "compiled arch": chead + "flash2_fwd,64,fp16,128,64,4,2,hopper,240,0,0\n",
+        "compiled variant not in the menu": chead + "flash2_fwd,64,fp16,128,64,4,7,sm_90,240,0,0\n",
+    }
+    for what, table in bad_compiled.items():
+        path = os.path.join(tmp, "bad-compiled.csv")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(table)
+        p = run(MENU, "--model", header, "--compiled", path)
+        lines = p.stderr.strip().split("\n")
+        check(p.returncode == 2 and len(lines) == 1 and "bad-compiled.csv" in lines[0],
+              f"{what}: rc {p.returncode}, {p.stderr!r}")
 for f in failures:
     print(f"kernel-menu: {f}")
 print(f"kernel-menu: {len(rows)} rows, {len(failures)} failures")
