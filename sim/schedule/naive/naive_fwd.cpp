@@ -22,8 +22,7 @@
 // HBM traffic per head: naive's one-pass count + 2·N·N_kv. No mask and no grouped K/V heads (PyTorch's
 // eager code would add a masked_fill and a repeat, kernels iosim does not count).
 // Run: iosim --config h200.yaml --n 4096 --d 128 --schedule eager --predict
-#include "sim/schedule/eager.h"
-#include "sim/schedule/factories.h"
+#include "sim/schedule/naive/eager.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/gemm.h"
 #include "sim/schedule/tile_choice.h"

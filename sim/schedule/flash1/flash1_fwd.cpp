@@ -17,7 +17,6 @@
 
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
 #include "sim/schedule/tiles.h"

@@ -13,11 +13,10 @@
 
 #include "sim/schedule/compiled_of.h"
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/tile_choice.h"
 #include "sim/schedule/tiles.h"
-#include "sim/schedule/triton_bwd_kernels.h"
+#include "sim/schedule/flash2/triton_bwd_kernels.h"
 
 namespace iosim::detail {
 

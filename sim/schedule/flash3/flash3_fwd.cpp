@@ -23,9 +23,8 @@
 
 #include "sim/core/error.h"
 #include "sim/core/mask.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flash2_step.h"
-#include "sim/schedule/flash3.h"
+#include "sim/schedule/flash3/flash3.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
 #include "sim/schedule/tiles.h"

@@ -23,7 +23,6 @@
 
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flash2_bwd_kernels.h"
 #include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/flops.h"
@@ -31,6 +30,10 @@
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
+
+/// flash2's backward as the project's Triton kernels run it (make_flash2_bwd's choice under --kernels
+/// triton; flash2_bwd_triton.cpp).
+std::unique_ptr<Schedule> make_flash2_bwd_triton(const ScheduleContext& ctx);
 
 namespace {
 

@@ -19,7 +19,6 @@
 #include <cmath>
 
 #include "sim/core/mask.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
 #include "sim/schedule/tiles.h"

@@ -24,8 +24,7 @@
 //   dK = a contiguous copy of dKᵀ          read dK        write dK
 // HBM traffic per head: naive's one-pass count + 5·N·N_kv + 2·N_kv·d.
 // Run: iosim --config h200.yaml --n 4096 --d 128 --pass bwd --schedule eager --predict
-#include "sim/schedule/eager.h"
-#include "sim/schedule/factories.h"
+#include "sim/schedule/naive/eager.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/gemm.h"
 #include "sim/schedule/tile_choice.h"

@@ -20,7 +20,6 @@
 
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/group_sum.h"
 #include "sim/schedule/tile_choice.h"
