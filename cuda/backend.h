@@ -45,7 +45,7 @@ struct DeviceInfo {
 
 /// The schedule whose kernels these are, as its registry entry names them (sim/schedule/registry.h):
 /// flashdecode: split-KV decoding, a group's query heads packed as one block's rows; flashdecode_heads:
-/// the same kernels with one block row set per query head (sim/schedule/flashdecode.cpp). name(Algo) is
+/// the same kernels with one block row set per query head (sim/schedule/flashdecode/flashdecode.cpp). name(Algo) is
 /// the schedule's name, as the CLI spells it.
 using Algo = CudaAlgo;
 using iosim::name;

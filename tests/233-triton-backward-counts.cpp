@@ -4,7 +4,7 @@
 // the dQ kernel K and V once per Q tile that sees them.
 #include <doctest/doctest.h>
 
-#include "sim/schedule/triton_bwd_kernels.h"
+#include "sim/schedule/flash2/triton_bwd_kernels.h"
 #include "sim/timing/step_profile.h"
 #include "support/fixtures.h"
 

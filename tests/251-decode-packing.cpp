@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/flashdecode.h"
+#include "sim/schedule/flashdecode/flashdecode.h"
 #include "support/fixtures.h"
 
 using namespace iosim;

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "sim/core/problem.h"
-#include "sim/schedule/flashdecode.h"
+#include "sim/schedule/flashdecode/flashdecode.h"
 
 namespace iosim::gpu::detail {
 

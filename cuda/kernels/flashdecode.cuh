@@ -1,5 +1,5 @@
 // flashdecode — split-KV decoding (Flash-Decoding; FlashAttention-2's flash_fwd_splitkv_kernel and
-// flash_fwd_splitkv_combine_kernel), the kernels of sim/schedule/flashdecode.cpp.
+// flash_fwd_splitkv_combine_kernel), the kernels of sim/schedule/flashdecode/flashdecode.cpp.
 //
 // Two kernels, named as the model names them (sim/schedule/kernel_family.cpp):
 //   flashdecode_split    grid (⌈rows / 64⌉ · s, batch · grid heads): block (m, k) takes row tile m of one

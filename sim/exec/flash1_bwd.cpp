@@ -1,5 +1,5 @@
 // flash1 backward executed: Algorithm 4 of the FlashAttention paper on numbers, in the order
-// sim/schedule/flash1_bwd.cpp emits it. P is recomputed from Q, K and the l, m the forward left.
+// sim/schedule/flash1/flash1_bwd.cpp emits it. P is recomputed from Q, K and the l, m the forward left.
 //
 //   for each Q tile i:      store dQ_i = 0                                   (init kernels)
 //   for each K/V tile j:    store dK_j = 0, dV_j = 0

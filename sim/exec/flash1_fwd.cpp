@@ -1,5 +1,5 @@
 // flash1 forward executed: Algorithm 1 of the FlashAttention paper on numbers, in the order
-// sim/schedule/flash1_fwd.cpp emits it.
+// sim/schedule/flash1/flash1_fwd.cpp emits it.
 //
 //   for each Q tile i:             store O_i = 0, l_i = 0, m_i = −∞            (the init kernel)
 //   for each K/V tile j:           load K_j, V_j

@@ -1,5 +1,5 @@
 // flash2 backward executed: FlashAttention-2's backward on numbers, in the order
-// sim/schedule/flash2_bwd.cpp emits it (its three kernels, each block after the other).
+// sim/schedule/flash2/flash2_bwd.cpp emits it (its three kernels, each block after the other).
 //
 //   1. for each Q tile i:     load O_i, dO_i;  store D_i = rowsum(dO_i ∘ O_i);  store dQacc_i = 0
 //   2. for each K/V tile j:   load K_j, V_j;  dK̃ = dṼ = 0 on chip

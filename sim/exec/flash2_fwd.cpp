@@ -1,5 +1,5 @@
 // flash2 forward executed: FlashAttention-2's forward on numbers, in the order
-// sim/schedule/flash2_fwd.cpp emits it (one thread block per Q tile, run one after the other).
+// sim/schedule/flash2/flash2_fwd.cpp emits it (one thread block per Q tile, run one after the other).
 //
 //   for each Q tile i:        load Q_i;  O = 0, l = 0, m = −∞ on chip
 //     for each K/V tile j:    load K_j, V_j

@@ -1,5 +1,5 @@
 // naive executed, forward and backward: standard attention on whole tensors, in the order
-// sim/schedule/naive_fwd.cpp and naive_bwd.cpp emit it.
+// sim/schedule/naive/naive_fwd.cpp and naive_bwd.cpp emit it.
 //
 //   forward:   load Q, K; store S = τ·Q Kᵀ
 //              load S (twice when a row does not fit: max and sum, then normalise); store P = softmax(S)

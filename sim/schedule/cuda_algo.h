@@ -8,7 +8,7 @@
 namespace iosim {
 
 /// flashdecode: split-KV decoding, a group's query heads packed as one block's rows; flashdecode_heads:
-/// the same kernels with one block row set per query head (sim/schedule/flashdecode.cpp); flash3: the
+/// the same kernels with one block row set per query head (sim/schedule/flashdecode/flashdecode.cpp); flash3: the
 /// FlashAttention-3 forward for sm_90a (cuda/kernels/flash3/; forward only, where the build has it).
 enum class CudaAlgo : std::uint8_t { naive, flash1, flash2, flashdecode, flashdecode_heads, flash3 };
 

@@ -1,8 +1,8 @@
 // The registry: one entry per schedule, the only place that knows what a schedule is made of — its
 // constructor per pass, its functional executor (sim/exec), the kernel family of each of its kernels
 // (kernel_family.h), the CUDA kernels that run it (cuda/backend.h) and what it can do. Every consumer
-// asks the entry; none compares schedule names. A new schedule is a new entry in registry.cpp and its
-// own files.
+// asks the entry; none compares schedule names. A schedule is one folder, sim/schedule/<name>/: its
+// passes and its register.cpp, whose register_<name>() returns its entry; registry.cpp lists them.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The interface every attention schedule implements, one file per schedule in this folder.
+// The interface every attention schedule implements, each schedule in a folder of its own below this one.
 //
 // A schedule is one algorithm for one pass. It chooses its tiles when it is built, declares what it
 // keeps on chip, and emits its loads, stores and arithmetic in the order the algorithm performs them.

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "sim/schedule/flash2_step.h"
-#include "sim/schedule/triton_bwd_kernels.h"
+#include "sim/schedule/flash2/triton_bwd_kernels.h"
 
 namespace iosim {
 

@@ -15,7 +15,7 @@
 #include "cuda/backend.h"
 #include "cuda/kernels/decode_plan.h"
 #include "cuda/kernels/tensors.h"
-#include "sim/schedule/flashdecode.h"
+#include "sim/schedule/flashdecode/flashdecode.h"
 
 namespace {
 

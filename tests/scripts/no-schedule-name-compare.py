@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """No code compares a schedule's name: every consumer asks its registry entry (sim/schedule/registry.h).
 
-Reads the names from the entries of sim/schedule/registry.cpp and fails, naming file and line, where a
-C++ file of sim/, src/, cuda/ or python/ compares a string with one of them (== "flash2", "naive" != x, a
-switch-like chain) or spells one as a case of its own.
+Reads the names from the entries of sim/schedule/<folder>/register.cpp and fails, naming file and line,
+where a C++ file of sim/, src/, cuda/ or python/ compares a string with one of them (== "flash2", "naive"
+!= x, a switch-like chain) or spells one as a case of its own.
 """
+import glob
 import os
 import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-registry = open(os.path.join(REPO, "sim/schedule/registry.cpp")).read()
-names = re.findall(r'ScheduleEntry\{(?:\.name = )?"([^"]+)"', registry)
+names = []
+for path in sorted(glob.glob(os.path.join(REPO, "sim/schedule/*/register.cpp"))):
+    names += re.findall(r'ScheduleEntry\{\s*(?:\.name = )?"([^"]+)"', open(path, encoding="utf-8").read())
 if len(names) < 2:
-    sys.exit("no-schedule-name-compare: found no entries in sim/schedule/registry.cpp")
+    sys.exit("no-schedule-name-compare: found no entries in sim/schedule/*/register.cpp")
 alt = "|".join(re.escape(n) for n in names)
 compare = re.compile(rf'[=!]=\s*"({alt})"|"({alt})"\s*[=!]=|case\s+"({alt})"')
 bad = []

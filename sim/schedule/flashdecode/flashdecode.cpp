@@ -23,25 +23,25 @@
 #include "sim/core/error.h"
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flash2_step.h"
 #include "sim/schedule/kernel_menu.h"
-#include "sim/schedule/flashdecode.h"
+#include "sim/schedule/flashdecode/flashdecode.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
 
 namespace {
 
-class FlashDecode final : public Schedule {
+class FlashDecode final : public TiledSchedule {
  public:
   FlashDecode(const ScheduleContext& ctx, bool packed)
-      : p_(ctx.problem), packed_heads_(packed), packed_(packed ? p_.group() * p_.n : p_.n),
-        warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
-    tiles_ = choose_tiles(name(), ctx, menu_tile_or(name(), Pass::fwd, ctx, {fa2_splitkv_tiles(p_), tile_source::kFa2}),
-                          Shrink::cols_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+      : TiledSchedule(packed ? "flashdecode" : "flashdecode-heads", Pass::fwd, BoundKind::io_aware,
+                      ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u, 1),
+        p_(ctx.problem), packed_heads_(packed), packed_(packed ? p_.group() * p_.n : p_.n) {
+    choose(ctx, menu_tile_or(name(), Pass::fwd, ctx, {fa2_splitkv_tiles(p_), tile_source::kFa2}), Shrink::cols_first);
     check_page_tile(p_, tiles_.bc, name());
     const std::uint64_t kv_tiles = ceil_div(p_.n_kv, tiles_.bc);
     const std::uint64_t heads = p_.batch * (packed ? p_.kv_head_count() : p_.heads);
@@ -79,21 +79,8 @@ class FlashDecode final : public Schedule {
     }
   }
 
-  std::string_view name() const override { return packed_heads_ ? "flashdecode" : "flashdecode-heads"; }
-  Pass pass() const override { return Pass::fwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::io_aware; }
-  std::vector<std::string> notes() const override { return notes_; }
   std::string variant() const override { return splits_ > 1 ? "split" : "unsplit"; }
   [[nodiscard]] std::uint64_t splits() const { return splits_; }
-
-  std::vector<const Kernel*> kernels() const override {
-    std::vector<const Kernel*> out;
-    for (const auto& k : kernels_) out.push_back(k.get());
-    return out;
-  }
-  KernelRequest kernel_config() const override { return {warps_, 1}; }
 
  private:
   /// One block: Q tile `m` (packed rows of the group) against split `s` of the K/V tiles.
@@ -147,7 +134,7 @@ class FlashDecode final : public Schedule {
     flash2_forward_step(e, i.size, j, masked, p_.d, p_.dtype, warps_);
   }
 
-  SramPlan plan(TileShape t) const {
+  SramPlan plan(TileShape t) const override {
     const std::uint64_t r = std::min(t.br, packed_);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
     const DType e = p_.dtype;
@@ -162,11 +149,7 @@ class FlashDecode final : public Schedule {
   Problem p_;
   bool packed_heads_;     ///< the group's query heads packed as rows of one grid head
   std::uint64_t packed_;  ///< rows of one grid head: group × n packed, else n
-  std::uint32_t warps_;
-  TileShape tiles_;
   std::uint64_t splits_ = 1;
-  std::vector<std::string> notes_;
-  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

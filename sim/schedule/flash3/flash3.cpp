@@ -1,4 +1,4 @@
-#include "sim/schedule/flash3.h"
+#include "sim/schedule/flash3/flash3.h"
 
 #include <cmath>
 #include <cstdio>

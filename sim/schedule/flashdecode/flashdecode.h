@@ -1,9 +1,10 @@
-// What the flashdecode schedules (sim/schedule/flashdecode.cpp) and the CUDA decoding kernels
+// What the flashdecode schedules (sim/schedule/flashdecode/flashdecode.cpp) and the CUDA decoding kernels
 // (cuda/kernels/flashdecode.cuh) both need: the split count, from one function, so that the kernels
 // run the schedule the model counts.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "sim/core/problem.h"
 #include "sim/core/units.h"
@@ -22,5 +23,11 @@ namespace iosim {
   const std::uint64_t blocks = p.batch * (packed ? p.kv_head_count() : p.heads) * ceil_div(rows, tiles.br);
   return fa2_num_splits(blocks, 2 * sm_count, ceil_div(p.n_kv, tiles.bc));
 }
+
+namespace detail {
+/// flashdecode-heads' forward (flashdecode.cpp), which flash2's forward also runs where PyTorch's
+/// FlashAttention-2 would split the K/V loop.
+std::unique_ptr<Schedule> make_flashdecode_heads_fwd(const ScheduleContext& ctx);
+}  // namespace detail
 
 }  // namespace iosim

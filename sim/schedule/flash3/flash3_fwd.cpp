@@ -23,11 +23,11 @@
 
 #include "sim/core/error.h"
 #include "sim/core/mask.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flash2_step.h"
-#include "sim/schedule/flash3.h"
+#include "sim/schedule/flash3/flash3.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
@@ -45,17 +45,18 @@ std::uint32_t default_consumers(std::uint64_t br) {
   return 1;
 }
 
-class Flash3Forward final : public Schedule {
+class Flash3Forward final : public TiledSchedule {
  public:
   explicit Flash3Forward(const ScheduleContext& ctx)
-      : p_(ctx.problem),
-        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : kDefaultStages),
+      : TiledSchedule("flash3", Pass::fwd, BoundKind::io_aware, 0,
+                      ctx.kernel.stages != 0 ? ctx.kernel.stages : kDefaultStages),
+        p_(ctx.problem),
         rs_(fa3_pv_from_registers(p_)),
         family_(family_of(rs_ ? "flash3_fwd" : "flash3_fwd_ss")) {
     require_hopper(ctx.hardware, p_);
-    tiles_ = choose_tiles("flash3", ctx, {fa3_forward_tiles(p_), tile_source::kFa3}, Shrink::cols_first,
-                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+    choose(ctx, {fa3_forward_tiles(p_), tile_source::kFa3}, Shrink::cols_first);
     groups_ = fa3_groups(family_, ctx.kernel.warps, default_consumers(tiles_.br));
+    warps_ = groups_.threads() / 32;
     if (tiles_.br % (kFa3GroupRows * groups_.consumers) != 0 || tiles_.bc % 16 != 0) {
       throw InputError("flash3: warpgroups: tile B_r=" + std::to_string(tiles_.br) + " B_c=" + std::to_string(tiles_.bc) +
                        ": B_r must be a multiple of 64 rows per consumer warpgroup (" +
@@ -63,20 +64,12 @@ class Flash3Forward final : public Schedule {
     }
     require_registers(groups_, fragments(), tiles_, rs_ ? "S, O and P" : "S and O");
     const Tiling rows{p_.n, tiles_.br};
-    kernel_ = std::make_unique<GridKernel>(
+    kernels_.push_back(std::make_unique<GridKernel>(
         rs_ ? "flash3_fwd" : "flash3_fwd_ss", rows, p_.batch_heads(), !Mask(p_).masks(), launch(),
-        [this](const Span& i, const Emitter& e) { block(i, e); });
+        [this](const Span& i, const Emitter& e) { block(i, e); }));
   }
 
-  std::string_view name() const override { return "flash3"; }
-  Pass pass() const override { return Pass::fwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::io_aware; }
-  std::vector<std::string> notes() const override { return notes_; }
   std::string variant() const override { return rs_ ? "" : "P through shared memory"; }
-  std::vector<const Kernel*> kernels() const override { return {kernel_.get()}; }
-  KernelRequest kernel_config() const override { return {groups_.threads() / 32, stages_}; }
 
  private:
   /// One thread block: Q tile i against every K/V tile its rows see, flash2's step. wgmma reads its
@@ -99,7 +92,7 @@ class Flash3Forward final : public Schedule {
 
   LaunchShape launch() const { return groups_.launch(plan(tiles_).peak(), stages_); }
 
-  SramPlan plan(TileShape t) const {
+  SramPlan plan(TileShape t) const override {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
     const DType e = p_.dtype;
@@ -114,13 +107,9 @@ class Flash3Forward final : public Schedule {
   }
 
   Problem p_;
-  std::uint32_t stages_;
   bool rs_;
   const KernelFamily& family_;
-  TileShape tiles_;
   Fa3Groups groups_;
-  std::vector<std::string> notes_;
-  std::unique_ptr<GridKernel> kernel_;
 };
 
 }  // namespace

@@ -23,45 +23,34 @@
 
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flash2_bwd_kernels.h"
 #include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
 
+/// flash2's backward as the project's Triton kernels run it (make_flash2_bwd's choice under --kernels
+/// triton; flash2_bwd_triton.cpp).
+std::unique_ptr<Schedule> make_flash2_bwd_triton(const ScheduleContext& ctx);
+
 namespace {
 
-class Flash2Backward final : public Schedule {
+class Flash2Backward final : public TiledSchedule {
  public:
   explicit Flash2Backward(const ScheduleContext& ctx)
-      : p_(ctx.problem),
-        warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 8u),
-        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 2u) {
+      : TiledSchedule("flash2", Pass::bwd, BoundKind::io_aware, ctx.kernel.warps != 0 ? ctx.kernel.warps : 8u,
+                      ctx.kernel.stages != 0 ? ctx.kernel.stages : 2u),
+        p_(ctx.problem) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
-    tiles_ = choose_tiles(name(), ctx,
-                          menu_tile_or(name(), Pass::bwd, ctx,
-                                       {fa2_backward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
-                          Shrink::rows_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+    choose(ctx, menu_tile_or(name(), Pass::bwd, ctx, {fa2_backward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
+           Shrink::rows_first);
     kernels_ = flash2_backward_kernels("flash2_bwd", p_, tiles_, launch(),
                                        [this](const Span& i, const Span& j, bool masked, const Emitter& e) {
                                          step(i, j, masked, e);
                                        });
-  }
-
-  std::string_view name() const override { return "flash2"; }
-  Pass pass() const override { return Pass::bwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::io_aware; }
-  std::vector<std::string> notes() const override { return notes_; }
-  KernelRequest kernel_config() const override { return {warps_, stages_}; }
-  std::vector<const Kernel*> kernels() const override {
-    std::vector<const Kernel*> out;
-    for (const auto& k : kernels_) out.push_back(k.get());
-    return out;
   }
 
  private:
@@ -99,7 +88,7 @@ class Flash2Backward final : public Schedule {
   /// dO_i, K_j and V_j, dS_ij and P_ij in shared memory (2·(3·B_r·d + 2·B_c·d + 2·B_r·B_c) bytes in
   /// fp16: 144 KiB at d = 64, 128 × 128, the threshold its launcher tests); dK_j, dV_j and S/dP
   /// accumulate in registers.
-  SramPlan plan(TileShape t) const {
+  SramPlan plan(TileShape t) const override {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
     const DType e = p_.dtype;
@@ -115,11 +104,6 @@ class Flash2Backward final : public Schedule {
   }
 
   Problem p_;
-  std::uint32_t warps_;
-  std::uint32_t stages_;
-  TileShape tiles_;
-  std::vector<std::string> notes_;
-  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

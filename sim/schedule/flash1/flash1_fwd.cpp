@@ -17,21 +17,21 @@
 
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
 
 namespace {
 
-class Flash1Forward final : public Schedule {
+class Flash1Forward final : public TiledSchedule {
  public:
   explicit Flash1Forward(const ScheduleContext& ctx)
-      : p_(ctx.problem), warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
-    tiles_ = choose_tiles("flash1", ctx, {paper_tiles(p_, ctx.hardware), tile_source::kPaper}, Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+      : TiledSchedule("flash1", Pass::fwd, BoundKind::io_aware, ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u, 1),
+        p_(ctx.problem) {
+    choose(ctx, {paper_tiles(p_, ctx.hardware), tile_source::kPaper}, Shrink::rows_first);
     const std::uint64_t bh = p_.batch_heads();
     const LaunchShape fill{128, kBaseRegisters, Bytes(0)};
     kernels_.push_back(std::make_unique<GridKernel>("flash1_init", Tiling{p_.n, tiles_.br}, bh, true, fill,
@@ -39,15 +39,6 @@ class Flash1Forward final : public Schedule {
     kernels_.push_back(std::make_unique<GridKernel>("flash1_fwd", Tiling{1, 1}, bh, true, launch(),
                                                     [this](const Span&, const Emitter& e) { main(e); }));
   }
-
-  std::string_view name() const override { return "flash1"; }
-  Pass pass() const override { return Pass::fwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::io_aware; }
-  std::vector<std::string> notes() const override { return notes_; }
-  KernelRequest kernel_config() const override { return {warps_, 1}; }
-  std::vector<const Kernel*> kernels() const override { return {kernels_[0].get(), kernels_[1].get()}; }
 
  private:
   /// Line 2: O = (0), l = (0), m = (−∞) initialised in HBM, one block per Q tile.
@@ -105,7 +96,7 @@ class Flash1Forward final : public Schedule {
             tiles_.bc};
   }
 
-  SramPlan plan(TileShape t) const {
+  SramPlan plan(TileShape t) const override {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
     const DType e = p_.dtype;
@@ -119,10 +110,6 @@ class Flash1Forward final : public Schedule {
   }
 
   Problem p_;
-  std::uint32_t warps_;
-  TileShape tiles_;
-  std::vector<std::string> notes_;
-  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

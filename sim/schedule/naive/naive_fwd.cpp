@@ -22,21 +22,24 @@
 // HBM traffic per head: naive's one-pass count + 2·N·N_kv. No mask and no grouped K/V heads (PyTorch's
 // eager code would add a masked_fill and a repeat, kernels iosim does not count).
 // Run: iosim --config h200.yaml --n 4096 --d 128 --schedule eager --predict
-#include "sim/schedule/eager.h"
-#include "sim/schedule/factories.h"
+#include "sim/schedule/naive/eager.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/gemm.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
 
 namespace {
 
-class NaiveForward final : public Schedule {
+class NaiveForward final : public TiledSchedule {
  public:
   NaiveForward(const ScheduleContext& ctx, bool eager)
-      : p_(ctx.problem), eager_(eager), rows_(p_.n_kv, 1, p_.dtype, ctx.hardware.sm.sram_per_block) {
+      : TiledSchedule(eager ? "eager" : "naive", Pass::fwd, BoundKind::standard),
+        p_(ctx.problem),
+        eager_(eager),
+        rows_(p_.n_kv, 1, p_.dtype, ctx.hardware.sm.sram_per_block) {
     if (eager_) require_eager_problem(p_);
     if (eager_) {
       rows_.passes = 1;
@@ -45,8 +48,7 @@ class NaiveForward final : public Schedule {
                        kib(ctx.hardware.sm.sram_per_block) +
                        " of SRAM: the softmax reads S twice (max and sum, then normalise)");
     }
-    tiles_ = choose_tiles(std::string(name()), ctx, {{kGemmDefault, kGemmDefault}, tile_source::kGemm}, Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+    choose(ctx, {{kGemmDefault, kGemmDefault}, tile_source::kGemm}, Shrink::rows_first);
     const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d, bh = p_.batch_heads();
     const DType e = p_.dtype;
     const std::string k = eager_ ? "eager_" : "naive_";
@@ -61,22 +63,10 @@ class NaiveForward final : public Schedule {
                                    Tensor::O, tiles_, bh, e));
   }
 
-  std::string_view name() const override { return eager_ ? "eager" : "naive"; }
-  Pass pass() const override { return Pass::fwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::standard; }
-  std::vector<std::string> notes() const override { return notes_; }
   std::string variant() const override {
     if (eager_) return "PyTorch's eager kernels: scale, then softmax";
     return rows_.one_pass() ? "one-pass softmax" : "two-pass softmax";
   }
-  std::vector<const Kernel*> kernels() const override {
-    std::vector<const Kernel*> out;
-    for (const auto& k : kernels_) out.push_back(k.get());
-    return out;
-  }
-
   void emit(const Emitter& root) const override {
     const Emitter e = root.repeated(p_.batch_heads());
     const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d;
@@ -104,7 +94,7 @@ class NaiveForward final : public Schedule {
     return eager_ ? flops::kNaiveSoftmaxPerScore - 1 : flops::kNaiveSoftmaxPerScore + (p_.causal ? flops::kMaskPerScore : 0);
   }
 
-  SramPlan plan(TileShape t) const {
+  SramPlan plan(TileShape t) const override {
     return SramPlan{{gemm_phase("S = QKᵀ", t, p_.dtype),
                      SramPhase{"P = softmax(S)", {{"S row", 1, rows_.resident, p_.dtype, Storage::shared, 1}}},
                      gemm_phase("O = PV", t, p_.dtype)}};
@@ -113,9 +103,6 @@ class NaiveForward final : public Schedule {
   Problem p_;
   bool eager_;
   RowPasses rows_;
-  TileShape tiles_;
-  std::vector<std::string> notes_;
-  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

@@ -19,9 +19,9 @@
 #include <cmath>
 
 #include "sim/core/mask.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
@@ -43,25 +43,18 @@ TileShape dtiled_default(const Problem& p, const HardwareSpec& hw) {
   return {b, b};
 }
 
-class DTiled final : public Schedule {
+class DTiled final : public TiledSchedule {
  public:
-  explicit DTiled(const ScheduleContext& ctx) : p_(ctx.problem), warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u) {
-    tiles_ = choose_tiles("dtiled", ctx, {dtiled_default(p_, ctx.hardware), tile_source::kDtiled}, Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+  explicit DTiled(const ScheduleContext& ctx)
+      : TiledSchedule("dtiled", Pass::fwd, BoundKind::small_sram, ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u, 1),
+        p_(ctx.problem) {
+    choose(ctx, {dtiled_default(p_, ctx.hardware), tile_source::kDtiled}, Shrink::rows_first);
     const std::uint32_t threads = 32 * warps_;
     const LaunchShape shape{threads, accumulator_registers(tiles_.br * tiles_.bc, threads), plan(tiles_).peak()};
-    kernel_ = std::make_unique<GridKernel>("dtiled_fwd", Tiling{p_.n, tiles_.br}, p_.batch_heads(), !Mask(p_).masks(),
-                                           shape, [this](const Span& i, const Emitter& e) { block(i, e); });
+    kernels_.push_back(std::make_unique<GridKernel>("dtiled_fwd", Tiling{p_.n, tiles_.br}, p_.batch_heads(),
+                                                    !Mask(p_).masks(), shape,
+                                                    [this](const Span& i, const Emitter& e) { block(i, e); }));
   }
-
-  std::string_view name() const override { return "dtiled"; }
-  Pass pass() const override { return Pass::fwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::small_sram; }
-  std::vector<std::string> notes() const override { return notes_; }
-  std::vector<const Kernel*> kernels() const override { return {kernel_.get()}; }
-  KernelRequest kernel_config() const override { return {warps_, 1}; }
 
  private:
   /// One thread block per Q tile.
@@ -124,7 +117,7 @@ class DTiled final : public Schedule {
     e.step();
   }
 
-  SramPlan plan(TileShape t) const {
+  SramPlan plan(TileShape t) const override {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
     const std::uint64_t b = std::min(p_.d, t.bc);
@@ -139,10 +132,6 @@ class DTiled final : public Schedule {
   }
 
   Problem p_;
-  std::uint32_t warps_;
-  TileShape tiles_;
-  std::vector<std::string> notes_;
-  std::unique_ptr<GridKernel> kernel_;
 };
 
 }  // namespace

@@ -24,21 +24,24 @@
 //   dK = a contiguous copy of dKᵀ          read dK        write dK
 // HBM traffic per head: naive's one-pass count + 5·N·N_kv + 2·N_kv·d.
 // Run: iosim --config h200.yaml --n 4096 --d 128 --pass bwd --schedule eager --predict
-#include "sim/schedule/eager.h"
-#include "sim/schedule/factories.h"
+#include "sim/schedule/naive/eager.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/gemm.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
 
 namespace {
 
-class NaiveBackward final : public Schedule {
+class NaiveBackward final : public TiledSchedule {
  public:
   NaiveBackward(const ScheduleContext& ctx, bool eager)
-      : p_(ctx.problem), eager_(eager), rows_(p_.n_kv, 2, p_.dtype, ctx.hardware.sm.sram_per_block) {
+      : TiledSchedule(eager ? "eager" : "naive", Pass::bwd, BoundKind::standard),
+        p_(ctx.problem),
+        eager_(eager),
+        rows_(p_.n_kv, 2, p_.dtype, ctx.hardware.sm.sram_per_block) {
     if (eager_) require_eager_problem(p_);
     if (eager_) {
       rows_.passes = 1;
@@ -47,8 +50,7 @@ class NaiveBackward final : public Schedule {
                        ") do not fit the " + kib(ctx.hardware.sm.sram_per_block) +
                        " of SRAM: the dS kernel reads them twice");
     }
-    tiles_ = choose_tiles(std::string(name()), ctx, {{kGemmDefault, kGemmDefault}, tile_source::kGemm}, Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+    choose(ctx, {{kGemmDefault, kGemmDefault}, tile_source::kGemm}, Shrink::rows_first);
     const std::uint64_t n = p_.n, nkv = p_.n_kv, d = p_.d, bh = p_.batch_heads(), gn = p_.group() * n;
     const std::uint64_t bkv = p_.batch * p_.kv_head_count();
     const DType e = p_.dtype;
@@ -79,22 +81,10 @@ class NaiveBackward final : public Schedule {
     }
   }
 
-  std::string_view name() const override { return eager_ ? "eager" : "naive"; }
-  Pass pass() const override { return Pass::bwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::standard; }
-  std::vector<std::string> notes() const override { return notes_; }
   std::string variant() const override {
     if (eager_) return "PyTorch's eager kernels: dP ∘ P, softmax backward, scale, dK copy";
     return rows_.one_pass() ? "one-pass dS" : "two-pass dS";
   }
-  std::vector<const Kernel*> kernels() const override {
-    std::vector<const Kernel*> out;
-    for (const auto& k : kernels_) out.push_back(k.get());
-    return out;
-  }
-
   void emit(const Emitter& root) const override {
     const Emitter e = root.repeated(p_.batch_heads());
     const Emitter kv = root.repeated(p_.batch * p_.kv_head_count());  // dV, dK: per K/V head
@@ -142,7 +132,7 @@ class NaiveBackward final : public Schedule {
   /// Per score of the dS kernel: naive's whole dS; eager's softmax backward after its product.
   std::uint64_t ds_flops() const { return flops::kNaiveSoftmaxBwdPerScore - (eager_ ? 1 : 0); }
 
-  SramPlan plan(TileShape t) const {
+  SramPlan plan(TileShape t) const override {
     return SramPlan{{gemm_phase("dV = PᵀdO", t, p_.dtype), gemm_phase("dP = dO Vᵀ", t, p_.dtype),
                      SramPhase{"dS = P ∘ (dP − D)",
                                {{"P row", 1, rows_.resident, p_.dtype, Storage::shared, 1},
@@ -153,9 +143,6 @@ class NaiveBackward final : public Schedule {
   Problem p_;
   bool eager_;
   RowPasses rows_;
-  TileShape tiles_;
-  std::vector<std::string> notes_;
-  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

@@ -20,25 +20,24 @@
 
 #include "sim/core/mask.h"
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/group_sum.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
 
 namespace {
 
-class Flash1Backward final : public Schedule {
+class Flash1Backward final : public TiledSchedule {
  public:
   explicit Flash1Backward(const ScheduleContext& ctx)
-      : p_(ctx.problem),
-        warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u),
+      : TiledSchedule("flash1", Pass::bwd, BoundKind::io_aware, ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u, 1),
+        p_(ctx.problem),
         dk_(per_query_head_grad(p_, Tensor::dK)),
         dv_(per_query_head_grad(p_, Tensor::dV)) {
-    tiles_ = choose_tiles("flash1", ctx, {paper_tiles(p_, ctx.hardware), tile_source::kPaper}, Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+    choose(ctx, {paper_tiles(p_, ctx.hardware), tile_source::kPaper}, Shrink::rows_first);
     const std::uint64_t bh = p_.batch_heads();
     const LaunchShape fill{128, kBaseRegisters, Bytes(0)};
     kernels_.push_back(std::make_unique<GridKernel>("flash1_bwd_init_dq", Tiling{p_.n, tiles_.br}, bh, true, fill,
@@ -55,19 +54,6 @@ class Flash1Backward final : public Schedule {
     kernels_.push_back(std::make_unique<GridKernel>("flash1_bwd", Tiling{1, 1}, bh, true, launch(),
                                                     [this](const Span&, const Emitter& e) { main(e); }));
     if (auto sum = group_sum_kernel("flash1_bwd", p_)) kernels_.push_back(std::move(sum));
-  }
-
-  std::string_view name() const override { return "flash1"; }
-  Pass pass() const override { return Pass::bwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::io_aware; }
-  std::vector<std::string> notes() const override { return notes_; }
-  KernelRequest kernel_config() const override { return {warps_, 1}; }
-  std::vector<const Kernel*> kernels() const override {
-    std::vector<const Kernel*> out;
-    for (const auto& k : kernels_) out.push_back(k.get());
-    return out;
   }
 
  private:
@@ -127,7 +113,7 @@ class Flash1Backward final : public Schedule {
             tiles_.br, tiles_.bc};
   }
 
-  SramPlan plan(TileShape t) const {
+  SramPlan plan(TileShape t) const override {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
     const DType e = p_.dtype;
@@ -141,11 +127,7 @@ class Flash1Backward final : public Schedule {
   }
 
   Problem p_;
-  std::uint32_t warps_;
   Tensor dk_, dv_;  ///< where dK_j, dV_j go: dK, dV, or with grouped K/V heads dKexp, dVexp
-  TileShape tiles_;
-  std::vector<std::string> notes_;
-  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

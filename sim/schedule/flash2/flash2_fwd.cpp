@@ -25,45 +25,35 @@
 #include "sim/core/mask.h"
 #include "sim/schedule/compiled_kernel.h"
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flash2_step.h"
-#include "sim/schedule/flashdecode.h"
+#include "sim/schedule/flashdecode/flashdecode.h"
 #include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
 
 namespace {
 
-class Flash2Forward final : public Schedule {
+class Flash2Forward final : public TiledSchedule {
  public:
   explicit Flash2Forward(const ScheduleContext& ctx)
-      : p_(ctx.problem),
-        warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : (p_.d <= 128 ? 4u : 8u)),
-        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 1u),
+      : TiledSchedule("flash2", Pass::fwd, BoundKind::io_aware,
+                      ctx.kernel.warps != 0 ? ctx.kernel.warps : (ctx.problem.d <= 128 ? 4u : 8u),
+                      ctx.kernel.stages != 0 ? ctx.kernel.stages : 1u),
+        p_(ctx.problem),
         compiled_(ctx.kernel.compiled) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
-    tiles_ = choose_tiles(name(), ctx,
-                          menu_tile_or(name(), Pass::fwd, ctx,
-                                       {fa2_forward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
-                          Shrink::cols_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+    choose(ctx, menu_tile_or(name(), Pass::fwd, ctx, {fa2_forward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
+           Shrink::cols_first);
     check_page_tile(p_, tiles_.bc, name());
     const Tiling rows{p_.n, tiles_.br};
-    kernel_ = std::make_unique<GridKernel>(
+    kernels_.push_back(std::make_unique<GridKernel>(
         "flash2_fwd", rows, p_.batch_heads(), !Mask(p_).masks(), launch(),
-        [this](const Span& i, const Emitter& e) { block(i, e); });
+        [this](const Span& i, const Emitter& e) { block(i, e); }));
   }
-
-  std::string_view name() const override { return "flash2"; }
-  Pass pass() const override { return Pass::fwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::io_aware; }
-  std::vector<std::string> notes() const override { return notes_; }
-  std::vector<const Kernel*> kernels() const override { return {kernel_.get()}; }
-  KernelRequest kernel_config() const override { return {warps_, stages_}; }
 
  private:
   /// One thread block: Q tile i against every K/V tile its rows see.
@@ -88,15 +78,10 @@ class Flash2Forward final : public Schedule {
             stages_, fragments, tiles_.br, tiles_.bc};
   }
 
-  SramPlan plan(TileShape t) const { return SramPlan{{flash2_forward_loop(p_, t, stages_)}}; }
+  SramPlan plan(TileShape t) const override { return SramPlan{{flash2_forward_loop(p_, t, stages_)}}; }
 
   Problem p_;
-  std::uint32_t warps_;
-  std::uint32_t stages_;
   std::shared_ptr<const CompiledKernel> compiled_;  ///< --kernels triton: the kernel's compiled record
-  TileShape tiles_;
-  std::vector<std::string> notes_;
-  std::unique_ptr<GridKernel> kernel_;
 };
 
 /// flash2's forward as FlashAttention-2's split-KV kernels run it: flashdecode-heads' kernels and counts

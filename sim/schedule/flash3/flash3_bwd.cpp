@@ -23,27 +23,28 @@
 
 #include "sim/core/error.h"
 #include "sim/core/mask.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/flash2_bwd_kernels.h"
-#include "sim/schedule/flash3.h"
+#include "sim/schedule/flash3/flash3.h"
 #include "sim/schedule/flops.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
 
 namespace iosim::detail {
 
 namespace {
 
-class Flash3Backward final : public Schedule {
+class Flash3Backward final : public TiledSchedule {
  public:
   explicit Flash3Backward(const ScheduleContext& ctx)
-      : p_(ctx.problem),
-        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : fa3_backward_stages(p_)),
+      : TiledSchedule("flash3", Pass::bwd, BoundKind::io_aware, 0,
+                      ctx.kernel.stages != 0 ? ctx.kernel.stages : fa3_backward_stages(ctx.problem)),
+        p_(ctx.problem),
         family_(family_of("flash3_bwd")) {
     require_hopper(ctx.hardware, p_);
-    tiles_ = choose_tiles("flash3", ctx, {fa3_backward_tiles(p_), tile_source::kFa3}, Shrink::rows_first,
-                          [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+    choose(ctx, {fa3_backward_tiles(p_), tile_source::kFa3}, Shrink::rows_first);
     groups_ = fa3_groups(family_, ctx.kernel.warps, fa3_backward_consumers(p_));
+    warps_ = groups_.threads() / 32;
     if (tiles_.br % 16 != 0 || tiles_.bc % 16 != 0) {
       throw InputError("flash3: warpgroups: tile B_r=" + std::to_string(tiles_.br) + " B_c=" + std::to_string(tiles_.bc) +
                        ": the backward's B_r and B_c must be multiples of 16 (wgmma k16)");
@@ -53,19 +54,6 @@ class Flash3Backward final : public Schedule {
                                        [this](const Span& i, const Span& j, bool masked, const Emitter& e) {
                                          step(i, j, masked, e);
                                        });
-  }
-
-  std::string_view name() const override { return "flash3"; }
-  Pass pass() const override { return Pass::bwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::io_aware; }
-  std::vector<std::string> notes() const override { return notes_; }
-  KernelRequest kernel_config() const override { return {groups_.threads() / 32, stages_}; }
-  std::vector<const Kernel*> kernels() const override {
-    std::vector<const Kernel*> out;
-    for (const auto& k : kernels_) out.push_back(k.get());
-    return out;
   }
 
  private:
@@ -107,7 +95,7 @@ class Flash3Backward final : public Schedule {
   /// FlashAttention-3's backward shared storage: Q_i and dO_i (× stages), K_j and V_j, P_ij and dS_ij
   /// for the transposed products, the dQ_i tile in fp32 for the producer's reduction, L_i and D_i
   /// (× stages); dK_j, dV_j, S and dP accumulate in registers.
-  SramPlan plan(TileShape t) const {
+  SramPlan plan(TileShape t) const override {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
     const DType e = p_.dtype;
@@ -125,12 +113,8 @@ class Flash3Backward final : public Schedule {
   }
 
   Problem p_;
-  std::uint32_t stages_;
   const KernelFamily& family_;
-  TileShape tiles_;
   Fa3Groups groups_;
-  std::vector<std::string> notes_;
-  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

@@ -13,43 +13,30 @@
 
 #include "sim/schedule/compiled_of.h"
 #include "sim/schedule/defaults.h"
-#include "sim/schedule/factories.h"
 #include "sim/schedule/kernel_menu.h"
 #include "sim/schedule/tile_choice.h"
+#include "sim/schedule/tiled_schedule.h"
 #include "sim/schedule/tiles.h"
-#include "sim/schedule/triton_bwd_kernels.h"
+#include "sim/schedule/flash2/triton_bwd_kernels.h"
 
 namespace iosim::detail {
 
 namespace {
 
-class Flash2TritonBackward final : public Schedule {
+class Flash2TritonBackward final : public TiledSchedule {
  public:
   explicit Flash2TritonBackward(const ScheduleContext& ctx)
-      : p_(ctx.problem),
-        warps_(ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u),
-        stages_(ctx.kernel.stages != 0 ? ctx.kernel.stages : 3u),
+      : TiledSchedule("flash2", Pass::bwd, BoundKind::io_aware, ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u,
+                      ctx.kernel.stages != 0 ? ctx.kernel.stages : 3u),
+        p_(ctx.problem),
         request_(ctx.kernel) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
-    tiles_ = choose_tiles(name(), ctx, {fa2_backward_tiles(p_, ctx.hardware, user), tile_source::kFa2},
-                          Shrink::rows_first, [this](TileShape t) { return plan(t); }, notes_, tile_source_);
+    choose(ctx, {fa2_backward_tiles(p_, ctx.hardware, user), tile_source::kFa2}, Shrink::rows_first);
     kernels_ = triton_backward_kernels(p_, tiles_, {launch(kTritonBwdPreprocess), launch(kTritonBwdDkdv),
                                                     launch(kTritonBwdDq)});
   }
 
-  std::string_view name() const override { return "flash2"; }
-  Pass pass() const override { return Pass::bwd; }
-  TileShape tiles() const override { return tiles_; }
-  SramPlan sram() const override { return plan(tiles_); }
-  BoundKind bound() const override { return BoundKind::io_aware; }
-  std::vector<std::string> notes() const override { return notes_; }
   std::string variant() const override { return "Triton"; }
-  KernelRequest kernel_config() const override { return {warps_, stages_}; }
-  std::vector<const Kernel*> kernels() const override {
-    std::vector<const Kernel*> out;
-    for (const auto& k : kernels_) out.push_back(k.get());
-    return out;
-  }
 
  private:
   /// The compiled record's launch where there is one; else 32·warps threads, the fp32 accumulators in
@@ -69,7 +56,7 @@ class Flash2TritonBackward final : public Schedule {
 
   /// The dK/dV kernel's loop, the larger of the two: Qᵀ_i and dO_i streamed through `stages` copies in
   /// shared memory; K_j, V_j, dK_j, dV_j and Pᵀ in registers.
-  SramPlan plan(TileShape t) const {
+  SramPlan plan(TileShape t) const override {
     const std::uint64_t r = std::min(t.br, p_.n);
     const std::uint64_t c = std::min(t.bc, p_.n_kv);
     const DType e = p_.dtype;
@@ -82,12 +69,7 @@ class Flash2TritonBackward final : public Schedule {
   }
 
   Problem p_;
-  std::uint32_t warps_;
-  std::uint32_t stages_;
   KernelRequest request_;
-  TileShape tiles_;
-  std::vector<std::string> notes_;
-  std::vector<std::unique_ptr<GridKernel>> kernels_;
 };
 
 }  // namespace

@@ -1,0 +1,42 @@
+// flashdecode's and flashdecode-heads' registry entries (registry.h says what an entry holds): one
+// schedule's code (flashdecode.cpp), a group's query heads packed as one block's rows or not.
+#include <array>
+
+#include "sim/schedule/flashdecode/flashdecode.h"
+#include "sim/schedule/registry.h"
+
+namespace iosim {
+
+namespace detail {
+std::unique_ptr<Schedule> make_flashdecode_fwd(const ScheduleContext& ctx);  // flashdecode.cpp
+}  // namespace detail
+
+namespace {
+
+constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
+                                            KernelFamilyOf{"flashdecode_combine", "elementwise"}};
+
+}  // namespace
+
+ScheduleEntry register_flashdecode() {
+  return ScheduleEntry{.name = "flashdecode",
+                       .summary = "split-KV decoding (Flash-Decoding): a group's query heads packed as one block's "
+                                  "rows, K/V read once per KV head, split across blocks, then a combine pass",
+                       .fwd = &detail::make_flashdecode_fwd,
+                       .cuda = CudaAlgo::flashdecode,
+                       .kernels = kFlashdecodeKernels,
+                       .caps = ScheduleCaps{.tile_search = true, .paged_fwd = true},
+                       .validate = ValidateRole{.decode = true}};
+}
+
+ScheduleEntry register_flashdecode_heads() {
+  return ScheduleEntry{.name = "flashdecode-heads",
+                       .summary = "flashdecode with one block row set per query head: K/V read once per query head",
+                       .fwd = &detail::make_flashdecode_heads_fwd,
+                       .cuda = CudaAlgo::flashdecode_heads,
+                       .kernels = kFlashdecodeKernels,
+                       .caps = ScheduleCaps{.paged_fwd = true},
+                       .validate = ValidateRole{.decode = true}};
+}
+
+}  // namespace iosim
