@@ -52,9 +52,12 @@ const KernelTime* main_kernel(const TileCandidate& c) {
 }
 
 /// Registers per thread: the family's register model where the time model used it, else the schedule's estimate.
-std::uint32_t registers(const TileCandidate& c) {
+/// The registers the time model ran the main kernel with and whose they are (ptxas: the compiled
+/// kernel's; fit: the family's register model), else the schedule's estimate.
+std::string registers(const TileCandidate& c) {
   const KernelTime* k = main_kernel(c);
-  return k != nullptr && k->registers > 0 ? k->registers : c.launch.registers_per_thread;
+  if (k == nullptr || k->registers == 0) return std::to_string(c.launch.registers_per_thread);
+  return fmt::format("{} {}", k->registers, name(k->registers_from));
 }
 
 std::string per_sm(const TileCandidate& c) {
@@ -100,7 +103,7 @@ std::string render_tiles_table(const TilesReport& r) {
     ++rank;
     std::vector<std::string> row{
         std::to_string(rank), std::to_string(c.tiles.br), std::to_string(c.tiles.bc), std::to_string(c.kernel.warps),
-        std::to_string(c.kernel.stages), binary_bytes(c.launch.smem), std::to_string(registers(c)), per_sm(c),
+        std::to_string(c.kernel.stages), binary_bytes(c.launch.smem), registers(c), per_sm(c),
         fmt::format("{:.2f}", static_cast<double>(c.predicted.kernels.empty() ? 0 : c.predicted.kernels.front().waves)),
         si_bytes(l2_bytes(c)), si_bytes(c.predicted.dram_read()), si_bytes(c.predicted.dram_write()),
         ms(terms(c).issue_s), ms(terms(c).latency_s), ms(terms(c).tail_s), ms(c.time.total_s), c.time.binding};
