@@ -38,7 +38,8 @@ PAGES_SHOWN = """(() => [...document.querySelectorAll(".panel")].map((p) => {
   const nums = (sel, key) => [...p.querySelectorAll(sel)].map((e) => Number(e.dataset[key]));
   return {schedule: p.dataset.schedule, step: Number(p.querySelector(".now").dataset.step), panel: !!box,
           logical: nums(".blocktable rect.lp", "page").length, physical: nums(".blocktable rect.pp", "slot").length,
-          hot: nums(".blocktable rect.lp.hot", "page"), hot_slots: nums(".blocktable rect.pp.hot", "slot").sort((a, b) => a - b),
+          hot: nums(".blocktable rect.lp.hot", "page"),
+          hot_slots: nums(".blocktable rect.pp.hot", "slot").sort((a, b) => a - b),
           masked: p.querySelectorAll(".grid rect.cell.masked").length,
           never: p.querySelectorAll(".grid rect.cell.never").length};
 }))()"""
