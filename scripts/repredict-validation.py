@@ -38,21 +38,13 @@ def _time_validation():
     return module
 
 
-problem_flags = _time_validation().problem_flags
+_shared = _time_validation()
+problem_flags, kernel_flags = _shared.problem_flags, _shared.kernel_flags
 
 
 def predict(iosim, config, run, policy):
-    t = run["tile"]
     cmd = [iosim, "--config", config, "--schedule", run["schedule"], "--pass", run["pass"],
-           *problem_flags(run["problem"]), "--predict", "--l2", "exact", "--format", "json"]
-    if t.get("splits"):  # flashdecode: the K/V splits the kernel ran
-        cmd += ["--splits", str(t["splits"])]
-    if t["br"]:
-        cmd += ["--br", str(t["br"]), "--bc", str(t["bc"])]
-    if t.get("warps"):
-        cmd += ["--warps", str(t["warps"])]
-    if t.get("stages"):
-        cmd += ["--stages", str(t["stages"])]
+           *problem_flags(run["problem"]), *kernel_flags(run["tile"]), "--predict", "--l2", "exact", "--format", "json"]
     if policy:
         cmd += ["--l2-policy", policy]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout

@@ -40,16 +40,24 @@ def problem_flags(p):
     return flags
 
 
+def kernel_flags(t):
+    """iosim's flags for the kernel a run's `tile` names: its tile, warps, stages and (flashdecode) K/V splits."""
+    flags = []
+    if t.get("br"):
+        flags += ["--br", str(t["br"]), "--bc", str(t["bc"])]
+    if t.get("warps"):
+        flags += ["--warps", str(t["warps"])]
+    if t.get("stages"):
+        flags += ["--stages", str(t["stages"])]
+    if t.get("splits"):
+        flags += ["--splits", str(t["splits"])]
+    return flags
+
+
 def predict(iosim, config, run):
     p, t = run["problem"], run["tile"]
     cmd = [iosim, "--config", config, "--schedule", run["schedule"], "--pass", run["pass"], *problem_flags(p),
-           "--predict", "--format", "json"]
-    if t.get("br"):
-        cmd += ["--br", str(t["br"]), "--bc", str(t["bc"])]
-    if t.get("warps"):
-        cmd += ["--warps", str(t["warps"])]
-    if t.get("stages"):
-        cmd += ["--stages", str(t["stages"])]
+           *kernel_flags(t), "--predict", "--format", "json"]
     if run.get("kernels"):
         cmd += ["--kernels", run["kernels"]]
     done = subprocess.run(cmd, capture_output=True, text=True)
