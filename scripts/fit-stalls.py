@@ -12,7 +12,7 @@ scheduler picked a warp but could not dispatch its instruction; printed per fami
                    shuffles, MUFU's ex2).
 This script reads `smsp__warps_issue_stalled_{wait,short_scoreboard}.sum` and `smsp__inst_executed.sum`
 of every profiled variant (scripts/gpu stalls) and, per family, prints the medians the SM model's
-family description takes (sim/schedule/kernel_family.cpp):
+family description takes (sim/schedule/<name>/families.cpp):
   wait_per_instruction  wait cycles per warp instruction issued;
   wait_per_mio          short-scoreboard cycles per MIO instruction the SM model counts (ldmatrix,
                         shuffle, ex2: `warp_instructions` of `--predict -f json`, from the model's

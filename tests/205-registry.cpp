@@ -78,6 +78,29 @@ TEST_CASE("registry: each entry names the families of the kernels its schedule l
   }
 }
 
+TEST_CASE("registry: the families the entries describe are kernel_families()' own, each name once") {
+  // family_of and the config's kernel_rates look a family up by name: with unique names the order in
+  // which kernel_families() collects the folders' families does not matter.
+  std::set<std::string_view> names;
+  for (const KernelFamily& f : kernel_families()) {
+    CAPTURE(f.name);
+    CHECK(names.insert(f.name).second);
+  }
+  std::size_t described = 0;
+  for (const ScheduleEntry& e : schedule_catalog()) {
+    CAPTURE(e.name);
+    if (e.families == nullptr) continue;
+    for (const KernelFamily& f : e.families()) {
+      CAPTURE(f.name);
+      CHECK(is_family(f.name));
+      ++described;
+    }
+  }
+  // The rest are the generic families of kernel_family.cpp: element-wise, library and the four
+  // measured-rate families of PyTorch's eager kernels.
+  CHECK(kernel_families().size() == described + 6);
+}
+
 TEST_CASE("registry: a schedule with stages to search has kernels built with several; the others one") {
   for (const ScheduleEntry& e : schedule_catalog()) {
     if (!e.caps.tile_search) continue;

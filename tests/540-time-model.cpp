@@ -87,7 +87,7 @@ TEST_CASE("flash2's step as warp instructions: rows split over the warps, Q and 
   const double one_stage = o.per_step + (o.per_score * 128 * 64 + o.per_row * 128 * 64 + o.per_column * 64 * 64) / 128;
   const double other = one_stage + o.per_pipelined_step;
   CHECK(one_stage > 0);
-  CHECK(o.per_pipelined_step > 0);  // measured: fa2-fwd's multi-stage kernels issue more a step (kernel_family.cpp)
+  CHECK(o.per_pipelined_step > 0);  // measured: fa2-fwd's multi-stage kernels issue more a step (flash2/families.cpp)
   CHECK(c.mix.other == doctest::Approx(other));
   CHECK(step_cost(s, false, false, f, BlockShape{4, 1, 1}, tensor_only(0)).mix.other == doctest::Approx(one_stage));
   CHECK(c.mix.mma == doctest::Approx(128));
@@ -119,7 +119,7 @@ TEST_CASE("flash2's step as warp instructions: rows split over the warps, Q and 
 }
 
 TEST_CASE("a warp of one m16 tile waits longer on its ldmatrix'd fragments than a warp of two") {
-  // fa2-fwd's measured waits (kernel_family.cpp): 4.6 cycles a MIO instruction with 16 rows a warp,
+  // fa2-fwd's measured waits (flash2/fa2_constants.h): 4.6 cycles a MIO instruction with 16 rows a warp,
   // 1.4 with 32; a family that gives one figure uses it for every warp.
   const KernelFamily& f = family_of("flash2_fwd");
   CHECK(f.waits.mio(16) == f.waits.per_mio);
@@ -148,7 +148,7 @@ TEST_CASE("a warp of one m16 tile waits longer on its ldmatrix'd fragments than 
 
 TEST_CASE("a warp's own waits on its results bound a step: a family with none is faster") {
   const KernelFamily& f = family_of("flash2_bwd");
-  CHECK(f.waits.per_instruction > 1);  // measured (kernel_family.cpp): about 2 cycles an instruction
+  CHECK(f.waits.per_instruction > 1);  // measured (flash2/families.cpp): about 2 cycles an instruction
   KernelFamily none = f;
   none.waits = {};
   Segment s;

@@ -1,7 +1,7 @@
 // flashdecode — split-KV decoding (Flash-Decoding; FlashAttention-2's flash_fwd_splitkv_kernel and
 // flash_fwd_splitkv_combine_kernel), the kernels of sim/schedule/flashdecode/flashdecode.cpp.
 //
-// Two kernels, named as the model names them (sim/schedule/kernel_family.cpp):
+// Two kernels, named as the model names them (sim/schedule/flashdecode/register.cpp):
 //   flashdecode_split    grid (⌈rows / 64⌉ · s, batch · grid heads): block (m, k) takes row tile m of one
 //                        grid head against split k of its K/V tiles (⌈T / s⌉ consecutive tiles of B_c):
 //                          load Q tile (64 rows) once → registers

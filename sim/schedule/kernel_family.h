@@ -3,7 +3,9 @@
 // model and which of its work overlaps. Data, not code paths, beside the schedules: the schedules
 // take their register estimate from it, the time model's SM model (sim/timing/sm_model.h) reads a
 // family and the step profile and nothing else, so a new kind of kernel (a warp-specialised Hopper
-// kernel, a Triton kernel) is a new description in kernel_family.cpp.
+// kernel, a Triton kernel) is a new description. A schedule's own kernels are described in its folder
+// (sim/schedule/<name>/families.cpp, returned by its registry entry's `families`); the generic ones
+// (element-wise, library, measured-rate) in kernel_family.cpp.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,12 @@ struct MatmulRole {
   Operand a = Operand::shared;
   Operand b = Operand::shared;
 };
+
+/// The roles the families' products take: warps own rows with A from registers (Q held, P reused) or
+/// from shared memory, or tile the output as a grid with both operands from shared memory.
+inline constexpr MatmulRole kRowsRegShared{WarpSplit::rows, Operand::registers, Operand::shared};
+inline constexpr MatmulRole kRowsSharedShared{WarpSplit::rows, Operand::shared, Operand::shared};
+inline constexpr MatmulRole kGridShared{WarpSplit::grid, Operand::shared, Operand::shared};
 
 /// The tensor-core instruction a family's products issue.
 enum class MmaInstruction : std::uint8_t {
@@ -190,7 +198,8 @@ struct KernelFamily {
 /// (the registry's kernels, pytorch_kernels or triton_kernels); the roofline family for a name no family describes.
 [[nodiscard]] const KernelFamily& family_of(std::string_view kernel_name, KernelSource source = KernelSource::iosim);
 
-/// Every family, for tests and docs.
+/// Every family, for tests and docs: each schedule's own (its entry's `families`, in the catalog's
+/// order), then the generic ones. Names are unique, so a lookup by name does not depend on the order.
 [[nodiscard]] const std::vector<KernelFamily>& kernel_families();
 
 }  // namespace iosim

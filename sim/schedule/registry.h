@@ -1,8 +1,10 @@
 // The registry: one entry per schedule, the only place that knows what a schedule is made of — its
 // constructor per pass, its functional executor (sim/exec), the kernel family of each of its kernels
-// (kernel_family.h), the CUDA kernels that run it (cuda/backend.h) and what it can do. Every consumer
-// asks the entry; none compares schedule names. A schedule is one folder, sim/schedule/<name>/: its
-// passes and its register.cpp, whose register_<name>() returns its entry; registry.cpp lists them.
+// and the families it describes (kernel_family.h), the CUDA kernels that run it (cuda/backend.h) and
+// what it can do. Every consumer asks the entry; none compares schedule names. A schedule is one
+// folder, sim/schedule/<name>/: its passes, its families.cpp (its kernels' families, where it has
+// kernels of its own) and its register.cpp, whose register_<name>() returns its entry; registry.cpp
+// lists them.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "sim/schedule/cuda_algo.h"
+#include "sim/schedule/kernel_family.h"
 #include "sim/schedule/schedule.h"
 
 namespace iosim {
@@ -74,6 +77,9 @@ struct ValidateRole {
 
 using ScheduleFactory = std::unique_ptr<Schedule> (*)(const ScheduleContext&);
 
+/// The kernel families a schedule's folder describes (its families.cpp).
+using FamilyList = std::vector<KernelFamily> (*)();
+
 struct ScheduleEntry {
   std::string_view name;
   std::string_view summary;
@@ -92,6 +98,10 @@ struct ScheduleEntry {
   /// The families of the kernels the project's Triton code has for it (python/iosim/triton; --kernels
   /// triton), priced from their compiled records; empty where it has none.
   std::span<const KernelFamilyOf> triton_kernels = {};
+  /// The families its folder describes (families.cpp), which kernel_families() collects in the
+  /// catalog's order; nullptr where it describes none (its kernels are the generic families, or
+  /// another entry of its folder returns them).
+  FamilyList families = nullptr;
 
   [[nodiscard]] ScheduleFactory factory(Pass p) const { return p == Pass::fwd ? fwd : bwd; }
 };

@@ -15,7 +15,7 @@
 // instructions that move shared-memory bytes (ldmatrix, cp.async, stores), the SM's shared memory
 // free; an atomic reduction, the SM's share of the L2's reduction rate free (its warp does not wait
 // for the result, but a burst of them queues at that rate: what makes fa2-bwd's simulation worse than
-// its queueing, kernel_family.cpp). An instruction holds its sub-partition's issue slot 1 + the
+// its queueing, flash2/families.cpp). An instruction holds its sub-partition's issue slot 1 + the
 // family's dispatch stall cycles (issue cycles lost when the picked warp's instruction cannot be
 // dispatched); after issuing, its warp waits that plus the family's fixed-latency waits, and the MIO
 // waits more for an ldmatrix, shuffle or ex2 (kernel_family.h's DependencyWaits, measured with ncu;

@@ -1,5 +1,6 @@
 // dtiled's registry entry (registry.h says what an entry holds).
 #include <array>
+#include <vector>
 
 #include "sim/schedule/registry.h"
 
@@ -7,6 +8,7 @@ namespace iosim {
 
 namespace detail {
 std::unique_ptr<Schedule> make_dtiled_fwd(const ScheduleContext& ctx);  // dtiled.cpp
+std::vector<KernelFamily> dtiled_families();  // families.cpp
 }  // namespace detail
 
 namespace {
@@ -21,7 +23,8 @@ ScheduleEntry register_dtiled() {
                        .fwd = &detail::make_dtiled_fwd,
                        .kernels = kDtiledKernels,
                        .caps = ScheduleCaps{.tile_search = true},
-                       .bounds = BoundsRole{.small_sram = true}};
+                       .bounds = BoundsRole{.small_sram = true},
+                       .families = &detail::dtiled_families};
 }
 
 }  // namespace iosim

@@ -1,5 +1,6 @@
 // flash1's registry entry (registry.h says what an entry holds).
 #include <array>
+#include <vector>
 
 #include "sim/exec/executor.h"
 #include "sim/schedule/registry.h"
@@ -9,6 +10,7 @@ namespace iosim {
 namespace detail {
 std::unique_ptr<Schedule> make_flash1_fwd(const ScheduleContext& ctx);  // flash1_fwd.cpp
 std::unique_ptr<Schedule> make_flash1_bwd(const ScheduleContext& ctx);  // flash1_bwd.cpp
+std::vector<KernelFamily> flash1_families();  // families.cpp
 }  // namespace detail
 
 namespace {
@@ -34,7 +36,8 @@ ScheduleEntry register_flash1() {
       .bounds = BoundsRole{.n_sweep = true,
                            .at_m = BoundsRole::AtM::own_policy,
                            .policy = "paper default B_c = ⌈M/4d⌉, B_r = min(B_c, d), halved to fit"},
-      .validate = ValidateRole{.block_per_head = true}};
+      .validate = ValidateRole{.block_per_head = true},
+      .families = &detail::flash1_families};
 }
 
 }  // namespace iosim

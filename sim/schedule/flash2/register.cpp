@@ -1,6 +1,7 @@
 // flash2's registry entry (registry.h says what an entry holds): the project's kernels, PyTorch's and
 // the project's Triton kernels.
 #include <array>
+#include <vector>
 
 #include "sim/exec/executor.h"
 #include "sim/schedule/registry.h"
@@ -10,6 +11,7 @@ namespace iosim {
 namespace detail {
 std::unique_ptr<Schedule> make_flash2_fwd(const ScheduleContext& ctx);  // flash2_fwd.cpp
 std::unique_ptr<Schedule> make_flash2_bwd(const ScheduleContext& ctx);  // flash2_bwd.cpp
+std::vector<KernelFamily> flash2_families();  // families.cpp
 }  // namespace detail
 
 namespace {
@@ -54,7 +56,8 @@ ScheduleEntry register_flash2() {
       .bounds = BoundsRole{.n_sweep = true, .at_m = BoundsRole::AtM::quarter_d},
       .validate = ValidateRole{.ragged_and_bf16 = true},
       .pytorch_kernels = kFlash2TorchKernels,
-      .triton_kernels = kFlash2TritonKernels};
+      .triton_kernels = kFlash2TritonKernels,
+      .families = &detail::flash2_families};
 }
 
 }  // namespace iosim

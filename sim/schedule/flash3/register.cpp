@@ -1,5 +1,6 @@
 // flash3's registry entry (registry.h says what an entry holds).
 #include <array>
+#include <vector>
 
 #include "sim/schedule/registry.h"
 
@@ -8,6 +9,7 @@ namespace iosim {
 namespace detail {
 std::unique_ptr<Schedule> make_flash3_fwd(const ScheduleContext& ctx);  // flash3_fwd.cpp
 std::unique_ptr<Schedule> make_flash3_bwd(const ScheduleContext& ctx);  // flash3_bwd.cpp
+std::vector<KernelFamily> flash3_families();  // families.cpp
 }  // namespace detail
 
 namespace {
@@ -29,7 +31,8 @@ ScheduleEntry register_flash3() {
       .cuda = CudaAlgo::flash3,
       .kernels = kFlash3Kernels,
       .caps = ScheduleCaps{.tile_search = true, .stages = true, .warpgroups = true, .hopper_only = true},
-      .validate = ValidateRole{.ragged_and_bf16 = true}};
+      .validate = ValidateRole{.ragged_and_bf16 = true},
+      .families = &detail::flash3_families};
 }
 
 }  // namespace iosim

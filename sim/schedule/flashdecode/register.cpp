@@ -1,6 +1,7 @@
 // flashdecode's and flashdecode-heads' registry entries (registry.h says what an entry holds): one
 // schedule's code (flashdecode.cpp), a group's query heads packed as one block's rows or not.
 #include <array>
+#include <vector>
 
 #include "sim/schedule/flashdecode/flashdecode.h"
 #include "sim/schedule/registry.h"
@@ -9,6 +10,7 @@ namespace iosim {
 
 namespace detail {
 std::unique_ptr<Schedule> make_flashdecode_fwd(const ScheduleContext& ctx);  // flashdecode.cpp
+std::vector<KernelFamily> flashdecode_families();  // families.cpp
 }  // namespace detail
 
 namespace {
@@ -26,7 +28,8 @@ ScheduleEntry register_flashdecode() {
                        .cuda = CudaAlgo::flashdecode,
                        .kernels = kFlashdecodeKernels,
                        .caps = ScheduleCaps{.tile_search = true, .paged_fwd = true},
-                       .validate = ValidateRole{.decode = true}};
+                       .validate = ValidateRole{.decode = true},
+                       .families = &detail::flashdecode_families};
 }
 
 ScheduleEntry register_flashdecode_heads() {
@@ -36,7 +39,7 @@ ScheduleEntry register_flashdecode_heads() {
                        .cuda = CudaAlgo::flashdecode_heads,
                        .kernels = kFlashdecodeKernels,
                        .caps = ScheduleCaps{.paged_fwd = true},
-                       .validate = ValidateRole{.decode = true}};
+                       .validate = ValidateRole{.decode = true}};  // its family: flashdecode's entry
 }
 
 }  // namespace iosim
