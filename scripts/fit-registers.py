@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Fits each kernel family's register model to what ptxas reported for the family's kernels.
 
-The model (sim/schedule/kernel_family.h; the figures in sim/schedule/<name>/families.cpp): registers per thread = base + per_fragment × the fragment
-registers a thread holds across a step (its share of the fp32 accumulators, plus operands kept in
-registers: FlashAttention-2's Q_i), the latter computed from the tile as the schedules compute it.
+The model (sim/schedule/kernel_family.h; the figures in sim/schedule/<name>/families.cpp): registers
+per thread = base + per_fragment × the fragment registers a thread holds across a step (its share of
+the fp32 accumulators, plus operands kept in registers: FlashAttention-2's Q_i), the latter computed
+from the tile as the schedules compute it.
 Least squares over every record of results/ptxas-registers-*.json (fp16 and bf16), two parameters
 per family; prints them and the largest and median relative error of the fit.
 
