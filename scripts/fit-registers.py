@@ -6,7 +6,8 @@ per thread = base + per_fragment × the fragment registers a thread holds across
 the fp32 accumulators, plus operands kept in registers: FlashAttention-2's Q_i), the latter computed
 from the tile as the schedules compute it.
 Least squares over every record of results/ptxas-registers-*.json (fp16 and bf16), two parameters
-per family; prints them and the largest and median relative error of the fit.
+per family; prints them, the fewest fragment registers fitted (below which the model holds the line's
+value there: fitted_from_fragments) and the largest and median relative error of the fit.
 
   scripts/fit-registers.py results/ptxas-registers-sm90-cuda13.0.json
 """
@@ -43,7 +44,7 @@ def main():
         ys = [r["registers"] for r in rs]
         base, slope = fit(xs, ys)
         errs = [abs(base + slope * x - y) / y for x, y in zip(xs, ys)]
-        print(f"{name:12} kernels {len(rs):3}  base {base:6.1f}  per_fragment {slope:5.3f}  "
+        print(f"{name:12} kernels {len(rs):3}  base {base:6.1f}  per_fragment {slope:5.3f}  from {min(xs):5.1f}  "
               f"error median {100 * statistics.median(errs):4.1f}%  largest {100 * max(errs):4.1f}%")
 
 

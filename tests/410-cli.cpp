@@ -18,6 +18,16 @@ TEST_CASE("the first command prints a table with every schedule") {
   CHECK(r.out.find("6.12×") != std::string::npos);
 }
 
+TEST_CASE("tiny tiles and odd warp counts predict (registers are never priced at zero)") {
+  for (const char* w : {"4", "5"}) {
+    const CliResult r = cli({"-c", "a100", "--n", "64", "--d", "16", "--predict", "--warps", w, "--stages", "2"});
+    CAPTURE(w);
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("flash1") != std::string::npos);
+  }
+}
+
 TEST_CASE("--format json is one object with the documented fields") {
   const CliResult r = cli({"-c", "h200", "--n", "1000", "--d", "128", "--batch", "2", "--heads", "4", "-f", "json"});
   REQUIRE(r.code == 0);

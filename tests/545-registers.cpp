@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/gpu/gpu_model.h"
+#include "sim/gpu/occupancy.h"
 #include "sim/schedule/kernel_registers.h"
 #include "sim/timing/time_model.h"
 #include "support/fixtures.h"
@@ -146,4 +147,29 @@ TEST_CASE("the families' register model is within 31% of ptxas on every compiled
   std::sort(errors.begin(), errors.end());
   MESSAGE("median ", errors[errors.size() / 2], ", largest ", errors.back());
   CHECK(errors[errors.size() / 2] <= 0.05);
+}
+
+// Below its smallest fitted tile a family's line is held at its value there: flash1's forward has a
+// negative base (−32.2), which tiny tiles would otherwise take below zero registers (a fuzzer found
+// d = 16 reaching an occupancy with none, and a division by zero).
+TEST_CASE("a family's registers never fall below the line's value at its smallest fitted tile") {
+  for (const KernelFamily& f : kernel_families()) {
+    if (f.fitted_from_fragments == 0) continue;
+    CAPTURE(f.name);
+    const std::uint32_t at_floor = family_registers(f, f.fitted_from_fragments);
+    CHECK(at_floor >= 1);
+    for (const double x : {0.0, 1.0, 4.0, f.fitted_from_fragments / 2}) {
+      CHECK(family_registers(f, x) == at_floor);
+    }
+    CHECK(family_registers(f, 2 * f.fitted_from_fragments) > at_floor);
+  }
+}
+
+TEST_CASE("a launch of no registers is refused by the occupancy, not divided by") {
+  LaunchShape l;
+  l.threads = 160;
+  l.registers_per_thread = 0;
+  const Occupancy o = occupancy(l, a100().sm);
+  CHECK(!o.infeasible.empty());
+  CHECK(o.blocks_per_sm == 0);
 }

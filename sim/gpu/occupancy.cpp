@@ -12,7 +12,7 @@ Occupancy occupancy(const LaunchShape& launch, const SmSpec& sm) {
                    std::to_string(sm.max_threads_per_block);
     return o;
   }
-  if (launch.registers_per_thread > sm.max_registers_per_thread) {
+  if (launch.registers_per_thread == 0 || launch.registers_per_thread > sm.max_registers_per_thread) {
     o.infeasible = "registers: about " + std::to_string(launch.registers_per_thread) +
                    " per thread, the limit is " + std::to_string(sm.max_registers_per_thread);
     return o;

@@ -178,6 +178,10 @@ struct KernelFamily {
   /// The menu's compiled variants are priced from their own registers instead (kernel_registers.h).
   double base_registers = 0;
   double per_fragment = 1;
+  /// The fewest fragment registers among the kernels the line was fitted to: below it the line is held
+  /// at its value there (a smaller tile does not free the addresses and temporaries the base stands for,
+  /// and a negative base would otherwise price tiny tiles at no registers at all).
+  double fitted_from_fragments = 0;
   Overlap overlap = Overlap::queued;
   StepOverhead overhead = {};
   DependencyWaits waits = {};
