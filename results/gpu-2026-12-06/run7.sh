@@ -13,7 +13,7 @@ mkdir -p "${OUT:-/tmp/out}" "$res"
 tar -xzf .deps/usr.tar.gz -C .deps && tar -xJf .deps/cutlass.tar.xz -C .deps
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
 export IOSIM_CONFIG_DIR="$PWD/configs" IOSIM_SCENARIO_DIR="$PWD/scenarios" PATH="/usr/local/cuda/bin:$PATH"
-export CMAKE_PREFIX_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu/cmake;$PWD/.deps/usr"
+export CMAKE_PREFIX_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu/cmake:$PWD/.deps/usr"  # an environment list: colons
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 case "$gpu" in *H100*) cfg=h100 ;; *) cfg=h200 ;; esac
 finish() { cp results/gpu-2026-12-06/run7.sh "$res/"; tar -czf "${OUT:-/tmp/out}/run7-$cfg.tar.gz" -C "$res" .; }
