@@ -144,10 +144,7 @@ int run_checked(int argc, const char* const* argv, std::ostream& out, std::ostre
   validate->add_option("--n-kv", validate_flags.shape.n_kv, "with --shape: keys per head (default N; decode: N = 1)");
   validate->add_option("--window", validate_flags.shape.window,
                        "with --shape --causal: a sliding window of W keys (kernels without one refuse it)");
-  validate->add_option("--page-size", validate_flags.shape.page_size,
-                       "with --shape: paged K/V, P rows a page (flash2's forward and flashdecode run it)");
-  validate->add_option("--page-order", validate_flags.shape.page_order,
-                       "with --page-size: pages contiguous (default), random, or shuffled by SEED");
+  add_page_flags(*validate, validate_flags.shape.page_size, validate_flags.shape.page_order);  // with --shape
   validate->add_option("--warps", validate_flags.warps, "only kernels with these warps per block (4, 8)");
   validate->add_option("--stages", validate_flags.stages, "only kernels with these K/V stages (1, 2, 3)");
   validate->add_flag("--no-predict", validate_flags.no_predict,

@@ -48,7 +48,7 @@ void add_trace_flags(CLI::App& trace, TraceFlags& f) {
   trace.add_option("--pass", p.pass, "fwd (default) or bwd");
   trace.add_flag("--causal", p.causal, "causal mask (query r sees keys up to r + n_kv - n)");
   trace.add_option("--window", p.window, "with --causal: a sliding window, each query sees the W keys ending at its diagonal");
-  add_page_flags(trace, p);
+  add_page_flags(trace, p.page_size, p.page_order);
   add_name_list(trace, "--schedule", p.schedules,
                 "schedules to trace, side by side in the SVG and the page (default flash1, flash2; html: naive too)");
   trace.add_option("--br", p.br, "rows of Q per tile (B_r), for every schedule traced");

@@ -175,10 +175,10 @@ void add_execute_flags(CLI::App& app, ProblemFlags& f) {
   app.add_option("--input-scale", f.input_scale, "with --execute: multiply Q and K by this (default 1)");
 }
 
-void add_page_flags(CLI::App& app, ProblemFlags& f) {
-  app.add_option("--page-size", f.page_size,
+void add_page_flags(CLI::App& app, std::optional<std::int64_t>& page_size, std::string& page_order) {
+  app.add_option("--page-size", page_size,
                  "paged K/V: tokens per page, a power of two dividing or divided by B_c (flash2 fwd, flashdecode)");
-  app.add_option("--page-order", f.page_order, "with --page-size: pages contiguous (default), random, or shuffled by SEED");
+  app.add_option("--page-order", page_order, "with --page-size: pages contiguous (default), random, or shuffled by SEED");
 }
 
 void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
@@ -201,7 +201,7 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_flag("--causal", f.causal, "causal mask (query r sees keys up to r + n_kv - n)");
   app.add_option("--window", f.window, "with --causal: a sliding window, each query sees the W keys ending at its diagonal");
   app.add_option("--splits", f.splits, "K/V splits of flashdecode (default: FlashAttention-2's heuristic)");
-  add_page_flags(app, f);
+  add_page_flags(app, f.page_size, f.page_order);
   add_name_list(app, "--schedule", f.schedules,
                 run ? "schedules (default naive, flash1, flash2; also flashdecode, dtiled)"
                     : "the schedule whose tiles to search (default flash2)");

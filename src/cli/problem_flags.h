@@ -62,8 +62,8 @@ enum class FlagSet : std::uint8_t {
 };
 
 void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set);
-/// --page-size and --page-order (paged K/V): the run, tiles and trace commands' one definition of them.
-void add_page_flags(CLI::App& app, ProblemFlags& f);
+/// --page-size and --page-order (paged K/V): the run, tiles, trace and validate commands' one definition.
+void add_page_flags(CLI::App& app, std::optional<std::int64_t>& page_size, std::string& page_order);
 
 /// Throws InputError (one line naming --window) unless p's window is 0, or causal and at most n_kv.
 void check_window(const Problem& p);
