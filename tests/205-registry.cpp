@@ -35,7 +35,7 @@ TEST_CASE("registry: names are unique, every entry has a forward pass, lookups a
     CHECK(find_schedule(e.name) == &e);
     CHECK(&schedule_entry(e.name) == &e);
     CHECK(has_pass(e.name, Pass::bwd) == static_cast<bool>(e.bwd));
-    if (e.cuda) CHECK(name(*e.cuda) == e.name);
+    if (e.cuda) CHECK(name(e.cuda->algo) == e.name);
   }
   CHECK(find_schedule("flash9") == nullptr);
   CHECK_THROWS_WITH_AS((void)schedule_entry("flash9"),
@@ -140,4 +140,21 @@ TEST_CASE("registry: the decoding schedules run forward only on CUDA kernels, wi
   }
   CHECK(schedule_names([](const ScheduleEntry& e) { return e.validate.decode; }) == "flashdecode and flashdecode-heads");
   CHECK(schedule_names([](const ScheduleEntry& e) { return e.validate.library_tiles; }) == "naive");
+}
+
+TEST_CASE("registry: an entry's CUDA kernels write each pass it has, and check results they write") {
+  for (const ScheduleEntry& e : schedule_catalog()) {
+    CAPTURE(e.name);
+    if (!e.cuda) continue;
+    CHECK(cuda_kernels(e.cuda->algo) == &*e.cuda);
+    for (const Pass p : {Pass::fwd, Pass::bwd}) {
+      const CudaPassTensors& t = p == Pass::fwd ? e.cuda->fwd : e.cuda->bwd;
+      CHECK(t.writes.empty() == (e.factory(p) == nullptr));
+      CHECK(t.results.empty() == t.writes.empty());
+      for (const Tensor r : t.results) {
+        CAPTURE(name(r));
+        CHECK(std::find(t.writes.begin(), t.writes.end(), r) != t.writes.end());
+      }
+    }
+  }
 }

@@ -80,9 +80,7 @@ AttentionBuffers::AttentionBuffers(const KernelSpec& spec) : spec_(spec), impl_(
 AttentionBuffers::~AttentionBuffers() { delete impl_; }
 
 void AttentionBuffers::fill_inputs(std::uint64_t seed, cudaStream_t stream) {
-  std::vector<Tensor> inputs = {Tensor::Q, Tensor::K, Tensor::V};
-  if (spec_.pass == Direction::bwd) inputs.push_back(Tensor::dO);
-  for (const Tensor t : inputs) fill_normal(device(t), elements(t), spec_.dtype, mix_seed(seed, t), stream);
+  for (const Tensor t : input_tensors(spec_)) fill_normal(device(t), elements(t), spec_.dtype, mix_seed(seed, t), stream);
   if (spec_.page_size > 0) {  // the block table: the model's, so that the pages lie where it counts them
     const std::vector<std::int32_t> table = block_table_of(spec_);
     IOSIM_CUDA_CHECK(cudaMemcpyAsync(device(Tensor::BT), table.data(), table.size() * sizeof(std::int32_t),

@@ -1,6 +1,6 @@
-// launch(), prepare_backward(), compiled_tiles(), compiled_variants(), kernel_shape(), unsupported()
-// and unsupported_in_build(): from a KernelSpec to the kernels that run it (cuda/kernels/registry.h for the flash
-// schedules, cuda/kernels/naive.h for naive).
+// launch(), prepare_backward(), compiled_tiles(), compiled_variants(), kernel_shape(), unsupported(),
+// unsupported_in_build() and kernels_of(): from a KernelSpec to the kernels that run it (cuda/kernels/registry.h
+// for the flash schedules, cuda/kernels/naive.h for naive) and to its schedule's registry entry.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -67,10 +67,7 @@ std::string shapes_text(const KernelSpec& s) {
 }  // namespace
 
 std::string unsupported_in_build(const KernelSpec& s) {
-  if (s.algo != Algo::naive && s.algo != Algo::flash1 && s.algo != Algo::flash2 && !detail::is_decode(s.algo) &&
-      s.algo != Algo::flash3) {
-    return "unknown schedule";
-  }
+  if (cuda_kernels(s.algo) == nullptr) return "unknown schedule";  // no registry entry names these kernels
   if (const std::string why = detail::unsupported_decode(s); !why.empty()) return why;
   if (const std::string why = detail::flash3_unsupported_in_build(s); !why.empty()) return why;
   if (s.pass != Direction::fwd && s.pass != Direction::bwd) return "unknown pass";
@@ -176,6 +173,12 @@ std::string unsupported(const KernelSpec& spec) {
 }
 
 namespace detail {
+
+const CudaKernels& kernels_of(const KernelSpec& spec) {
+  const CudaKernels* k = cuda_kernels(spec.algo);
+  if (k == nullptr) throw std::invalid_argument("no schedule's registry entry names these CUDA kernels");
+  return *k;
+}
 
 void launch(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
   if (spec.algo == Algo::naive) {

@@ -1,13 +1,18 @@
-// Which tensors a KernelSpec's buffers hold and which its pass writes, with their element counts.
-// Shared by AttentionBuffers, unsupported() (memory check) and the tests.
+// Which tensors a KernelSpec's buffers hold and which its pass writes, with their element counts: from
+// its schedule's registry entry (what each pass's kernels write, sim/schedule/cuda_kernels.h) and the
+// tensor table (sim/core/tensor.h: shapes, and which tensors exist only for some problems). Shared by
+// AttentionBuffers, unsupported() (memory check) and the tests.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "cuda/backend.h"
 #include "cuda/kernels/decode_plan.h"
 #include "sim/core/tensor.h"
+#include "sim/schedule/cuda_kernels.h"
 
 namespace iosim::gpu::detail {
 
@@ -16,87 +21,6 @@ namespace iosim::gpu::detail {
   if (s.page_size <= 0) return 0;
   const auto p = static_cast<std::uint64_t>(s.page_size);
   return (static_cast<std::uint64_t>(s.n_kv) + p - 1) / p;
-}
-
-/// What a flashdecode spec writes: O, L and, split, the partials; with `inputs` also Q, K, V.
-[[nodiscard]] inline std::vector<Tensor> written_decode_tensors(const KernelSpec& spec, bool inputs) {
-  std::vector<Tensor> t;
-  if (inputs) {
-    t.push_back(Tensor::Q);
-    t.push_back(Tensor::K);
-    t.push_back(Tensor::V);
-  }
-  t.push_back(Tensor::O);
-  t.push_back(Tensor::L);
-  if (decode_plan(spec).splits > 1) {
-    t.push_back(Tensor::Opart);
-    t.push_back(Tensor::Lpart);
-  }
-  return t;
-}
-
-/// Whether the backward of `spec` writes dK, dV per query head first, into dKexp and dVexp, and sums
-/// each group's after (flash_aux.cu): the flash backwards with grouped K/V heads (group > 1).
-[[nodiscard]] inline bool grouped_grads(const KernelSpec& spec) {
-  return spec.pass == Direction::bwd && spec.algo != Algo::naive && group_size(spec) > 1;
-}
-
-/// The tensors spec's pass writes (its results and intermediates).
-[[nodiscard]] inline std::vector<Tensor> written_tensors(const KernelSpec& spec) {
-  if (spec.pass == Direction::fwd) {
-    switch (spec.algo) {
-      case Algo::naive: return {Tensor::S, Tensor::P, Tensor::O};
-      case Algo::flash1: return {Tensor::O, Tensor::l, Tensor::m};
-      case Algo::flash2:
-      case Algo::flash3: return {Tensor::O, Tensor::L};
-      case Algo::flashdecode:
-      case Algo::flashdecode_heads: return written_decode_tensors(spec, false);
-    }
-  }
-  std::vector<Tensor> t;
-  switch (spec.algo) {
-    case Algo::naive: return {Tensor::dV, Tensor::dP, Tensor::dS, Tensor::dQ, Tensor::dK};
-    case Algo::flash1: t = {Tensor::dQ, Tensor::dK, Tensor::dV}; break;
-    case Algo::flash2:
-    case Algo::flash3: t = {Tensor::D, Tensor::dQacc, Tensor::dQ, Tensor::dK, Tensor::dV}; break;
-    case Algo::flashdecode:
-    case Algo::flashdecode_heads: return {};  // no backward
-  }
-  if (grouped_grads(spec)) t.insert(t.end(), {Tensor::dKexp, Tensor::dVexp});
-  return t;
-}
-
-/// Every tensor the buffers of `spec` hold: the pass's inputs and outputs, and for a backward spec
-/// also what its forward writes (prepare_backward runs it into the same buffers).
-[[nodiscard]] inline std::vector<Tensor> held_tensors(const KernelSpec& spec) {
-  if (is_decode(spec.algo)) {
-    std::vector<Tensor> t = written_decode_tensors(spec, true);
-    if (spec.page_size > 0) t.push_back(Tensor::BT);
-    return t;
-  }
-  std::vector<Tensor> t = {Tensor::Q, Tensor::K, Tensor::V, Tensor::O};
-  if (spec.page_size > 0) t.push_back(Tensor::BT);
-  switch (spec.algo) {
-    case Algo::naive: t.insert(t.end(), {Tensor::S, Tensor::P}); break;
-    case Algo::flash1: t.insert(t.end(), {Tensor::l, Tensor::m}); break;
-    case Algo::flash2:
-    case Algo::flash3: t.push_back(Tensor::L); break;
-    case Algo::flashdecode:
-    case Algo::flashdecode_heads: break;  // above
-  }
-  if (spec.pass == Direction::bwd) {
-    t.push_back(Tensor::dO);
-    const std::vector<Tensor> written = written_tensors(spec);
-    t.insert(t.end(), written.begin(), written.end());
-  }
-  return t;
-}
-
-/// The results check_accuracy compares with the reference.
-[[nodiscard]] inline std::vector<Tensor> result_tensors(const KernelSpec& spec) {
-  if (is_decode(spec.algo)) return {Tensor::O, Tensor::L};
-  if (spec.pass == Direction::fwd) return {Tensor::O};
-  return {Tensor::dQ, Tensor::dK, Tensor::dV};
 }
 
 /// Elements of tensor `t` over all batch · heads (K, V, dK, dV: batch · kv_heads; dKexp, dVexp: none
@@ -125,15 +49,74 @@ namespace iosim::gpu::detail {
   return tensor_elements(spec, t) * size_bytes(storage_type(t, spec.dtype));
 }
 
-}  // namespace iosim::gpu::detail
+/// The CUDA kernels of spec's schedule, as its registry entry states them (sim/schedule/cuda_kernels.h);
+/// std::invalid_argument where no entry names spec.algo (unsupported_in_build refuses such a spec first).
+[[nodiscard]] const CudaKernels& kernels_of(const KernelSpec& spec);
 
-namespace iosim::gpu::detail {
+/// The device tensors of spec's pass: what its kernels write and which of those are checked.
+[[nodiscard]] inline const CudaPassTensors& pass_tensors(const KernelSpec& spec) {
+  return spec.pass == Direction::fwd ? kernels_of(spec).fwd : kernels_of(spec).bwd;
+}
+
+/// The inputs spec's pass reads, filled with random numbers: Q, K, V, and the backward's dO.
+[[nodiscard]] inline std::span<const Tensor> input_tensors(const KernelSpec& spec) {
+  if (spec.pass == Direction::fwd) return kCudaFwdInputs;
+  return kCudaBwdInputs;
+}
+
+/// Whether the table (sim/core/tensor.h) makes tensor `t` exist only for some problems: the split-KV
+/// partials (a split-KV pass that splits), a grouped backward's per-query-head scratch (group > 1), the
+/// block table (paged K/V). Where it does not exist, tensor_elements() is 0 and no buffer holds it.
+[[nodiscard]] constexpr bool conditional_tensor(Tensor t) {
+  const TensorShape& s = shape_of(t);
+  return s.layout.split || s.grouped_scratch || s.block_table;
+}
+
+/// `list` less the conditional tensors that spec does not have.
+[[nodiscard]] inline std::vector<Tensor> existing(const KernelSpec& spec, std::span<const Tensor> list) {
+  std::vector<Tensor> t;
+  for (const Tensor x : list) {
+    if (!conditional_tensor(x) || tensor_elements(spec, x) > 0) t.push_back(x);
+  }
+  return t;
+}
+
+/// The tensors spec's pass writes (its results and intermediates), as its entry lists them.
+[[nodiscard]] inline std::vector<Tensor> written_tensors(const KernelSpec& spec) {
+  return existing(spec, pass_tensors(spec).writes);
+}
+
+/// Every tensor the buffers of `spec` hold: Q, K, V, what the forward writes (a backward spec's too:
+/// prepare_backward runs the forward into the same buffers), the block table where K/V are paged, and
+/// a backward's dO and what it writes.
+[[nodiscard]] inline std::vector<Tensor> held_tensors(const KernelSpec& spec) {
+  std::vector<Tensor> t(kCudaFwdInputs.begin(), kCudaFwdInputs.end());
+  KernelSpec fwd = spec;
+  fwd.pass = Direction::fwd;
+  const std::vector<Tensor> forward = written_tensors(fwd);
+  t.insert(t.end(), forward.begin(), forward.end());
+  if (tensor_elements(spec, Tensor::BT) > 0) t.push_back(Tensor::BT);
+  if (spec.pass == Direction::bwd) {
+    t.push_back(Tensor::dO);
+    const std::vector<Tensor> written = written_tensors(spec);
+    t.insert(t.end(), written.begin(), written.end());
+  }
+  return t;
+}
+
+/// The results check_accuracy compares with the reference.
+[[nodiscard]] inline std::vector<Tensor> result_tensors(const KernelSpec& spec) {
+  const std::span<const Tensor> r = pass_tensors(spec).results;
+  return {r.begin(), r.end()};
+}
 
 /// Elements of the per-query-head dK (or dV) a flash backward writes when K/V heads are shared
 /// (group > 1; dKexp, FlashAttention-2's dk_expanded), summed over the group into dK afterwards; 0
-/// otherwise.
+/// where spec's pass does not write it.
 [[nodiscard]] inline std::uint64_t expanded_grad_elements(const KernelSpec& spec) {
-  return grouped_grads(spec) ? tensor_elements(spec, Tensor::dKexp) : 0;
+  const std::vector<Tensor> written = written_tensors(spec);
+  const bool writes = std::find(written.begin(), written.end(), Tensor::dKexp) != written.end();
+  return writes ? tensor_elements(spec, Tensor::dKexp) : 0;
 }
 
 }  // namespace iosim::gpu::detail

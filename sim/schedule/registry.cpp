@@ -45,9 +45,22 @@ const ScheduleEntry& schedule_entry(std::string_view name) {
                    schedule_names([](const ScheduleEntry&) { return true; }, ", ", ", ") + ")");
 }
 
+namespace {
+
+const ScheduleEntry* entry_of(CudaAlgo a) {
+  return first_schedule([&](const ScheduleEntry& s) { return s.cuda && s.cuda->algo == a; });
+}
+
+}  // namespace
+
 std::string_view name(CudaAlgo a) {
-  const ScheduleEntry* e = first_schedule([&](const ScheduleEntry& s) { return s.cuda == a; });
+  const ScheduleEntry* e = entry_of(a);
   return e != nullptr ? e->name : "?";
+}
+
+const CudaKernels* cuda_kernels(CudaAlgo a) {
+  const ScheduleEntry* e = entry_of(a);
+  return e != nullptr ? &*e->cuda : nullptr;
 }
 
 bool has_pass(std::string_view name, Pass pass) {

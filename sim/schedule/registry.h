@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/schedule/cuda_algo.h"
+#include "sim/schedule/cuda_kernels.h"
 #include "sim/schedule/kernel_family.h"
 #include "sim/schedule/schedule.h"
 
@@ -87,7 +87,8 @@ struct ScheduleEntry {
   ScheduleFactory fwd = nullptr;  ///< nullptr where it has no such pass
   ScheduleFactory bwd = nullptr;
   const exec::Executor* executor = nullptr;  ///< its functional execution (--execute); nullptr: none
-  std::optional<CudaAlgo> cuda = std::nullopt;  ///< the CUDA kernels that run it (measure, validate)
+  /// The CUDA kernels that run it and the device tensors they write (measure, validate); none: no kernels.
+  std::optional<CudaKernels> cuda = std::nullopt;
   std::span<const KernelFamilyOf> kernels = {};  ///< its kernels' families; a kernel not listed is "library"
   ScheduleCaps caps = {};
   BoundsRole bounds = {};

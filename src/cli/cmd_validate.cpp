@@ -85,7 +85,7 @@ bool tiled(const std::string& schedule) { return !schedule_entry(schedule).valid
 /// with every compiled variant when `variants`, else each compiled tile's default variant.
 std::vector<std::pair<TileRequest, gpu::KernelShape>> kernels_of(const std::string& schedule, Pass pass, const Problem& p,
                                                                  bool variants) {
-  const gpu::Algo alg = *schedule_entry(schedule).cuda;
+  const gpu::Algo alg = schedule_entry(schedule).cuda->algo;
   if (!tiled(schedule)) return {{TileRequest{}, gpu::KernelShape{}}};
   const auto dir = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
   const int d = static_cast<int>(p.d);

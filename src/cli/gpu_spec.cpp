@@ -23,7 +23,7 @@ gpu::Algo algo_of(const std::string& s) {
   if (e == nullptr || !has_cuda_kernels(*e)) {
     throw InputError("the CUDA backend runs " + schedule_names(has_cuda_kernels) + ", not " + s);
   }
-  return *e->cuda;
+  return e->cuda->algo;
 }
 
 }  // namespace

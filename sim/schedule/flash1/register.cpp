@@ -19,6 +19,10 @@ constexpr std::array kFlash1Kernels = {
     KernelFamilyOf{"flash1_fwd", "fa1-fwd"},          KernelFamilyOf{"flash1_init", "elementwise"},
     KernelFamilyOf{"flash1_bwd", "fa1-bwd"},          KernelFamilyOf{"flash1_bwd_init_dq", "elementwise"},
     KernelFamilyOf{"flash1_bwd_init_dkv", "elementwise"}, KernelFamilyOf{"flash1_bwd_group_sum", "elementwise"}};
+// Its CUDA kernels' device tensors (cuda_kernels.h): the forward's O and running row sum and max; the
+// backward's gradients, with grouped K/V heads dK, dV per query head first.
+constexpr std::array kFlash1CudaFwdWrites = {Tensor::O, Tensor::l, Tensor::m};
+constexpr std::array kFlash1CudaBwdWrites = {Tensor::dQ, Tensor::dK, Tensor::dV, Tensor::dKexp, Tensor::dVexp};
 
 }  // namespace
 
@@ -30,7 +34,9 @@ ScheduleEntry register_flash1() {
       .fwd = &detail::make_flash1_fwd,
       .bwd = &detail::make_flash1_bwd,
       .executor = &exec::kFlash1Executor,
-      .cuda = CudaAlgo::flash1,
+      .cuda = CudaKernels{.algo = CudaAlgo::flash1,
+                          .fwd = {kFlash1CudaFwdWrites, kCudaFwdResults},
+                          .bwd = {kFlash1CudaBwdWrites, kCudaBwdResults}},
       .kernels = kFlash1Kernels,
       .caps = ScheduleCaps{.tile_search = true, .traced_by_default = true},
       .bounds = BoundsRole{.n_sweep = true,

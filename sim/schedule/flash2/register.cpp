@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "sim/exec/executor.h"
+#include "sim/schedule/flash2/cuda_tensors.h"
 #include "sim/schedule/registry.h"
 
 namespace iosim {
@@ -46,7 +47,9 @@ ScheduleEntry register_flash2() {
       .fwd = &detail::make_flash2_fwd,
       .bwd = &detail::make_flash2_bwd,
       .executor = &exec::kFlash2Executor,
-      .cuda = CudaAlgo::flash2,
+      .cuda = CudaKernels{.algo = CudaAlgo::flash2,
+                          .fwd = {detail::kFlash2CudaFwdWrites, kCudaFwdResults},
+                          .bwd = {detail::kFlash2CudaBwdWrites, kCudaBwdResults}},
       .kernels = kFlash2Kernels,
       .caps = ScheduleCaps{.tile_search = true,
                            .stages = true,

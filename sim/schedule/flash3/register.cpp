@@ -2,6 +2,7 @@
 #include <array>
 #include <vector>
 
+#include "sim/schedule/flash2/cuda_tensors.h"
 #include "sim/schedule/registry.h"
 
 namespace iosim {
@@ -28,7 +29,9 @@ ScheduleEntry register_flash3() {
                  "ping-pong consumer warpgroups; flash2's traffic",
       .fwd = &detail::make_flash3_fwd,
       .bwd = &detail::make_flash3_bwd,
-      .cuda = CudaAlgo::flash3,
+      .cuda = CudaKernels{.algo = CudaAlgo::flash3,
+                          .fwd = {detail::kFlash2CudaFwdWrites, kCudaFwdResults},
+                          .bwd = {detail::kFlash2CudaBwdWrites, kCudaBwdResults}},
       .kernels = kFlash3Kernels,
       .caps = ScheduleCaps{.tile_search = true, .stages = true, .warpgroups = true, .hopper_only = true},
       .validate = ValidateRole{.ragged_and_bf16 = true},

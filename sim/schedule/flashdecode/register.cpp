@@ -17,6 +17,10 @@ namespace {
 
 constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
                                             KernelFamilyOf{"flashdecode_combine", "elementwise"}};
+// Its CUDA kernels' device tensors (cuda_kernels.h), forward only: O and L, and the split partials the
+// combine pass reads where the K/V splits; L is checked with O.
+constexpr std::array kFlashdecodeCudaWrites = {Tensor::O, Tensor::L, Tensor::Opart, Tensor::Lpart};
+constexpr std::array kFlashdecodeCudaResults = {Tensor::O, Tensor::L};
 
 }  // namespace
 
@@ -25,7 +29,9 @@ ScheduleEntry register_flashdecode() {
                        .summary = "split-KV decoding (Flash-Decoding): a group's query heads packed as one block's "
                                   "rows, K/V read once per KV head, split across blocks, then a combine pass",
                        .fwd = &detail::make_flashdecode_fwd,
-                       .cuda = CudaAlgo::flashdecode,
+                       .cuda = CudaKernels{.algo = CudaAlgo::flashdecode,
+                                           .fwd = {kFlashdecodeCudaWrites, kFlashdecodeCudaResults},
+                                           .bwd = {}},  // no backward
                        .kernels = kFlashdecodeKernels,
                        .caps = ScheduleCaps{.tile_search = true, .paged_fwd = true},
                        .validate = ValidateRole{.decode = true},
@@ -36,7 +42,9 @@ ScheduleEntry register_flashdecode_heads() {
   return ScheduleEntry{.name = "flashdecode-heads",
                        .summary = "flashdecode with one block row set per query head: K/V read once per query head",
                        .fwd = &detail::make_flashdecode_heads_fwd,
-                       .cuda = CudaAlgo::flashdecode_heads,
+                       .cuda = CudaKernels{.algo = CudaAlgo::flashdecode_heads,
+                                           .fwd = {kFlashdecodeCudaWrites, kFlashdecodeCudaResults},
+                                           .bwd = {}},  // no backward
                        .kernels = kFlashdecodeKernels,
                        .caps = ScheduleCaps{.paged_fwd = true},
                        .validate = ValidateRole{.decode = true}};  // its family: flashdecode's entry

@@ -23,6 +23,10 @@ constexpr std::array kEagerKernels = {
     KernelFamilyOf{"eager_scale", "torch-unary"},        KernelFamilyOf{"eager_softmax", "torch-softmax-fwd"},
     KernelFamilyOf{"eager_ds_mul", "torch-binary"},      KernelFamilyOf{"eager_ds", "torch-softmax-bwd"},
     KernelFamilyOf{"eager_ds_scale", "torch-unary"},     KernelFamilyOf{"eager_dk_copy", "torch-unary"}};
+// naive's CUDA kernels' device tensors (cuda_kernels.h): S and P, dP and dS in HBM; its backward sums a
+// group's dK, dV in its GEMMs, so it has no per-query-head scratch.
+constexpr std::array kNaiveCudaFwdWrites = {Tensor::O, Tensor::S, Tensor::P};
+constexpr std::array kNaiveCudaBwdWrites = {Tensor::dV, Tensor::dP, Tensor::dS, Tensor::dQ, Tensor::dK};
 
 }  // namespace
 
@@ -33,7 +37,9 @@ ScheduleEntry register_naive() {
                        .fwd = &detail::make_naive_fwd,
                        .bwd = &detail::make_naive_bwd,
                        .executor = &exec::kNaiveExecutor,
-                       .cuda = CudaAlgo::naive,
+                       .cuda = CudaKernels{.algo = CudaAlgo::naive,
+                                           .fwd = {kNaiveCudaFwdWrites, kCudaFwdResults},
+                                           .bwd = {kNaiveCudaBwdWrites, kCudaBwdResults}},
                        .kernels = kNaiveKernels,
                        .caps = ScheduleCaps{.baseline = true, .streaming = true},
                        .bounds = BoundsRole{.n_sweep = true},
