@@ -322,10 +322,14 @@ TEST_CASE("set sample: the sampled lines of a range are those whose set is a mul
 TEST_CASE("set sample: rows apart give the lines and sectors that line-by-line renaming gives") {
   const std::uint64_t sets = 640;
   // (start, width, stride, rows): a row per line, rows 1, 128 and more than `sets` lines apart;
-  // rows that share lines; rows wider than a line.
+  // rows that share lines; rows wider than a line; rows 12 lines apart (sampled every 2nd or 16th
+  // row: k mod stride neither 0 nor odd); rows of 2 or 3 lines, 20, 1024 and 700 lines apart (some
+  // across two spans of `sets` lines).
   const std::vector<TileBytes> tiles{{4096 + 64, 64, 128, 300},   {8192, 64, 16384, 200},
                                      {96, 32, 128 * 700, 50},     {0, 64, 96, 400},
-                                     {40, 300, 512, 90},          {128 * 639, 128, 256, 2000}};
+                                     {40, 300, 512, 90},          {128 * 639, 128, 256, 2000},
+                                     {128 * 5 + 32, 64, 128 * 12, 500}, {128 * 600 + 32, 300, 128 * 20, 100},
+                                     {0, 256, 128 * 1024, 40},          {64, 256, 128 * 700, 30}};
   for (std::uint32_t stride : {1u, 8u, 64u}) {
     const SetSample sample(sets, stride, 128, 32);
     for (const TileBytes& b : tiles) {
@@ -348,9 +352,12 @@ TEST_CASE("set sample: rows apart give the lines and sectors that line-by-line r
       }
       CHECK(sectors == want_sectors);
       REQUIRE(got.size() == want.size());
-      std::sort(got.begin(), got.end(), [&](const LineAccess& a, const LineAccess& c) {
+      const auto by_address = [&](const LineAccess& a, const LineAccess& c) {
         return sample.original(a.line) < sample.original(c.line);
-      });
+      };
+      // In the order the rows and their lines lie (these rows do not go back): the L2 sees them so.
+      CHECK(std::is_sorted(got.begin(), got.end(), by_address));
+      std::sort(got.begin(), got.end(), by_address);
       for (std::size_t i = 0; i < got.size(); ++i) {
         CHECK(sample.original(got[i].line) == want[i].line);
         CHECK(got[i].mask == want[i].mask);

@@ -105,9 +105,16 @@ std::uint64_t SetSample::add_row_lines(const TileBytes& b, std::vector<LineAcces
     }
     return b.rows * sector_count(m);
   }
-  // Span by span (tag by tag): within one, the set of row r's line advances by k (mod sets), and
-  // whether it is sampled (a multiple of the stride) follows by adding k mod stride.
+  // Span by span (tag by tag): within one, the set of row j's line is (set of row 0 + j k) mod sets,
+  // and it is sampled when that is a multiple of the stride: when (phase + j k) mod stride is 0, phase
+  // being row 0's set mod stride. With g = gcd(k mod stride, stride), the rows that are sampled are
+  // none when g does not divide the phase, else every `period` = stride ÷ g-th row from the first,
+  // which is among the first `period`. Only those rows are visited (naive's rows, many lines apart,
+  // have k a multiple of the stride: a span's rows are all sampled or none), in the same order.
   const std::uint64_t k_mod = k % stride_;
+  const std::uint64_t g = k_mod == 0 ? stride_ : (std::uint64_t{1} << std::countr_zero(k_mod));  // stride: a power of two
+  const std::uint64_t period = stride_ / g;
+  const std::uint64_t leap = period * k % sets_;  // the set's advance from one sampled row to the next
   std::uint64_t line = first;
   for (std::uint64_t r = 0; r < b.rows;) {
     std::uint64_t offset = 0;
@@ -116,12 +123,19 @@ std::uint64_t SetSample::add_row_lines(const TileBytes& b, std::vector<LineAcces
     std::uint64_t set = offset + L2Cache::span_rotation(tag, sets_);
     if (set >= sets_) set -= sets_;
     std::uint64_t phase = set % stride_;
-    for (std::uint64_t j = 0; j < in_tag; ++j) {
-      if (phase == 0) out.push_back({virtual_line(line + j * k, tag, set), m});
-      set += k;
-      if (set >= sets_) set -= sets_;
-      phase += k_mod;
-      if (phase >= stride_) phase -= stride_;
+    if (phase % g == 0) {
+      std::uint64_t j = 0;  // the first sampled row: phase + j k ≡ 0 (mod stride), j < period
+      for (; phase != 0 && j < in_tag; ++j) {
+        set += k;
+        if (set >= sets_) set -= sets_;
+        phase += k_mod;
+        if (phase >= stride_) phase -= stride_;
+      }
+      for (; j < in_tag; j += period) {
+        out.push_back({virtual_line(line + j * k, tag, set), m});
+        set += leap;
+        if (set >= sets_) set -= sets_;
+      }
     }
     r += in_tag;
     line += in_tag * k;
@@ -129,10 +143,58 @@ std::uint64_t SetSample::add_row_lines(const TileBytes& b, std::vector<LineAcces
   return b.rows * sector_count(m);
 }
 
+std::uint64_t SetSample::add_row_spans(const TileBytes& b, std::uint64_t w, std::vector<LineAccess>& out) const {
+  const std::uint64_t first = b.start >> line_shift_;
+  const std::uint64_t k = b.stride >> line_shift_;  // lines from one row to the next, at least w
+  const std::uint64_t row_sectors = ((b.start + b.width - 1) >> sector_shift_) - (b.start >> sector_shift_) + 1;
+  if (stride_ == 1 || k >= sets_) {
+    for (std::uint64_t r = 0; r < b.rows; ++r) add_contiguous(b.start + r * b.stride, b.width, out);
+    return b.rows * row_sectors;
+  }
+  // Every row has its bytes at the same place in its lines: the first and last line's sectors are
+  // the same in every row.
+  const std::uint32_t m_first = mask(first, b.start, b.start + b.width);
+  const std::uint32_t m_last = mask(first + w - 1, b.start, b.start + b.width);
+  const std::uint64_t m = stride_ - 1;  // x mod stride is x & m
+  const std::uint64_t k_mod = k & m, k_set = k % sets_;
+  std::uint64_t line = first;
+  for (std::uint64_t r = 0; r < b.rows;) {
+    std::uint64_t offset = 0;
+    const std::uint64_t tag = span_of(line, offset);
+    if (offset + w > sets_) {  // a row across two spans: add_contiguous goes span by span
+      add_contiguous(b.start + r * b.stride, b.width, out);
+      ++r;
+      line += k;
+      continue;
+    }
+    // Rows whose lines all lie in this span: row j's line i is in set (set of row 0 + j k + i) mod
+    // sets, sampled when that is a multiple of the stride: i ≡ −(its row's first set) (mod stride).
+    const std::uint64_t in_tag = std::min(b.rows - r, (sets_ - w - offset) / k + 1);
+    std::uint64_t set = offset + L2Cache::span_rotation(tag, sets_);
+    if (set >= sets_) set -= sets_;
+    std::uint64_t phase = set & m;
+    for (std::uint64_t j = 0; j < in_tag; ++j) {
+      for (std::uint64_t i = (stride_ - phase) & m; i < w; i += stride_) {
+        std::uint64_t at = set + i;
+        if (at >= sets_) at -= sets_;
+        out.push_back({virtual_line(line + j * k + i, tag, at), i == 0 ? m_first : i == w - 1 ? m_last : full_});
+      }
+      set += k_set;
+      if (set >= sets_) set -= sets_;
+      phase = (phase + k_mod) & m;
+    }
+    r += in_tag;
+    line += in_tag * k;
+  }
+  return b.rows * row_sectors;
+}
+
 std::uint64_t SetSample::add_rows(const TileBytes& b, std::vector<LineAccess>& out) const {
   const std::uint64_t line_bytes = std::uint64_t{1} << line_shift_;
-  if (b.width > 0 && b.stride % line_bytes == 0 && (b.start & (line_bytes - 1)) + b.width <= line_bytes) {
-    return add_row_lines(b, out);
+  if (b.width > 0 && b.stride % line_bytes == 0) {
+    const std::uint64_t w = ((b.start & (line_bytes - 1)) + b.width - 1) / line_bytes + 1;  // lines a row touches
+    if (w == 1) return add_row_lines(b, out);
+    if (b.stride / line_bytes >= w) return add_row_spans(b, w, out);  // rows share no line
   }
   std::uint64_t sectors = 0;
   std::uint64_t current = kNotSampled;

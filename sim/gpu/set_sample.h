@@ -52,6 +52,9 @@ class SetSample {
   /// add_rows() of rows that each lie within one line, whole lines apart: one line per row, all
   /// with the same sectors, the sampled ones found by arithmetic on the sets.
   std::uint64_t add_row_lines(const TileBytes& b, std::vector<LineAccess>& out) const;
+  /// add_rows() of rows of `w` ≥ 2 lines each that share no line, whole lines apart: the same lines
+  /// in the same order (row by row, line by line), the sampled ones found by arithmetic on the sets.
+  std::uint64_t add_row_spans(const TileBytes& b, std::uint64_t w, std::vector<LineAccess>& out) const;
   [[nodiscard]] std::uint32_t mask(std::uint64_t line, std::uint64_t begin, std::uint64_t end) const;
   /// The virtual line of `line`, of tag `tag`, in set `set` of the whole cache.
   [[nodiscard]] std::uint64_t virtual_line(std::uint64_t line, std::uint64_t tag, std::uint64_t set) const;
