@@ -1,7 +1,8 @@
 // Which kernels take a sliding window and paged K/V (KernelSpec::window, page_size), and the one-line
-// refusal for the rest: the window in every flash kernel (flash1's and flash2's forward and backward,
-// cuda/kernels/flash1_*.cuh, flash2_*.cuh; flashdecode(-heads), flashdecode.cuh; flash3,
-// flash3/flash3_fwd.cuh, flash3_bwd.cuh), pages in flash2's forward and flashdecode(-heads); as the model
+// refusal for the rest: the window in every kernel (naive's softmax, cuda/kernels/naive.cu; flash1's and
+// flash2's forward and backward, cuda/kernels/flash1_*.cuh, flash2_*.cuh; flashdecode(-heads),
+// flashdecode.cuh; flash3, flash3/flash3_fwd.cuh, flash3_bwd.cuh), pages in flash2's forward and
+// flashdecode(-heads); as the model
 // has them (sim/core/mask.h, sim/core/paging.h). Host only, no CUDA, beside backend.h: unsupported_in_build(), measure, validate
 // and the CPU tests read it.
 #pragma once
@@ -17,11 +18,9 @@ namespace iosim::gpu {
 [[nodiscard]] inline std::string window_paging_unsupported(const KernelSpec& s) {
   const bool flash2_fwd = s.algo == Algo::flash2 && s.pass == Direction::fwd;
   const bool decode = s.algo == Algo::flashdecode || s.algo == Algo::flashdecode_heads;
-  const bool windowed = s.algo != Algo::naive;
   const std::string kernel = std::string(name(s.algo)) + (s.pass == Direction::fwd ? " fwd" : " bwd");
   if (s.window < 0) return "--window must be positive (got " + std::to_string(s.window) + ")";
   if (s.window > 0) {
-    if (!windowed) return "--window: the " + kernel + " kernel has no sliding window (every flash kernel has one)";
     if (!s.causal) return "--window needs the causal mask (a window ends at each query's diagonal)";
     if (s.window > s.n_kv) {
       return "--window must be at most n_kv (got " + std::to_string(s.window) + " with n_kv " + std::to_string(s.n_kv) + ")";

@@ -1,5 +1,5 @@
 // Which CUDA kernels run a sliding window and paged K/V (cuda/window_paging.h): the window in every
-// flash kernel (flash1, flash2, flash3, flashdecode(-heads)), pages in flash2's forward and flashdecode(-heads), with a page size that is a
+// kernel (naive, flash1, flash2, flash3, flashdecode(-heads)), pages in flash2's forward and flashdecode(-heads), with a page size that is a
 // power of two fitting the K/V tile; the rest refused in one line naming the flag. Needs no GPU.
 #include <doctest/doctest.h>
 
@@ -29,7 +29,7 @@ bool says(const std::string& why, const std::string& piece) { return why.find(pi
 
 }  // namespace
 
-TEST_CASE("a sliding window: every flash kernel runs it, under the causal mask, at most n_kv keys") {
+TEST_CASE("a sliding window: every kernel runs it, under the causal mask, at most n_kv keys") {
   for (const Algo a : {Algo::flash1, Algo::flash2}) {
     for (const Direction pass : {Direction::fwd, Direction::bwd}) {
       KernelSpec o = spec(a, pass, 64);
@@ -75,13 +75,10 @@ TEST_CASE("a sliding window: every flash kernel runs it, under the causal mask, 
   s.window = -1;
   CHECK(says(window_paging_unsupported(s), "--window must be positive"));
   for (const auto& [a, pass] : {std::pair{Algo::naive, Direction::fwd}, std::pair{Algo::naive, Direction::bwd}}) {
-    KernelSpec o = spec(a, pass, 64);
+    KernelSpec o = spec(a, pass, 64);  // naive's softmax masks the window (S is computed whole)
     o.causal = true;
     o.window = 256;
-    const std::string why = window_paging_unsupported(o);
-    CAPTURE(why);
-    CHECK(says(why, "--window: the "));
-    CHECK(says(why, "kernel has no sliding window (every flash kernel has one)"));
+    CHECK(window_paging_unsupported(o).empty());
   }
 }
 

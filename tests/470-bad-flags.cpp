@@ -150,11 +150,6 @@ TEST_CASE("a sliding window that cannot apply: one line naming --window, exit 2"
        "--window must be at most n_kv"},
       {{"tiles", "-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
       {{"trace", "-c", "teaching", "--n", "64", "--d", "16", "--window", "8"}, "--window needs --causal"},
-      {{"measure", "-c", "h100", "--n", "1024", "--d", "64", "--causal", "--window", "64", "--schedule", "naive"},
-       "--window: the naive fwd kernel has no sliding window (every flash kernel has one)"},
-      {{"measure", "-c", "h100", "--n", "1024", "--d", "64", "--causal", "--window", "64", "--schedule", "naive",
-        "--pass", "bwd"},
-       "--window: the naive bwd kernel has no sliding window (every flash kernel has one)"},
   };
   check_bad_inputs(cases);
   // Its edges run: one key (the diagonal alone) and every key (the causal mask).

@@ -1,9 +1,10 @@
 // naive — standard attention (Algorithm 0 of the FlashAttention paper) and its backward, with every
 // n × n_kv intermediate in HBM. GEMMs are cublasGemmStridedBatchedEx over batch·kv_heads (fp16/bf16
 // in and out, fp32 compute), each over the group·n query rows of a K/V head (grouped-query attention:
-// dK and dV come out summed over the group); the row kernels are one block per row. A causal mask is
-// applied by the softmax kernel as it reads S (S is computed whole, as the model counts it); a row
-// that sees no key (n > n_kv) gets P = 0.
+// dK and dV come out summed over the group); the row kernels are one block per row. A causal mask, and
+// a sliding window of W keys ending at each row's diagonal, are applied by the softmax kernel as it reads
+// S (S is computed whole, as the model counts it); a row that sees no key (n > n_kv) gets P = 0, and so
+// the backward's dS is 0 wherever P is.
 //
 // Forward:   S = scale·Q Kᵀ  (cuBLAS; reads Q, K, writes S)
 //            P = softmax(S)  (row kernel; reads S once when a row fits the shared memory one block may
@@ -123,20 +124,24 @@ struct RowChunks {
   }
 };
 
-/// The causal mask of one row: elements of chunk c past column `last` (the row's last visible key) set
-/// to −inf.
+/// The keys one row sees, [first, last]: elements of chunk c outside them set to −inf.
+struct Visible {
+  int first, last;
+};
+
 template <int W>
-__device__ void mask_chunk(float (&f)[W], int c, int last) {
+__device__ void mask_chunk(float (&f)[W], int c, Visible v) {
 #pragma unroll
   for (int e = 0; e < W; ++e) {
-    if (c * W + e > last) f[e] = -INFINITY;
+    if (c * W + e > v.last || c * W + e < v.first) f[e] = -INFINITY;
   }
 }
 
-/// The last key row `row` (over all heads, `n` rows each) sees: row mod n + n_kv − n when causal,
-/// else every key. Below 0 when it sees none (P = 0 there).
-__device__ int last_key(std::int64_t row, int n, int ncols, bool causal) {
-  return causal ? static_cast<int>(row % n) + ncols - n : ncols - 1;
+/// The keys row `row` (over all heads, `n` rows each) sees: up to row mod n + n_kv − n when causal, else
+/// every key; with a window of W keys (causal only) the W ending there. last < 0 when it sees none (P = 0).
+__device__ Visible visible_keys(std::int64_t row, int n, int ncols, bool causal, int window) {
+  const int last = causal ? static_cast<int>(row % n) + ncols - n : ncols - 1;
+  return {window > 0 ? last - window + 1 : 0, last};
 }
 
 /// exp(x − m) with the maximum m of a row that may have no visible key (m = −inf): then 0.
@@ -144,7 +149,8 @@ __device__ float exp_shifted(float x, float m) { return m == -INFINITY ? 0.f : e
 
 /// P = softmax(S) row by row, S read once: the row is cached in shared memory (ncols elements).
 template <class T, bool kVec>
-__global__ void __launch_bounds__(kRowThreads) softmax_one_pass_kernel(const T* s, T* p, int ncols, int n, bool causal) {
+__global__ void __launch_bounds__(kRowThreads) softmax_one_pass_kernel(const T* s, T* p, int ncols, int n, bool causal,
+                                                                           int window) {
   using R = RowChunks<T, kVec>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* const cache = reinterpret_cast<T*>(smem_raw);
@@ -153,13 +159,13 @@ __global__ void __launch_bounds__(kRowThreads) softmax_one_pass_kernel(const T* 
   const T* const src = s + row * ncols;
   T* const dst = p + row * ncols;
   const int chunks = R::count(ncols);
-  const int last = last_key(row, n, ncols, causal);
+  const Visible seen = visible_keys(row, n, ncols, causal, window);
   float f[R::kWidth];
   float mx = -INFINITY;
   for (int c = static_cast<int>(threadIdx.x); c < chunks; c += kRowThreads) {
     R::copy(cache, src, c);
     R::load(cache, c, f);
-    mask_chunk(f, c, last);
+    mask_chunk(f, c, seen);
 #pragma unroll
     for (int e = 0; e < R::kWidth; ++e) mx = fmaxf(mx, f[e]);
   }
@@ -167,7 +173,7 @@ __global__ void __launch_bounds__(kRowThreads) softmax_one_pass_kernel(const T* 
   float sum = 0.f;
   for (int c = static_cast<int>(threadIdx.x); c < chunks; c += kRowThreads) {
     R::load(cache, c, f);
-    mask_chunk(f, c, last);
+    mask_chunk(f, c, seen);
 #pragma unroll
     for (int e = 0; e < R::kWidth; ++e) sum += exp_shifted(f[e], mx);
   }
@@ -175,7 +181,7 @@ __global__ void __launch_bounds__(kRowThreads) softmax_one_pass_kernel(const T* 
   const float inv = sum > 0.f ? 1.f / sum : 0.f;
   for (int c = static_cast<int>(threadIdx.x); c < chunks; c += kRowThreads) {
     R::load(cache, c, f);
-    mask_chunk(f, c, last);
+    mask_chunk(f, c, seen);
 #pragma unroll
     for (int e = 0; e < R::kWidth; ++e) f[e] = exp_shifted(f[e], mx) * inv;
     R::store(dst, c, f);
@@ -184,7 +190,8 @@ __global__ void __launch_bounds__(kRowThreads) softmax_one_pass_kernel(const T* 
 
 /// P = softmax(S) row by row, S read twice: max and sum online, then normalise.
 template <class T, bool kVec>
-__global__ void __launch_bounds__(kRowThreads) softmax_two_pass_kernel(const T* s, T* p, int ncols, int n, bool causal) {
+__global__ void __launch_bounds__(kRowThreads) softmax_two_pass_kernel(const T* s, T* p, int ncols, int n, bool causal,
+                                                                           int window) {
   using R = RowChunks<T, kVec>;
   __shared__ float scratch_m[kRowWarps];
   __shared__ float scratch_s[kRowWarps];
@@ -192,12 +199,12 @@ __global__ void __launch_bounds__(kRowThreads) softmax_two_pass_kernel(const T* 
   const T* const src = s + row * ncols;
   T* const dst = p + row * ncols;
   const int chunks = R::count(ncols);
-  const int last = last_key(row, n, ncols, causal);
+  const Visible seen = visible_keys(row, n, ncols, causal, window);
   float f[R::kWidth];
   float m = -INFINITY, sum = 0.f;
   for (int c = static_cast<int>(threadIdx.x); c < chunks; c += kRowThreads) {
     R::load(src, c, f);
-    mask_chunk(f, c, last);
+    mask_chunk(f, c, seen);
     float cm = f[0];
 #pragma unroll
     for (int e = 1; e < R::kWidth; ++e) cm = fmaxf(cm, f[e]);
@@ -224,7 +231,7 @@ __global__ void __launch_bounds__(kRowThreads) softmax_two_pass_kernel(const T* 
   const float inv = sum > 0.f ? 1.f / sum : 0.f;
   for (int c = static_cast<int>(threadIdx.x); c < chunks; c += kRowThreads) {
     R::load(src, c, f);
-    mask_chunk(f, c, last);
+    mask_chunk(f, c, seen);
 #pragma unroll
     for (int e = 0; e < R::kWidth; ++e) f[e] = exp_shifted(f[e], m) * inv;
     R::store(dst, c, f);
@@ -334,9 +341,9 @@ void softmax_rows(const KernelSpec& spec, const T* s, T* p, bool one_pass, cudaS
     const auto kernel = kern::softmax_one_pass_kernel<T, kVec>;
     const std::size_t bytes = row_bytes(spec);
     allow_dynamic_smem(kernel, bytes);
-    kernel<<<rows, kern::kRowThreads, bytes, stream>>>(s, p, spec.n_kv, spec.n, spec.causal);
+    kernel<<<rows, kern::kRowThreads, bytes, stream>>>(s, p, spec.n_kv, spec.n, spec.causal, spec.window);
   } else {
-    kern::softmax_two_pass_kernel<T, kVec><<<rows, kern::kRowThreads, 0, stream>>>(s, p, spec.n_kv, spec.n, spec.causal);
+    kern::softmax_two_pass_kernel<T, kVec><<<rows, kern::kRowThreads, 0, stream>>>(s, p, spec.n_kv, spec.n, spec.causal, spec.window);
   }
   IOSIM_CUDA_CHECK_LAUNCH();
 }

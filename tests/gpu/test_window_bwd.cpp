@@ -1,4 +1,5 @@
-// GPU tests of the sliding window in flash1's forward and in flash1's and flash2's backward against the
+// GPU tests of the sliding window in naive's forward and backward (cuBLAS and the softmax kernels, which
+// mask it), flash1's forward and flash1's and flash2's backward against the
 // double-precision CPU reference, outputs poisoned before each run (check_accuracy): every compiled
 // variant, fp16 and bf16, d = 64 and 128, on windows of one key, of one tile, of every key (the causal
 // mask alone) and between, whose edges cross tiles, with n not a multiple of the tile, n ≠ n_kv both
@@ -63,13 +64,15 @@ KernelSpec spec_of(Algo algo, Direction pass, const Case& c, int d, DType t, con
   return s;
 }
 
-/// Runs every case on every compiled variant of `algo`'s `pass`; returns how many ran. A variant that
-/// refuses a case fails the test: every one of these kernels takes a window.
+/// Runs every case on every compiled variant of `algo`'s `pass` (naive: its one, cuBLAS's); returns how
+/// many ran. A variant that refuses a case fails the test: every one of these kernels takes a window.
 int run_cases(Algo algo, Direction pass) {
   int run = 0;
   for (const DType t : {DType::fp16, DType::bf16}) {
     for (const int d : {64, 128}) {
-      for (const KernelVariant& v : iosim::gpu::compiled_variants(algo, pass, d, t)) {
+      const std::vector<KernelVariant> variants =
+          algo == Algo::naive ? std::vector<KernelVariant>{KernelVariant{}} : iosim::gpu::compiled_variants(algo, pass, d, t);
+      for (const KernelVariant& v : variants) {
         for (const Case& c : kCases) {
           const KernelSpec spec = spec_of(algo, pass, c, d, t, v);
           const std::string why = iosim::gpu::unsupported(spec);
@@ -87,6 +90,11 @@ int run_cases(Algo algo, Direction pass) {
 }
 
 }  // namespace
+
+TEST_CASE("naive forward and backward with a sliding window match the double-precision reference") {
+  CHECK(run_cases(Algo::naive, Direction::fwd) > 0);
+  CHECK(run_cases(Algo::naive, Direction::bwd) > 0);
+}
 
 TEST_CASE("flash1 forward with a sliding window matches the double-precision reference") {
   CHECK(run_cases(Algo::flash1, Direction::fwd) > 0);
