@@ -4,7 +4,7 @@
 # takes each kernel's buffers from the registry entry (sim/schedule/cuda_kernels.h) instead of switches:
 # every GPU test of the lean build against the double-precision reference, `validate --quick` (counters
 # and time against the model, as before the change), the paged and windowed slices whose buffer order
-# moved, and compute-sanitizer memcheck on them.
+# moved, naive with a sliding window (its softmax masks it now), and compute-sanitizer memcheck on them.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 res=/tmp/run9-res build=build-gpu
@@ -52,9 +52,11 @@ validate() {
 validate quick --quick
 validate paged-prefill --schedule flash2 --pass fwd --shape 1,16,4096,64 --causal --page-size 64 --page-order random
 validate paged-decode --schedule flashdecode --shape 2,32,1,64 --n-kv 16384 --page-size 16 --page-order random
+validate naive-window --schedule naive --shape 1,16,4096,64 --causal --window 256
 for args in "--schedule flash2 --pass fwd --batch 1 --heads 4 --kv-heads 2 --n 333 --causal --page-size 16 --page-order random" \
             "--schedule flashdecode --batch 2 --heads 8 --kv-heads 2 --n 1 --n-kv 3001 --page-size 64 --page-order random" \
-            "--schedule flash2 --pass bwd --batch 1 --heads 4 --kv-heads 2 --n 333 --causal --window 97"; do
+            "--schedule flash2 --pass bwd --batch 1 --heads 4 --kv-heads 2 --n 333 --causal --window 97" \
+            "--schedule naive --pass bwd --batch 1 --heads 4 --kv-heads 2 --n 333 --causal --window 97"; do
   if [ "$(left)" -le 15 ]; then echo "memcheck: no time left" | tee -a "$res/stamps.txt"; break; fi
   timeout 60 compute-sanitizer --tool memcheck --error-exitcode 3 "$build/iosim" measure --config "$cfg.yaml" --d 64 \
     --no-counters --runs 1 --warmup 0 $args >>"$res/sanitizer-memcheck.log" 2>&1
