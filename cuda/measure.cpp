@@ -6,7 +6,7 @@
 //             sweep; DRAM writes of the run = run + drain (the L2 is write-back: the run's dirty lines
 //             are written while the drain evicts them; ../shared/domain-notes.md). The flush is a
 //             profiled range, not a sweep before the profiler starts: starting the range profiler leaves
-//             about 21 MB dirty in the L2 of an H200 (measured 2026-11-29), which an earlier sweep cannot
+//             about 21 MB dirty in the L2 of an H200 (measured), which an earlier sweep cannot
 //             clean and which would otherwise be written back inside "run" and "drain".
 //             Kernels that load by TMA (flash3) also count the bytes TMA loads (metric::tma_read_bytes).
 //   time:     `runs` runs, each after a sweep outside its events (cold), then `runs` back to back

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch's attention backward beside flash3's (scripts/gpu fa3-bwd-check): the backward of
+"""PyTorch's attention backward beside flash3's (scripts/gpu flash3-bwd-check): the backward of
 torch.nn.functional.scaled_dot_product_attention under SDPBackend.CUDNN_ATTENTION (and
 FLASH_ATTENTION), timed as flash3_check bench-bwd times flash3 (CUDA events around each backward call,
 W warm-up calls, median of R), for every (batch, heads, n, d) given, fp16 and bf16, causal and not.

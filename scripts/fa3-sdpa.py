@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch's attention beside flash3 (scripts/gpu fa3-check): forward of
+"""PyTorch's attention beside flash3 (scripts/gpu flash3-check): forward of
 torch.nn.functional.scaled_dot_product_attention under SDPBackend.CUDNN_ATTENTION and
 SDPBackend.FLASH_ATTENTION, timed as flash3_check bench times flash3 (CUDA events around each launch,
 W warm-up launches, median of R), for every (batch, heads, n, d) given, fp16 and bf16, causal and not.

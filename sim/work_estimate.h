@@ -15,8 +15,8 @@
 
 namespace iosim {
 
-/// Per-unit costs of the slow parts, measured on one core of the development machine (2-core VM,
-/// 2026-12-01; docs/performance.md).
+/// Per-unit costs of the slow parts, measured on one core of the development machine (the 2-core VM
+/// of docs/performance.md, "Work estimates").
 struct WorkCosts {
   /// The exact L2 replay of the GPU model, per sector of the schedule's HBM count and per replay: a
   /// stream of misses (naive) and tiled schedules' hits. bench_gpu_model measures 46 M (naive) and

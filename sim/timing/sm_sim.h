@@ -33,7 +33,7 @@
 // half of all warp steps' finishes (8 to 32 steps a warp, fewer for longer steps). Known bias, not yet
 // fixed: greedy-then-oldest lets the oldest block run ahead where the issue slot is oversubscribed,
 // so the window can reach past the time the first block is done, into a drain the GPU (which would
-// start another block) does not have: up to about 5% slow by hand (the review of 2026-12-02).
+// start another block) does not have: up to about 5% slow, by hand.
 #pragma once
 
 #include <cstdint>

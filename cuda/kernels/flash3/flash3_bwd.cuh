@@ -186,9 +186,9 @@ inline constexpr int kdQThreads = 256 + 32;
 /// The 16-byte chunk permutation of row r of the fp32 dQ tile: chunk k holds dQ's chunk k XOR
 /// dq_swizzle(r % 8), dq_swizzle(r) = 2·(r % 4) + (r / 4) % 2. A warp's 64-bit stores of accumulators
 /// (8 rows × 2 adjacent chunks, done a half-warp — 4 rows — at a time) land on 32 distinct banks in each
-/// half: the 4 rows' chunk pairs 2·nk, 2·nk + 1 go to the distinct pairs nk XOR (r % 4). (The XOR by
-/// r % 8 of the 2026-12-02 kernel put two rows of a half-warp on the same banks: ncu counted 2 extra
-/// wavefronts per store.)
+/// half: the 4 rows' chunk pairs 2·nk, 2·nk + 1 go to the distinct pairs nk XOR (r % 4). (An XOR by
+/// r % 8 alone puts two rows of a half-warp on the same banks: ncu counted 2 extra
+/// wavefronts per store with it.)
 __host__ __device__ __forceinline__ int dq_swizzle(int r) { return ((r & 3) << 1) | ((r >> 2) & 1); }
 
 /// Index of (row, col) in the fp32 dQ tile: rows of D floats, 16-byte chunks permuted by dq_swizzle.
