@@ -8,6 +8,7 @@
 #include "sim/gpu/block_recorder.h"
 #include "sim/gpu/fast_replay.h"
 #include "sim/gpu/request_batch.h"
+#include "sim/gpu/spill_stores.h"
 #include "sim/memory/dram.h"
 #include "sim/memory/l2_cache.h"
 #include "sim/memory/partitioned_l2.h"
@@ -231,7 +232,9 @@ Prediction one(Replay& r, const std::vector<const Kernel*>& kernels, bool warm, 
 
 }  // namespace
 
-Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
+namespace {
+
+Prediction replay(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const std::vector<const Kernel*> kernels = s.kernels();
   // An observer watches the exact replay (its hooks are in KernelRun); the fast one has none. Paged K/V
   // takes the exact replay too: the fast one places a tile as one strided range per head (block_bytes.h).
@@ -263,7 +266,7 @@ Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModel
   return warm;
 }
 
-ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
+ColdWarm replay_cold_warm(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const std::vector<const Kernel*> kernels = s.kernels();
   if (opt.l2 == L2Mode::fast) {
     ColdWarm out;
@@ -274,6 +277,24 @@ ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const 
   }
   ExactReplay r(ctx, opt);
   return cold_and_warm(r, kernels, true, opt.order);
+}
+
+}  // namespace
+
+// The replays count what the schedule's kernels ask of the L2; a compiled kernel's spills are added
+// after them, cold and warm alike (spill_stores.h).
+Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
+  Prediction p = replay(s, ctx, opt);
+  add_spill_stores(p, s.kernels(), ctx);
+  return p;
+}
+
+ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
+  ColdWarm out = replay_cold_warm(s, ctx, opt);
+  const std::vector<const Kernel*> kernels = s.kernels();
+  add_spill_stores(out.cold, kernels, ctx);
+  add_spill_stores(out.warm, kernels, ctx);
+  return out;
 }
 
 }  // namespace iosim

@@ -71,7 +71,10 @@ struct KernelPrediction {
   Occupancy occupancy;
   double waves = 0;  ///< blocks ÷ blocks running at once
   std::uint64_t l2_read_sectors = 0;   ///< lts__t_sectors_srcunit_tex_op_read
-  std::uint64_t l2_write_sectors = 0;  ///< lts__t_sectors_srcunit_tex_op_write
+  std::uint64_t l2_write_sectors = 0;  ///< lts__t_sectors_srcunit_tex_op_write, spills included
+  /// Of those, the compiled kernel's register spills (local stores; spill_stores.h): not replayed
+  /// through the L2, no DRAM traffic.
+  std::uint64_t l2_spill_write_sectors = 0;
   std::uint64_t l2_red_sectors = 0;    ///< lts__t_sectors_srcunit_tex_op_red
   std::uint64_t l2_fabric_read_sectors = 0;  ///< lts__t_sectors_srcunit_ltcfabric_op_read (two partitions)
   Bytes dram_read;                     ///< dram__bytes_read

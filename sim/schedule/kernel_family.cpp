@@ -71,6 +71,15 @@ const RegisterSplit* register_split(const KernelFamily& family, std::uint32_t co
   return nullptr;
 }
 
+const SpillStores* spill_stores(const KernelFamily& family, std::string_view kernel_name, std::uint64_t head_dim,
+                                bool causal) {
+  for (const SpillStores& s : family.spills) {
+    const bool mask = s.mask == SpillMask::any || (s.mask == SpillMask::causal) == causal;
+    if (s.kernel == kernel_name && s.head_dim == head_dim && mask) return &s;
+  }
+  return nullptr;
+}
+
 const KernelFamily& family_of(std::string_view kernel_name, KernelSource source) {
   std::string_view family = "library";
   for (const ScheduleEntry& s : schedule_catalog()) {

@@ -153,6 +153,25 @@ struct HopperTraits {
   std::vector<RegisterSplit> register_splits;
 };
 
+/// Which masks a compiled kernel's measured spills hold for (the kernels are compiled per mask).
+enum class SpillMask : std::uint8_t {
+  any,     ///< the unmasked and the causal kernel alike (measured so, or measured together)
+  none,    ///< the unmasked kernel only
+  causal,  ///< the causal kernel only (no window)
+};
+
+/// A compiled kernel's register spills: its local-memory stores, which reach the L2 as writes on top of
+/// the global stores the schedule emits, per block and per step of its innermost loop (a step as the
+/// schedule's kernel emits it), at one head dimension the kernel is compiled for. Counted by Nsight
+/// Compute (local store sectors), not derived; exact integers, whole sectors.
+struct SpillStores {
+  std::string_view kernel;  ///< Kernel::name() of the schedule's kernel that the family runs
+  std::uint64_t head_dim = 0;
+  SpillMask mask = SpillMask::any;
+  std::uint64_t per_block = 0;  ///< bytes
+  std::uint64_t per_step = 0;   ///< bytes
+};
+
 struct KernelFamily {
   std::string_view name;
   std::string_view source;  ///< where the description comes from (the kernel's own file)
@@ -190,7 +209,14 @@ struct KernelFamily {
   /// The stages of its load pipeline where the kernel fixes them whatever copies of K/V the schedule
   /// keeps (0: the schedule's stages).
   std::uint32_t load_stages = 0;
+  /// Register spills measured in the family's compiled kernels (empty: none, or none measured).
+  std::vector<SpillStores> spills = {};
 };
+
+/// The spills of `family`'s kernel `kernel_name` at compiled head dimension `head_dim`, under the causal
+/// mask or none; nullptr where none were measured.
+[[nodiscard]] const SpillStores* spill_stores(const KernelFamily& family, std::string_view kernel_name,
+                                              std::uint64_t head_dim, bool causal);
 
 /// The register split of `family` with `consumer_groups` consumer warpgroups; nullptr where it has none.
 [[nodiscard]] const RegisterSplit* register_split(const KernelFamily& family, std::uint32_t consumer_groups);

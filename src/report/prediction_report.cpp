@@ -138,6 +138,7 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
     w.field("concurrent_blocks", k.occupancy.concurrent).field("waves", k.waves);
     w.field("lts__t_sectors_srcunit_tex_op_read", k.l2_read_sectors);
     w.field("lts__t_sectors_srcunit_tex_op_write", k.l2_write_sectors);
+    if (k.l2_spill_write_sectors != 0) w.field("spill_write_sectors", k.l2_spill_write_sectors);  // of those
     w.field("lts__t_sectors_srcunit_tex_op_red", k.l2_red_sectors);
     w.field("lts__t_sectors_srcunit_ltcfabric_op_read", k.l2_fabric_read_sectors);
     w.field("dram__bytes_read", k.dram_read.value).field("dram__bytes_write", k.dram_write.value);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "sim/schedule/flash2/fa2_constants.h"
+#include "sim/schedule/flash2/torch_spills.h"
 #include "sim/schedule/kernel_family.h"
 
 namespace iosim::detail {
@@ -59,7 +60,8 @@ std::vector<KernelFamily> flash2_families() {
                .per_fragment = 0,
                .overhead = {.per_step = 210, .per_score = 3.37},
                .waits = {.per_instruction = 1.25, .per_mio = 2.0},
-               .load_stages = 2});
+               .load_stages = 2,
+               .spills = {kTorchFa2FwdSpills.begin(), kTorchFa2FwdSpills.end()}});
   // PyTorch's FlashAttention-2 backward (flash_bwd_kernel.h, compute_dq_dk_dv_1colblock under
   // flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel: one block per K/V tile, dQ accumulated by atomics):
   // 128 × 128 at d = 64, 64 × 128 at d = 128, 8 warps; five products tiled by the warps as a grid,
@@ -74,7 +76,8 @@ std::vector<KernelFamily> flash2_families() {
                .per_fragment = 0,
                .overhead = {.per_score = 7.75, .per_column = 0.974},
                .waits = {.per_instruction = 1.97, .per_mio = 8.9},
-               .load_stages = 2});
+               .load_stages = 2,
+               .spills = {kTorchFa2BwdSpills.begin(), kTorchFa2BwdSpills.end()}});
   // The project's Triton forward (python/iosim/triton/kernels.py, attn_fwd), FlashAttention-2's order:
   // priced from the compiled record of each configuration (compiled_kernel.h, compiled_step.h), so no
   // warp layout, register model, overhead or waits here. Queued: the barrier simulation was chosen for
