@@ -88,7 +88,7 @@ TEST_CASE("PyTorch FlashAttention-2's L2 writes: global stores plus spills, with
   CHECK(held_out == 6);
 }
 
-TEST_CASE("spills are counted for PyTorch's kernels where measured: not iosim's, not bf16") {
+TEST_CASE("spills are counted for PyTorch's kernels where measured: not iosim's, not bf16, not another arch's code") {
   Problem p = problem(2048, 64, 2, 16);
   const HardwareSpec h100 = config::load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/h100.yaml");
   ScheduleContext torch = context(p, h100);
@@ -103,6 +103,9 @@ TEST_CASE("spills are counted for PyTorch's kernels where measured: not iosim's,
   CHECK(spill_write_sectors(*make_schedule("flash2", Pass::fwd, bf16)->kernels()[0], bf16) == 0);
   const ScheduleContext own = context(p, h100);
   CHECK(spill_write_sectors(*make_schedule("flash2", Pass::fwd, own)->kernels()[0], own) == 0);
+  ScheduleContext a100 = context(p, config::load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/a100.yaml"));
+  a100.kernel.source = KernelSource::pytorch;
+  CHECK(spill_write_sectors(*make_schedule("flash2", Pass::fwd, a100)->kernels()[0], a100) == 0);
   CHECK(fa2_compiled_head_dim(48) == 64);
   CHECK(fa2_compiled_head_dim(128) == 128);
   CHECK(fa2_compiled_head_dim(160) == 192);

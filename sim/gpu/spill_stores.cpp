@@ -40,6 +40,7 @@ std::uint64_t fa2_compiled_head_dim(std::uint64_t d) {
 std::uint64_t spill_write_sectors(const Kernel& k, const ScheduleContext& ctx) {
   const Problem& p = ctx.problem;
   if (p.dtype != DType::fp16 || p.window != 0) return 0;  // measured in fp16 kernels without windows only
+  if (ctx.hardware.arch != "sm_90") return 0;                // and in their sm_90 code (another arch's may spill otherwise)
   const KernelFamily& family = family_of(k.name(), ctx.kernel.source);
   const SpillStores* s = spill_stores(family, k.name(), fa2_compiled_head_dim(p.d), p.causal);
   if (s == nullptr) return 0;
