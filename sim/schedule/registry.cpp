@@ -1,4 +1,4 @@
-// The registry: the list of every schedule's entry, explicitly, in one place (registry.h says what an
+// The registry: every schedule's entry, from the one list in schedules.def (registry.h says what an
 // entry holds; each schedule's folder defines its own).
 #include "sim/schedule/registry.h"
 
@@ -10,27 +10,16 @@
 namespace iosim {
 
 // Each schedule's folder defines its entry (sim/schedule/<name>/register.cpp).
-ScheduleEntry register_naive();
-ScheduleEntry register_flash1();
-ScheduleEntry register_flash2();
-ScheduleEntry register_flashdecode();
-ScheduleEntry register_flashdecode_heads();
-ScheduleEntry register_dtiled();
-ScheduleEntry register_flash3();
-ScheduleEntry register_eager();
+#define IOSIM_SCHEDULE(name) ScheduleEntry register_##name();
+#include "sim/schedule/schedules.def"
+#undef IOSIM_SCHEDULE
 
 std::span<const ScheduleEntry> schedule_catalog() {
-  // Every schedule, in the order reports list them: a new schedule is one line here (and its
-  // declaration above). Built on first use, so that no static initialiser depends on another file's.
+  // Built on first use, so that no static initialiser depends on another file's.
   static const std::array kEntries = {
-      register_naive(),
-      register_flash1(),
-      register_flash2(),
-      register_flashdecode(),
-      register_flashdecode_heads(),
-      register_dtiled(),
-      register_flash3(),
-      register_eager(),
+#define IOSIM_SCHEDULE(name) register_##name(),
+#include "sim/schedule/schedules.def"
+#undef IOSIM_SCHEDULE
   };
   return kEntries;
 }
