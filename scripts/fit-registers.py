@@ -6,8 +6,8 @@ per thread = base + per_fragment × the fragment registers a thread holds across
 the fp32 accumulators, plus operands kept in registers: FlashAttention-2's Q_i), the latter computed
 from the tile as the schedules compute it.
 Least squares over every record of results/ptxas-registers-*.json (fp16 and bf16), two parameters
-per family; prints them, the fewest fragment registers fitted (below which the model holds the line's
-value there: fitted_from_fragments) and the largest and median relative error of the fit.
+per family; prints them, the fewest fragment registers fitted (the line's range starts there; below it
+the model takes at least the fragments themselves) and the largest and median relative error of the fit.
 
   scripts/fit-registers.py results/ptxas-registers-sm90-cuda13.0.json
 """

@@ -60,8 +60,8 @@ const std::vector<KernelFamily>& kernel_families() {
 }
 
 std::uint32_t family_registers(const KernelFamily& family, double fragment_registers) {
-  const double x = std::max(fragment_registers, family.fitted_from_fragments);
-  return static_cast<std::uint32_t>(std::max(1.0, std::ceil(family.base_registers + family.per_fragment * x)));
+  const double line = family.base_registers + family.per_fragment * fragment_registers;
+  return static_cast<std::uint32_t>(std::ceil(std::max({line, fragment_registers, 1.0})));
 }
 
 const RegisterSplit* register_split(const KernelFamily& family, std::uint32_t consumer_groups) {

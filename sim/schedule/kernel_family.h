@@ -197,10 +197,6 @@ struct KernelFamily {
   /// The menu's compiled variants are priced from their own registers instead (kernel_registers.h).
   double base_registers = 0;
   double per_fragment = 1;
-  /// The fewest fragment registers among the kernels the line was fitted to: below it the line is held
-  /// at its value there (a smaller tile does not free the addresses and temporaries the base stands for,
-  /// and a negative base would otherwise price tiny tiles at no registers at all).
-  double fitted_from_fragments = 0;
   Overlap overlap = Overlap::queued;
   StepOverhead overhead = {};
   DependencyWaits waits = {};
@@ -221,7 +217,9 @@ struct KernelFamily {
 /// The register split of `family` with `consumer_groups` consumer warpgroups; nullptr where it has none.
 [[nodiscard]] const RegisterSplit* register_split(const KernelFamily& family, std::uint32_t consumer_groups);
 
-/// A thread's registers in a kernel of `family` holding `fragment_registers` (see KernelFamily).
+/// A thread's registers in a kernel of `family` holding `fragment_registers` (see KernelFamily): the
+/// family's line, and never fewer than the fragments themselves (below its fitted tiles a line with a
+/// negative base would otherwise fall under them, or under zero).
 [[nodiscard]] std::uint32_t family_registers(const KernelFamily& family, double fragment_registers);
 
 /// The family of a kernel, by the kernel's name (Kernel::name()) and whose compiled kernel runs it

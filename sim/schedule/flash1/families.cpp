@@ -18,7 +18,6 @@ std::vector<KernelFamily> flash1_families() {
                .shuffle_rounds_per_step = 4,
                .base_registers = -32.2,
                .per_fragment = 2.186,
-               .fitted_from_fragments = 48,
                .overlap = Overlap::simulated,
                .overhead = {.per_step = 198, .per_score = 2.72, .per_row = 8.30, .per_column = 0.0353},
                .waits = {.per_instruction = 1.62, .per_mio = 10.4}});
@@ -31,7 +30,6 @@ std::vector<KernelFamily> flash1_families() {
                .barriers_per_step = 3,
                .base_registers = 122.9,
                .per_fragment = 1.115,
-               .fitted_from_fragments = 48,
                .overlap = Overlap::simulated,
                .overhead = {.per_step = 3.07, .per_score = 16.0, .per_row = 25.2},
                .waits = {.per_instruction = 1.97, .per_mio = 26.4}});

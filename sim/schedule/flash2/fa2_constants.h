@@ -9,9 +9,9 @@ namespace iosim::detail {
 /// FlashAttention-2's forward's register model (scripts/fit-registers.py), which the variants without a
 /// kernel of their own (split-KV decoding, dtiled) take too.
 struct RegisterModel {
-  double base, per_fragment, fitted_from_fragments;
+  double base, per_fragment;
 };
-inline constexpr RegisterModel kFa2FwdRegisters{55.9, 1.168, 64};
+inline constexpr RegisterModel kFa2FwdRegisters{55.9, 1.168};
 
 /// FlashAttention-2's forward's waits, which the variants sharing its code take too. per_mio_multi_tile:
 /// a warp owning 32 rows waits less per MIO instruction than one owning 16.

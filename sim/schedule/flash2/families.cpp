@@ -25,7 +25,6 @@ std::vector<KernelFamily> flash2_families() {
                .loads_pipelined = true,
                .base_registers = kFa2FwdRegisters.base,
                .per_fragment = kFa2FwdRegisters.per_fragment,
-               .fitted_from_fragments = kFa2FwdRegisters.fitted_from_fragments,
                .overlap = Overlap::simulated,
                .overhead = {.per_row = 0.42, .per_column = 2.85, .per_pipelined_step = 60.4},
                .waits = kFa2FwdWaits});
@@ -40,7 +39,6 @@ std::vector<KernelFamily> flash2_families() {
                .barriers_per_step = 3,
                .base_registers = 66.6,
                .per_fragment = 1.310,
-               .fitted_from_fragments = 32,
                .overhead = {.per_step = 103, .per_score = 7.57, .per_row = 25.0, .per_column = 1.14},
                .waits = {.per_instruction = 2.01, .per_mio = 15.6}});
   // PyTorch's FlashAttention-2 forward (SDPA's flash backend: flash-attention's

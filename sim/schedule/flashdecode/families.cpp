@@ -21,7 +21,6 @@ KernelFamily fa2_fwd_split_family() {
                       .loads_pipelined = true,
                       .base_registers = kFa2FwdRegisters.base,
                       .per_fragment = kFa2FwdRegisters.per_fragment,
-                      .fitted_from_fragments = kFa2FwdRegisters.fitted_from_fragments,
                       .overlap = Overlap::simulated,
                       .overhead = kFa2FwdOneStageOverhead,
                       .waits = kFa2FwdWaits};
