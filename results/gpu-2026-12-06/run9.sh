@@ -58,6 +58,7 @@ for args in "--schedule flash2 --pass fwd --batch 1 --heads 4 --kv-heads 2 --n 3
             "--schedule flash2 --pass bwd --batch 1 --heads 4 --kv-heads 2 --n 333 --causal --window 97" \
             "--schedule naive --pass bwd --batch 1 --heads 4 --kv-heads 2 --n 333 --causal --window 97"; do
   if [ "$(left)" -le 15 ]; then echo "memcheck: no time left" | tee -a "$res/stamps.txt"; break; fi
+  # shellcheck disable=SC2086  # $args is a list of flags, split on purpose
   timeout 60 compute-sanitizer --tool memcheck --error-exitcode 3 "$build/iosim" measure --config "$cfg.yaml" --d 64 \
     --no-counters --runs 1 --warmup 0 $args >>"$res/sanitizer-memcheck.log" 2>&1
   stamp "memcheck ${args// /_}" $?
