@@ -343,7 +343,8 @@ void softmax_rows(const KernelSpec& spec, const T* s, T* p, bool one_pass, cudaS
     allow_dynamic_smem(kernel, bytes);
     kernel<<<rows, kern::kRowThreads, bytes, stream>>>(s, p, spec.n_kv, spec.n, spec.causal, spec.window);
   } else {
-    kern::softmax_two_pass_kernel<T, kVec><<<rows, kern::kRowThreads, 0, stream>>>(s, p, spec.n_kv, spec.n, spec.causal, spec.window);
+    kern::softmax_two_pass_kernel<T, kVec>
+        <<<rows, kern::kRowThreads, 0, stream>>>(s, p, spec.n_kv, spec.n, spec.causal, spec.window);
   }
   IOSIM_CUDA_CHECK_LAUNCH();
 }

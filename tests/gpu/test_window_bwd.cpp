@@ -71,7 +71,8 @@ int run_cases(Algo algo, Direction pass) {
   for (const DType t : {DType::fp16, DType::bf16}) {
     for (const int d : {64, 128}) {
       const std::vector<KernelVariant> variants =
-          algo == Algo::naive ? std::vector<KernelVariant>{KernelVariant{}} : iosim::gpu::compiled_variants(algo, pass, d, t);
+          algo == Algo::naive ? std::vector<KernelVariant>{KernelVariant{}}
+                              : iosim::gpu::compiled_variants(algo, pass, d, t);
       for (const KernelVariant& v : variants) {
         for (const Case& c : kCases) {
           const KernelSpec spec = spec_of(algo, pass, c, d, t, v);
