@@ -377,3 +377,30 @@ TEST_CASE("a step's atomic adds are bounded by the SM's share of the L2's reduct
   // Queued, the two blocks' warps also wait for each other at the reduction: longer still.
   CHECK(step_time(c, four, 2, Overlap::queued).cycles > 2 * 1024.0);
 }
+
+TEST_CASE("decoding is priced as its kernel runs: the stages it keeps, its warps on columns for few rows") {
+  // The menu's decode kernels keep 1 to 3 copies of K_j and V_j (256 × 64 fp16 each) in shared memory.
+  const Problem p = problem(1, 64, 2, 32, 16384);
+  std::uint64_t one_stage = 0;
+  for (std::uint32_t stages = 1; stages <= 3; ++stages) {
+    ScheduleContext ctx = context(p, h200());
+    ctx.kernel.stages = stages;
+    const auto s = make_schedule("flashdecode", Pass::fwd, ctx);
+    CAPTURE(stages);
+    CHECK(s->kernel_config().stages == stages);
+    if (stages == 1) one_stage = s->sram().peak().value;
+    CHECK(s->sram().peak().value - one_stage == (stages - 1) * 2 * 256 * 64 * 2);  // the K/V ring's copies
+  }
+  // A decode step of one m16 tile of rows (up to 16 query heads of a group): the four warps split the
+  // 256 columns, each 16 × 64 of S (4 k16 steps of d) and its quarter of P V (16 × 64 over 64 keys).
+  const KernelFamily& f = family_of("flashdecode_split");
+  Segment s;
+  s.matmuls = {{4, 256, 64}, {4, 64, 256}};
+  const StepCost c = step_cost(s, false, false, f, BlockShape{4, 1, 1}, tensor_only(0));
+  CHECK(c.mix.mma == doctest::Approx(2 * 8 * 4));  // per product: 1 m16 × 8 n8 × 4 k16
+  // More rows than one tile: rows over the warps, as FlashAttention-2's forward.
+  Segment rows;
+  rows.matmuls = {{64, 256, 64}, {64, 64, 256}};
+  const StepCost r = step_cost(rows, false, false, f, BlockShape{4, 1, 1}, tensor_only(0));
+  CHECK(r.mix.mma == doctest::Approx(32 * 4 + 8 * 16));  // S: 32 n8 × 4 k16; P V: 8 n8 × 16 k16
+}

@@ -202,6 +202,11 @@ struct KernelFamily {
   DependencyWaits waits = {};
   /// What a Hopper-native kernel does beyond an Ampere-style one ({} for the others).
   HopperTraits hopper = {};
+  /// Where a step's rows are at most this many (one m16 tile), the warps split the K/V tile's columns
+  /// instead of the rows, each taking its share of S and of P V for every row (the decode kernel's
+  /// column mode, cuda/kernels/flashdecode.cuh): the products are priced as tiled by the warps as a
+  /// grid. 0: the roles above whatever the rows.
+  std::uint32_t columns_below_rows = 0;
   /// The stages of its load pipeline where the kernel fixes them whatever copies of K/V the schedule
   /// keeps (0: the schedule's stages).
   std::uint32_t load_stages = 0;

@@ -148,7 +148,8 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   double first_product_chain = 0;  // the first product's (S_j: the rest waits for it under overlap_products)
   double last_product_chain = 0;   // the last product's (P V: the drain after a pipelined block's last step)
   for (std::size_t i = 0; i < s.matmuls.size(); ++i) {
-    const MatmulRole role = f.matmuls.empty() ? kDefault : f.matmuls[std::min(i, f.matmuls.size() - 1)];
+    MatmulRole role = f.matmuls.empty() ? kDefault : f.matmuls[std::min(i, f.matmuls.size() - 1)];
+    if (f.columns_below_rows > 0 && s.matmuls.front().m <= f.columns_below_rows) role.split = WarpSplit::grid;
     if (f.hopper.mma == MmaInstruction::wgmma) {
       // Issued back to back and waited for once (wgmma.wait_group): one latency a product, wgmma's
       // where iosim calibrate measured it (or the config gives it), else mma.sync's in its place.

@@ -22,4 +22,8 @@ inline constexpr DependencyWaits kFa2FwdWaits{.per_instruction = 1.33, .per_mio 
 /// the variants that run one stage take.
 inline constexpr StepOverhead kFa2FwdOneStageOverhead{.per_step = 25.9, .per_row = 0.63, .per_column = 2.95};
 
+/// What FlashAttention-2's forward's loop adds a step when it keeps K/V tiles in flight (2 or more
+/// stages: the copies of tile j + stages − 1, the waits by group count, each stage's addresses).
+inline constexpr double kFa2FwdPipelinedStep = 60.4;
+
 }  // namespace iosim::detail

@@ -26,7 +26,7 @@ std::vector<KernelFamily> flash2_families() {
                .base_registers = kFa2FwdRegisters.base,
                .per_fragment = kFa2FwdRegisters.per_fragment,
                .overlap = Overlap::simulated,
-               .overhead = {.per_row = 0.42, .per_column = 2.85, .per_pipelined_step = 60.4},
+               .overhead = {.per_row = 0.42, .per_column = 2.85, .per_pipelined_step = kFa2FwdPipelinedStep},
                .waits = kFa2FwdWaits});
   // FlashAttention-2's backward (cuda/kernels/flash2_bwd.cuh, flash_bwd_common.cuh): five products a
   // step, each tiled by the warps as a grid, every operand from shared memory (P and dS are staged

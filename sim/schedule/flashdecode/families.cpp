@@ -8,10 +8,11 @@
 
 namespace iosim::detail {
 
-// Split-KV decoding and the d-tiled schedule have no kernel in cuda/: described as FlashAttention-2
-// forwards (the split kernel is one, over a slice of K/V; dtiled reads Q and K by slices of d from
-// shared memory: dtiled/families.cpp), with fa2-fwd's registers and waits and its one-stage overhead
-// (they run one stage).
+// The split kernel (cuda/kernels/flashdecode.cuh) runs FlashAttention-2's forward loop over a slice of
+// K/V, and its own instructions were never counted by ncu: described with fa2-fwd's registers and
+// waits, its one-stage overhead, and what fa2-fwd's loop adds a step when it keeps tiles in flight
+// (the menu's decode kernels run 1 to 3 stages). The d-tiled schedule (no kernel in cuda/) takes the
+// same family, reading Q and K by slices of d from shared memory (dtiled/families.cpp).
 KernelFamily fa2_fwd_split_family() {
   return KernelFamily{.name = "fa2-fwd-split",
                       .source = "flash-attention's flash_fwd_splitkv_kernel (no iosim kernel)",
@@ -22,8 +23,12 @@ KernelFamily fa2_fwd_split_family() {
                       .base_registers = kFa2FwdRegisters.base,
                       .per_fragment = kFa2FwdRegisters.per_fragment,
                       .overlap = Overlap::simulated,
-                      .overhead = kFa2FwdOneStageOverhead,
-                      .waits = kFa2FwdWaits};
+                      .overhead = {.per_step = kFa2FwdOneStageOverhead.per_step,
+                                   .per_row = kFa2FwdOneStageOverhead.per_row,
+                                   .per_column = kFa2FwdOneStageOverhead.per_column,
+                                   .per_pipelined_step = kFa2FwdPipelinedStep},
+                      .waits = kFa2FwdWaits,
+                      .columns_below_rows = 16};
 }
 
 std::vector<KernelFamily> flashdecode_families() { return {fa2_fwd_split_family()}; }

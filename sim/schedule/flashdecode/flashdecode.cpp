@@ -15,7 +15,8 @@
 // HBM traffic per key/value head: K, V: N_kv·d each; Q: s·g·N·d; with s > 1, partials written and read:
 // s·g·N·(d + 1) fp32 each way; O: g·N·d; L: g·N (g = heads / kv_heads). flashdecode-heads reads K and V
 // g times (once per query head), the rest is the same.
-// Tiles: B_r = 64, B_c = 256 (d ≤ 64), 128 (d ≤ 128), else 64; s from FlashAttention-2's heuristic
+// Tiles: B_r = 64, B_c = 256 (d ≤ 64), 128 (d ≤ 128), else 64; K_j, V_j in a ring of --stages copies
+// (default 1, as FlashAttention-2's split kernel); s from FlashAttention-2's heuristic
 // (defaults.h) unless --splits is given. Whether splitting pays shows in time, not bytes.
 // Run: iosim --config h200.yaml --n 1 --n-kv 32768 --d 128 --heads 32 --kv-heads 8 --schedule flashdecode
 #include <algorithm>
@@ -39,7 +40,7 @@ class FlashDecode final : public TiledSchedule {
  public:
   FlashDecode(const ScheduleContext& ctx, bool packed)
       : TiledSchedule(packed ? "flashdecode" : "flashdecode-heads", Pass::fwd, BoundKind::io_aware,
-                      ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u, 1),
+                      ctx.kernel.warps != 0 ? ctx.kernel.warps : 4u, ctx.kernel.stages != 0 ? ctx.kernel.stages : 1u),
         p_(ctx.problem), packed_heads_(packed), packed_(packed ? p_.group() * p_.n : p_.n) {
     choose(ctx, menu_tile_or(name(), Pass::fwd, ctx, {fa2_splitkv_tiles(p_), tile_source::kFa2}), Shrink::cols_first);
     check_page_tile(p_, tiles_.bc, name());
@@ -59,7 +60,7 @@ class FlashDecode final : public TiledSchedule {
     const std::uint64_t m_tiles = ceil_div(packed_, tiles_.br);
     const std::uint32_t threads = 32 * warps_;
     const LaunchShape shape{threads, accumulator_registers(tiles_.br * tiles_.bc + tiles_.br * p_.d, threads),
-                            plan(tiles_).peak()};
+                            plan(tiles_).peak(), stages_};
     // Packed: grid head = key/value head. Per query head: the default map (K/V of the query's group).
     const GridKernel::Map map =
         packed ? GridKernel::Map([](Tensor t) {
@@ -140,8 +141,8 @@ class FlashDecode final : public TiledSchedule {
     const DType e = p_.dtype;
     return SramPlan{{SramPhase{"K/V loop",
                                {{"Q tile", r, p_.d, e, Storage::shared, 1},
-                                {"K_j", c, p_.d, e, Storage::shared, 1},
-                                {"V_j", c, p_.d, e, Storage::shared, 1},
+                                {"K_j", c, p_.d, e, Storage::shared, stages_},
+                                {"V_j", c, p_.d, e, Storage::shared, stages_},
                                 {"S", r, c, DType::fp32, Storage::registers, 1},
                                 {"O", r, p_.d, DType::fp32, Storage::registers, 1}}}}};
   }

@@ -33,7 +33,7 @@ ScheduleEntry register_flashdecode() {
                                            .fwd = {kFlashdecodeCudaWrites, kFlashdecodeCudaResults},
                                            .bwd = {}},  // no backward
                        .kernels = kFlashdecodeKernels,
-                       .caps = ScheduleCaps{.tile_search = true, .paged_fwd = true},
+                       .caps = ScheduleCaps{.tile_search = true, .stages = true, .paged_fwd = true},
                        .validate = ValidateRole{.decode = true},
                        .families = &detail::flashdecode_families};
 }
