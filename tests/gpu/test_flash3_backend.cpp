@@ -1,8 +1,8 @@
 // GPU tests of flash3 through the backend (cuda/kernels/flash3/entries.h): the kernel as `iosim measure`
 // and `validate` run it — its registry entry, AttentionBuffers' tensors — against the double reference,
-// and the bytes TMA loads counted exactly, paged K/V too. Skipped (one message) where the GPU is not Hopper or the build
-// has no flash3; the kernel's own harness (flash3_check) tests it more widely. The sliding window is
-// tested here only (flash3_check has none).
+// and the bytes TMA loads counted exactly, paged K/V too. Skipped (one message) where the GPU is not
+// Hopper or the build has no flash3; the kernel's own harness (flash3_check) tests it more widely. The
+// sliding window is tested here only (flash3_check has none).
 #include <doctest/doctest.h>
 
 #include <cstdint>

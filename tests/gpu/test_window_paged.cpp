@@ -144,23 +144,6 @@ TEST_CASE("flash3 forward over paged K/V, causal or not, matches the double-prec
   CHECK(run_cases(Algo::flash3, kFlash3Cases, true) > 0);
 }
 
-TEST_CASE("flash3 forward refuses pages smaller than its 16-row TMA box, and pages in its backward") {
-  const KernelSpec probe{Algo::flash3, Direction::fwd, 1, 1, 128, 128, 128, DType::fp16};
-  if (const std::string why = iosim::gpu::unsupported_in_build(probe); !why.empty()) {
-    MESSAGE("skipped: " << why);  // a build without flash3
-    return;
-  }
-  KernelSpec s = spec_of(Algo::flash3, {1, 2, 0, 256, 256, 0, 8, false}, 128, DType::fp16, KernelVariant{}, true);
-  std::string why = iosim::gpu::unsupported(s);
-  CHECK(why.find("--page-size must be at least 16") != std::string::npos);
-  CHECK(why.find('\n') == std::string::npos);
-  s.page_size = 64;
-  s.pass = Direction::bwd;
-  why = iosim::gpu::unsupported(s);
-  CHECK(why.find("flash3 bwd kernel has no paged K/V") != std::string::npos);
-  CHECK(why.find('\n') == std::string::npos);
-}
-
 TEST_CASE("flashdecode and flashdecode-heads over paged K/V match the double-precision reference") {
   CHECK(run_cases(Algo::flashdecode, kDecodeCases, false) > 0);
   CHECK(run_cases(Algo::flashdecode_heads, kDecodeCases, false) > 0);
