@@ -82,8 +82,8 @@ struct KernelSpec {
   /// defines it. The kernels cuda/window_paging.h names; 0: none.
   int window = 0;
   /// Paged K/V (sim/core/paging.h): K and V in pages of page_size rows, a power of two dividing B_c or
-  /// divided by it, addressed through an int32 block table (Tensor::BT). flash2's forward and
-  /// flashdecode only; 0: contiguous.
+  /// divided by it, addressed through an int32 block table (Tensor::BT). flash2's and flash3's forward
+  /// (flash3: pages of at least 16 rows) and flashdecode only; 0: contiguous.
   int page_size = 0;
   PageOrder page_order = PageOrder::contiguous;  ///< where the pages lie, as the model's address map
   std::uint64_t page_seed = 0;                   ///< the shuffle's seed (page_order random)

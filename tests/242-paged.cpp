@@ -1,10 +1,11 @@
-// Paged K/V: flash2's forward (prefill) and flashdecode read K and V through a block table. The K/V
+// Paged K/V: flash2's and flash3's forward (prefill) and flashdecode read K and V through a block table. The K/V
 // elements are the contiguous layout's; the table's reads are, per block, the pages of each K/V tile it
 // loads; the order of the pages changes no count.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/error.h"
@@ -101,6 +102,60 @@ SCENARIO("flash2's forward over a paged cache") {
   }
 }
 
+SCENARIO("flash3's forward over a paged cache reads the block table as flash2's forward does") {
+  GIVEN("batch 2, 4 query heads on 2 K/V heads, d = 128, 128 × 128 tiles, on a Hopper GPU") {
+    for (const bool causal : {false, true}) {
+      for (const std::uint64_t n_kv : {1024u, 1000u, 1500u}) {
+        Problem p = problem(1024, 128, 2, 4, n_kv);
+        p.kv_heads = 2;
+        p.causal = causal;
+        const ScheduleRun flat = count("flash3", context(p, hopper(), tiles(128, 128)));
+        for (std::uint64_t page : {16u, 64u, 128u, 256u}) {
+          CAPTURE(causal);
+          CAPTURE(n_kv);
+          CAPTURE(page);
+          const Problem q = paged(p, page, PageOrder::random, 3);
+          const ScheduleRun f3 = count("flash3", context(q, hopper(), tiles(128, 128)));
+          const ScheduleRun f2 = count("flash2", context(q, hopper(), tiles(128, 128)));
+          THEN("K, V and Q move as in the contiguous layout") {
+            CHECK(reads(f3, Tensor::K) == reads(flat, Tensor::K));
+            CHECK(reads(f3, Tensor::V) == reads(flat, Tensor::V));
+            CHECK(reads(f3, Tensor::Q) == reads(flat, Tensor::Q));
+            CHECK(reads(flat, Tensor::BT) == 0);
+          }
+          THEN("the table's entries read are flash2's forward's, element for element, and none written") {
+            CHECK(reads(f3, Tensor::BT) == reads(f2, Tensor::BT));
+            CHECK(writes(f3, Tensor::BT) == 0);
+            CHECK(f3.ledger.at(Level::hbm, Tensor::BT).read_bytes.value == 4 * reads(f3, Tensor::BT));
+          }
+          if (!causal) {
+            THEN("each of the 2 × 4 × 8 blocks reads the entries of one pass over the K/V tiles") {
+              CHECK(reads(f3, Tensor::BT) == 2ull * 4 * 8 * entries_per_kv_pass(n_kv, 128, page));
+            }
+          }
+        }
+      }
+    }
+  }
+  GIVEN("a causal prefill with a sliding window: each block reads the entries of the tiles its rows see") {
+    Problem p = problem(512, 64);
+    p.causal = true;
+    const ScheduleRun r = count("flash3", context(paged(p, 32), hopper(), tiles(128, 128)));
+    // Row block i sees K/V tiles 0..i: 1 + 2 + 3 + 4 = 10 tiles of 4 pages.
+    CHECK(reads(r, Tensor::BT) == 10ull * 4);
+    p.window = 100;  // block i from the tile of key 128i − 99 (none before 0): tiles 0, 0–1, 1–2, 2–3
+    const ScheduleRun w = count("flash3", context(paged(p, 32), hopper(), tiles(128, 128)));
+    CHECK(reads(w, Tensor::BT) == 7ull * 4);
+    CHECK(reads(w, Tensor::BT) == reads(count("flash2", context(paged(p, 32), hopper(), tiles(128, 128))), Tensor::BT));
+  }
+  GIVEN("a page size and tile that do not divide one another") {
+    const Problem p = paged(problem(256, 64, 1, 1, 1024), 64);
+    CHECK_THROWS_WITH_AS(count("flash3", context(p, hopper(), tiles(128, 96))),
+                         doctest::Contains("--page-size 64 and flash3's K/V tile B_c = 96 must divide one another"),
+                         InputError);
+  }
+}
+
 SCENARIO("flashdecode over a paged cache") {
   GIVEN("one query, n_kv = 4096, d = 128, batch 2, 32 query heads on 8 K/V heads, 4 splits") {
     Problem p = problem(1, 128, 2, 32, 4096);
@@ -129,11 +184,13 @@ SCENARIO("flashdecode over a paged cache") {
 TEST_CASE("the order of the pages changes no count") {
   Problem p = problem(300, 64, 2, 4, 3000);
   p.causal = true;
-  for (const char* s : {"flash2", "flashdecode"}) {
+  for (const char* s : {"flash2", "flash3", "flashdecode"}) {
     CAPTURE(s);
-    const ScheduleRun in_order = count(s, context(paged(p, 64), a100(), tiles(64, 128)));
+    const HardwareSpec hw = hardware_for(s);
+    const TileRequest t = tiles(std::string_view(s) == "flash3" ? 128 : 64, 128);
+    const ScheduleRun in_order = count(s, context(paged(p, 64), hw, t));
     for (std::uint64_t seed : {1u, 2u, 99u}) {
-      const ScheduleRun shuffled = count(s, context(paged(p, 64, PageOrder::random, seed), a100(), tiles(64, 128)));
+      const ScheduleRun shuffled = count(s, context(paged(p, 64, PageOrder::random, seed), hw, t));
       check_same_counts(in_order, shuffled);
     }
   }

@@ -1,6 +1,7 @@
 // Which CUDA kernels run a sliding window and paged K/V (cuda/window_paging.h): the window in every
-// kernel (naive, flash1, flash2, flash3, flashdecode(-heads)), pages in flash2's forward and flashdecode(-heads), with a page size that is a
-// power of two fitting the K/V tile; the rest refused in one line naming the flag. Needs no GPU.
+// kernel (naive, flash1, flash2, flash3, flashdecode(-heads)), pages in flash2's and flash3's forward and
+// flashdecode(-heads), with a page size that is a power of two fitting the K/V tile (flash3: at least its
+// 16-row TMA box); the rest refused in one line naming the flag. Needs no GPU.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -82,8 +83,8 @@ TEST_CASE("a sliding window: every kernel runs it, under the causal mask, at mos
   }
 }
 
-TEST_CASE("paged K/V: flash2's forward and flashdecode run it, a power-of-two page that fits B_c") {
-  for (const Algo a : {Algo::flash2, Algo::flashdecode, Algo::flashdecode_heads}) {
+TEST_CASE("paged K/V: flash2's and flash3's forward and flashdecode run it, a power-of-two page that fits B_c") {
+  for (const Algo a : {Algo::flash2, Algo::flash3, Algo::flashdecode, Algo::flashdecode_heads}) {
     for (const int page : {16, 64, 128, 256, 1024}) {
       KernelSpec s = spec(a, Direction::fwd, 128);
       s.page_size = page;
@@ -100,9 +101,43 @@ TEST_CASE("paged K/V: flash2's forward and flashdecode run it, a power-of-two pa
   s.bc = 0;  // tile not known yet: only the page itself is checked
   CHECK(window_paging_unsupported(s).empty());
   for (const auto& [a, pass] : {std::pair{Algo::naive, Direction::fwd}, std::pair{Algo::flash1, Direction::fwd},
-                                std::pair{Algo::flash2, Direction::bwd}, std::pair{Algo::flash3, Direction::fwd}}) {
+                                std::pair{Algo::flash2, Direction::bwd}, std::pair{Algo::flash3, Direction::bwd}}) {
     KernelSpec o = spec(a, pass, 64);
     o.page_size = 16;
-    CHECK(says(window_paging_unsupported(o), "kernel has no paged K/V (flash2's forward and flashdecode have)"));
+    const std::string why = window_paging_unsupported(o);
+    CHECK(says(why, "kernel has no paged K/V (flash2's and flash3's forward and flashdecode have)"));
+    CHECK(why.find('\n') == std::string::npos);
   }
+  KernelSpec b = spec(Algo::flash3, Direction::bwd, 128);
+  b.page_size = 64;
+  CHECK(says(window_paging_unsupported(b), "--page-size: the flash3 bwd kernel has no paged K/V"));
+}
+
+TEST_CASE("paged K/V in flash3's forward: pages of at least its 16-row TMA box, with a window too") {
+  KernelSpec s = spec(Algo::flash3, Direction::fwd, 128);
+  for (const int page : {16, 32, 128, 512}) {
+    s.page_size = page;
+    CAPTURE(page);
+    CHECK(window_paging_unsupported(s).empty());
+  }
+  for (const int page : {1, 2, 4, 8}) {
+    s.page_size = page;
+    CAPTURE(page);
+    const std::string why = window_paging_unsupported(s);
+    CHECK(says(why, "--page-size must be at least 16 for the flash3 fwd kernel (its TMA copies K/V in boxes of 16 "
+                    "rows; got " + std::to_string(page) + ")"));
+    CHECK(why.find('\n') == std::string::npos);
+  }
+  s.page_size = 24;  // not a power of two: that line first
+  CHECK(says(window_paging_unsupported(s), "--page-size must be a power of two (got 24)"));
+  s.page_size = 8;  // flash2 and flashdecode copy by rows: small pages are theirs
+  s.algo = Algo::flash2;
+  s.bc = 64;
+  CHECK(window_paging_unsupported(s).empty());
+  s.algo = Algo::flash3;
+  s.bc = 128;
+  s.page_size = 64;
+  s.causal = true;
+  s.window = 1000;
+  CHECK(window_paging_unsupported(s).empty());
 }

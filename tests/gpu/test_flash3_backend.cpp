@@ -1,8 +1,8 @@
 // GPU tests of flash3 through the backend (cuda/kernels/flash3/entries.h): the kernel as `iosim measure`
 // and `validate` run it — its registry entry, AttentionBuffers' tensors — against the double reference,
-// and the bytes TMA loads counted exactly. Skipped (one message) where the GPU is not Hopper or the build
-// has no flash3; the kernel's own harness (flash3_check) tests it more widely. The sliding window is
-// tested here only (flash3_check has none).
+// and the bytes TMA loads counted exactly, paged K/V too. Skipped (one message) where the GPU is not
+// Hopper or the build has no flash3; the kernel's own harness (flash3_check) tests it more widely. The
+// sliding window is tested here only (flash3_check has none).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -84,6 +84,17 @@ TEST_CASE("measure of flash3: the TMA counter sees Q once and K, V once per Q ti
   const std::uint64_t bytes = heads * (n * d * elem + q_tiles * 2 * n * d * elem);
   MESSAGE("TMA read bytes " << m.counters.tma_read_bytes << ", lts read sectors x 32 " << m.counters.l2_read_sectors * 32);
   CHECK(m.counters.tma_read_bytes == static_cast<double>(bytes));
+  // Paged (pages of 64 dividing n_kv, shuffled): the same bytes, by 16-row copies from the pages' slots.
+  KernelSpec paged = s;
+  paged.page_size = 64;
+  paged.page_order = iosim::PageOrder::random;
+  paged.page_seed = 5;
+  REQUIRE(unsupported(paged).empty());
+  const Measurement mp = measure(paged, opt);
+  REQUIRE(mp.has_counters);
+  REQUIRE(mp.has_tma_counter);
+  MESSAGE("paged: TMA read bytes " << mp.counters.tma_read_bytes);
+  CHECK(mp.counters.tma_read_bytes == static_cast<double>(bytes));
 }
 
 TEST_CASE("flash3 with a sliding window, forward and backward, matches the double-precision reference") {

@@ -1,7 +1,8 @@
 // flash3 in the backend, on the CPU (no GPU needed; ctest flash3_dispatch, built where flash3 is): its
 // registry entries are fwd_kernels()'s overlapped kernels with the tile, warps and stages the model is
 // configured with (as src/cli/gpu_spec.cpp's gpu_case() configures it: the first compiled tile and the
-// entry's warps and stages), and the refusals (backward, tile, type, non-Hopper device) are one line each.
+// entry's warps and stages), and the refusals (backward, tile, type, non-Hopper device, pages it cannot
+// copy) are one line each.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -102,6 +103,28 @@ TEST_CASE("flash3: another tile, warps or stages, and an uncompiled type are ref
       CHECK(why.empty());  // IOSIM_CUDA_FULL_TILES
     }
   }
+}
+
+TEST_CASE("flash3's forward takes paged K/V of at least 16-row pages; its backward refuses pages") {
+  KernelSpec s = flash3_spec(Direction::fwd, 128, DType::fp16, 128, 128);
+  s.causal = true;
+  for (const int page : {16, 64, 128, 256, 4096}) {
+    CAPTURE(page);
+    s.page_size = page;
+    CHECK(unsupported_in_build(s).empty());
+    s.window = 1000;  // with a window too
+    CHECK(unsupported_in_build(s).empty());
+    s.window = 0;
+  }
+  s.page_size = 8;
+  const std::string small = unsupported_in_build(s);
+  CHECK(one_line(small));
+  CHECK(small.find("--page-size must be at least 16 for the flash3 fwd kernel") != std::string::npos);
+  KernelSpec bwd = flash3_spec(Direction::bwd, 128, DType::fp16, 64, 128);
+  bwd.page_size = 64;
+  const std::string why = unsupported_in_build(bwd);
+  CHECK(one_line(why));
+  CHECK(why.find("--page-size: the flash3 bwd kernel has no paged K/V") != std::string::npos);
 }
 
 TEST_CASE("flash3 runs on compute capability 9.0 only") {

@@ -1,5 +1,5 @@
-// GPU tests of the sliding window (flash2's forward) and paged K/V (flash2's forward, flashdecode and
-// flashdecode-heads) against the double-precision CPU reference, outputs poisoned before each run
+// GPU tests of the sliding window (flash2's forward) and paged K/V (flash2's and flash3's forward,
+// flashdecode and flashdecode-heads) against the double-precision CPU reference, outputs poisoned before each run
 // (check_accuracy): every compiled variant of those kernels, fp16 and bf16, d = 64 and 128, on windows
 // of one key, of every key (the causal mask alone), and between, whose edges cross tiles, with n ≠ n_kv
 // both ways, grouped K/V heads; pages smaller than, equal to and larger than B_c, a sequence whose last
@@ -45,6 +45,21 @@ const std::vector<Case> kFlash2Cases = {
     {1, 2, 0, 300, 300, 0, 64, true},      // pages of 64, shuffled
     {2, 4, 2, 200, 333, 0, 256, true},     // pages larger than B_c, shuffled, grouped
     {1, 4, 1, 500, 500, 96, 32, true},     // window and pages together, multi-query
+};
+
+/// flash3's forward (B_c = 128; its producer copies a paged tile by boxes of 16 rows): pages of 16 (a
+/// tile of 8 pages; the last tile's boxes past the last page are zero-filled by TMA), 64, 128 (one
+/// page a tile) and 256, 1024 (a tile within a page), in order and shuffled; n and n_kv not multiples of
+/// the tile, n ≠ n_kv both ways, grouped and multi-query K/V heads, a window with pages.
+const std::vector<Case> kFlash3Cases = {
+    {1, 2, 0, 300, 300, 0, 16, false},    // pages of 16 in order, the last of 19 partly filled
+    {1, 2, 0, 300, 300, 0, 16, true},     // the same shuffled
+    {1, 2, 0, 300, 300, 0, 64, true},     // pages of 64, shuffled
+    {2, 4, 2, 200, 333, 0, 256, true},    // pages larger than B_c, shuffled, grouped, n < n_kv
+    {1, 4, 4, 333, 200, 0, 128, true},    // a page a tile, n > n_kv (causal: rows 0 … 132 see no key)
+    {2, 8, 2, 129, 1000, 0, 16, true},    // pages of 16, 63 a sequence, two batches, group 4
+    {1, 2, 0, 700, 700, 0, 1024, false},  // one page longer than the sequence
+    {1, 4, 1, 500, 500, 96, 32, true},    // window and pages together, multi-query
 };
 
 /// flashdecode(-heads): pages (no mask).
@@ -117,6 +132,16 @@ TEST_CASE("flash2 forward, causal and paged, matches the reference") {
     if (c.page_size > 0 && c.window == 0) causal_paged.push_back(c);
   }
   CHECK(run_cases(Algo::flash2, causal_paged, true) > 0);
+}
+
+TEST_CASE("flash3 forward over paged K/V, causal or not, matches the double-precision reference") {
+  const KernelSpec probe{Algo::flash3, Direction::fwd, 1, 1, 128, 128, 128, DType::fp16};
+  if (const std::string why = iosim::gpu::unsupported(probe); !why.empty()) {
+    MESSAGE("skipped: " << why);  // not a Hopper GPU, or a build without flash3
+    return;
+  }
+  CHECK(run_cases(Algo::flash3, kFlash3Cases, false) > 0);  // the window case is causal regardless
+  CHECK(run_cases(Algo::flash3, kFlash3Cases, true) > 0);
 }
 
 TEST_CASE("flashdecode and flashdecode-heads over paged K/V match the double-precision reference") {

@@ -11,9 +11,13 @@
 #include "cuda/kernels/flash3/flash3_bwd.h"
 #include "cuda/kernels/flash3/flash3_fwd.h"
 #include "cuda/kernels/launch.h"
+#include "cuda/kernels/tensors.h"
+#include "cuda/window_paging.h"
 #include "cuda/runtime/check.h"
 
 namespace iosim::gpu::detail {
+
+static_assert(flash3::kPageBox == kFlash3MinPage, "the page size window_paging_unsupported admits is the box's");
 
 namespace {
 
@@ -46,7 +50,8 @@ void set_common(Args& a, const KernelSpec& spec, AttentionBuffers& buf) {
 }
 
 /// Enqueues the flash3 forward of `spec` on `stream`: Q, K, V, O and L as flash2's forward has them
-/// ([batch · heads, rows, d], K/V by batch · kv_heads), so FwdArgs' heads are batch × heads.
+/// ([batch · heads, rows, d], K/V by batch · kv_heads, or paged K/V caches and their block table), so
+/// FwdArgs' heads are batch × heads.
 void launch_flash3_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
   const KernelEntry* e = find_kernel(spec);  // its stages where the spec leaves them at 0
   const flash3::FwdKernel* k =
@@ -55,6 +60,11 @@ void launch_flash3_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream
   flash3::FwdArgs a;
   set_common(a, spec, buf);
   a.lse = static_cast<float*>(buf.device(Tensor::L));
+  if (spec.page_size > 0) {  // paged K/V: window_paging_unsupported admitted the page size
+    a.block_table = static_cast<const int*>(buf.device(Tensor::BT));
+    a.page_size = spec.page_size;
+    a.pages = static_cast<int>(kv_pages(spec));
+  }
   IOSIM_CUDA_CHECK(k->launch(a, stream));
 }
 

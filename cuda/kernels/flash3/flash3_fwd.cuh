@@ -25,12 +25,16 @@
 // Epilogue: O / l from the accumulators into the warpgroup's own rows of the Q tile in shared memory,
 // then to global memory in 16-byte chunks of whole rows (one store instruction per 32-byte sector, as
 // FlashAttention-3 stages O); L from the lanes that hold column 0.
+// Paged K/V (FwdArgs::block_table): the producer issues each K/V tile as B_c / 16 TMA copies of 16 rows,
+// each from the page slot the block table names for its rows (a page is 16 rows or more, so a copy never
+// straddles two); the consumers see the same stages as unpaged.
 // HBM traffic per head as flash2's: Q, O once, K and V once per Q tile (⌈n / B_r⌉ times; causal: the
 // tiles up to the diagonal; a sliding window: from the tile of the block's first row's first key), L once.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -118,6 +122,21 @@ struct FwdTraits {
   using TmaV = decltype(make_tma_copy(SM90_TMA_LOAD{},
                                       make_tensor(make_gmem_ptr(static_cast<const Element*>(nullptr)), GShape{}, GStrideVt{}),
                                       take<0, 2>(SmemLayoutVt{}), Shape<Int<D>, Int<BC>>{}, _1{}));
+  // Paged K/V: each K/V tile as BC / kPageBox copies of kPageBox rows, each from the page slot its rows
+  // lie in. The global tensors are the caches seen as (row in page, d, slot) for K and (d, row in page,
+  // slot) for Vᵀ; a copy's shared-memory box is rows [b·kPageBox, (b + 1)·kPageBox) of a stage, i.e. the
+  // stage layout composed with that slice (so the 128-byte swizzle of the whole tile: a box starts at a
+  // multiple of 8 rows, 1024 bytes, where the swizzle pattern starts over).
+  static constexpr int kBox = kPageBox;
+  static_assert(BC % kBox == 0, "a K/V tile of whole page boxes");
+  using SmemBoxK = decltype(composition(take<0, 2>(SmemLayoutK{}), make_tile(Layout<Int<kBox>>{}, Layout<Int<D>>{})));
+  using SmemBoxVt =
+      decltype(composition(take<0, 2>(SmemLayoutVt{}), make_tile(Layout<Int<D>>{}, Layout<Int<kBox>>{})));
+  using GPtr = decltype(make_gmem_ptr(static_cast<const Element*>(nullptr)));
+  using TmaKp = decltype(make_tma_copy(SM90_TMA_LOAD{}, make_tensor(GPtr{}, GShape{}, GStride{}), SmemBoxK{},
+                                       Shape<Int<kBox>, Int<D>>{}, _1{}));
+  using TmaVp = decltype(make_tma_copy(SM90_TMA_LOAD{}, make_tensor(GPtr{}, GShape{}, GStrideVt{}), SmemBoxVt{},
+                                       Shape<Int<D>, Int<kBox>>{}, _1{}));
   static constexpr std::uint32_t kBytesQ = BR * D * sizeof(Element);
   static constexpr std::uint32_t kBytesKV = BC * D * sizeof(Element);  // one stage of K, or of V
 
@@ -138,9 +157,13 @@ struct FwdTraits {
     TmaQ tma_q;
     TmaK tma_k;
     TmaV tma_v;
-    GShape shape_q;   // (n, d, heads)
-    GShape shape_k;   // (n_kv, d, kv_heads)
-    GShape shape_vt;  // (d, n_kv, kv_heads)
+    TmaKp tma_kp;  // paged: K's cache by 16-row boxes (unpaged: built over K, unused)
+    TmaVp tma_vp;  // paged: Vᵀ's cache
+    GShape shape_q;    // (n, d, heads)
+    GShape shape_k;    // (n_kv, d, kv_heads)
+    GShape shape_vt;   // (d, n_kv, kv_heads)
+    GShape shape_kp;   // paged: (page, d, slots)
+    GShape shape_vtp;  // paged: (d, page, slots)
     Element* o;
     float* lse;
     int n;
@@ -150,6 +173,10 @@ struct FwdTraits {
     float scale_log2;
     bool causal;
     int window;  // with causal: row r also needs key c > r + n_kv − n − window; 0: none
+    const int* block_table;  // paged: [kv head, page] slots; nullptr: contiguous K/V
+    int page_shift;          // paged: log2 of the page size
+    int pages;               // paged: pages of one K/V head
+    int slots;               // paged: slots of the whole cache (kv_heads · pages)
   };
 };
 
@@ -242,6 +269,10 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
     cute::prefetch_tma_descriptor(p.tma_q.get_tma_descriptor());
     cute::prefetch_tma_descriptor(p.tma_k.get_tma_descriptor());
     cute::prefetch_tma_descriptor(p.tma_v.get_tma_descriptor());
+    if (p.block_table != nullptr) {
+      cute::prefetch_tma_descriptor(p.tma_kp.get_tma_descriptor());
+      cute::prefetch_tma_descriptor(p.tma_vp.get_tma_descriptor());
+    }
     ss.barrier_q.init(1);
   }
   typename Pipeline::Params pp;
@@ -283,14 +314,55 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
       copy(p.tma_q.with(reinterpret_cast<cutlass::arch::ClusterTransactionBarrier::ValueType&>(ss.barrier_q), 0),
            tQgQ, tQsQ);
       PipelineState write_k = cutlass::make_producer_start_state<Pipeline>();
-      // Step j of the block's run: K/V tile kv_first + j.
+      // Paged: this K/V head's row of the block table, and the cache as TMA sees it.
+      const int* const table =
+          p.block_table == nullptr ? nullptr : p.block_table + static_cast<std::int64_t>(bh_kv) * p.pages;
+      Tensor mKp = p.tma_kp.get_tma_tensor(p.shape_kp);    // (page, d, slots)
+      Tensor mVtp = p.tma_vp.get_tma_tensor(p.shape_vtp);  // (d, page, slots)
+      constexpr int kBox = Tr::kBox;
+      // Paged copy b of K/V tile `tile` (rows tile·B_c + b·kBox …, within one page): the page's slot and
+      // the box's row in it. A box past the sequence's last page (the last tile, pages smaller than B_c)
+      // gets slot `slots`, outside the cache: TMA fills it with zeros, reads nothing, and still counts
+      // its bytes on the barrier; its keys are masked (past n_kv) and its V rows, 0, add nothing.
+      auto box_of = [&](int tile, int b, int& slot, int& row_box) {
+        const int row = tile * kBc + b * kBox;
+        const int page = row >> p.page_shift;
+        slot = page < p.pages ? __ldg(table + page) : p.slots;
+        row_box = (row & ((1 << p.page_shift) - 1)) / kBox;
+      };
+      // Step j of the block's run: K/V tile kv_first + j, whole or (paged) by boxes; the stage's barrier
+      // expects the whole tile's bytes either way.
       auto load_k = [&](int j, const PipelineState& st) {
         pipe_k.producer_acquire(st);
-        copy(p.tma_k.with(*pipe_k.producer_get_barrier(st), 0), tKgK(_, kv_first + j), tKsK(_, st.index()));
+        if (table == nullptr) {
+          copy(p.tma_k.with(*pipe_k.producer_get_barrier(st), 0), tKgK(_, kv_first + j), tKsK(_, st.index()));
+          return;
+        }
+        auto cta = p.tma_kp.get_slice(_0{});
+        CUTLASS_PRAGMA_NO_UNROLL
+        for (int b = 0; b < kBc / kBox; ++b) {
+          int slot, row_box;
+          box_of(kv_first + j, b, slot, row_box);
+          Tensor g = local_tile(mKp(_, _, slot), Shape<Int<kBox>, Int<Tr::kD>>{}, make_coord(row_box, _0{}));
+          Tensor s = local_tile(sK(_, _, st.index()), Shape<Int<kBox>, Int<Tr::kD>>{}, make_coord(b, _0{}));
+          copy(p.tma_kp.with(*pipe_k.producer_get_barrier(st), 0), cta.partition_S(g), cta.partition_D(s));
+        }
       };
       auto load_v = [&](int j, const PipelineState& st) {
         pipe_v.producer_acquire(st);
-        copy(p.tma_v.with(*pipe_v.producer_get_barrier(st), 0), tVgV(_, kv_first + j), tVsV(_, st.index()));
+        if (table == nullptr) {
+          copy(p.tma_v.with(*pipe_v.producer_get_barrier(st), 0), tVgV(_, kv_first + j), tVsV(_, st.index()));
+          return;
+        }
+        auto cta = p.tma_vp.get_slice(_0{});
+        CUTLASS_PRAGMA_NO_UNROLL
+        for (int b = 0; b < kBc / kBox; ++b) {
+          int slot, row_box;
+          box_of(kv_first + j, b, slot, row_box);
+          Tensor g = local_tile(mVtp(_, _, slot), Shape<Int<Tr::kD>, Int<kBox>>{}, make_coord(_0{}, row_box));
+          Tensor s = local_tile(sVt(_, _, st.index()), Shape<Int<Tr::kD>, Int<kBox>>{}, make_coord(_0{}, b));
+          copy(p.tma_vp.with(*pipe_v.producer_get_barrier(st), 0), cta.partition_S(g), cta.partition_D(s));
+        }
       };
       load_k(0, write_k);
       for (int j = 1; j < kv_tiles; ++j) {
@@ -524,6 +596,14 @@ cudaError_t launch_fwd(const FwdArgs& a, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   }
   constexpr int kD = Tr::kD;
+  const bool paged = a.block_table != nullptr;
+  if (paged) {
+    const int page = a.page_size;
+    if (page < Tr::kBox || (page & (page - 1)) != 0 || (page % Tr::kBc != 0 && Tr::kBc % page != 0) ||
+        a.pages != (a.n_kv + page - 1) / page) {
+      return cudaErrorInvalidValue;
+    }
+  }
   typename Tr::GShape shape_q = make_shape(a.n, kD, a.heads);
   typename Tr::GShape shape_k = make_shape(a.n_kv, kD, a.kv_heads);
   typename Tr::GShape shape_vt = make_shape(kD, a.n_kv, a.kv_heads);
@@ -533,14 +613,28 @@ cudaError_t launch_fwd(const FwdArgs& a, cudaStream_t stream) {
   Tensor mQ = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.q)), shape_q, stride_q);
   Tensor mK = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.k)), shape_k, stride_k);
   Tensor mVt = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.v)), shape_vt, stride_vt);
+  // Paged: the caches as (row in page, d, slot) and (d, row in page, slot). Unpaged: one box of K and V,
+  // so that the descriptors are well formed; the kernel does not use them.
+  const int page = paged ? a.page_size : Tr::kBox;
+  const int slots = paged ? a.kv_heads * a.pages : 1;
+  typename Tr::GShape shape_kp = make_shape(page, kD, slots);
+  typename Tr::GShape shape_vtp = make_shape(kD, page, slots);
+  typename Tr::GStride stride_kp = make_stride(static_cast<int64_t>(kD), _1{}, static_cast<int64_t>(page) * kD);
+  typename Tr::GStrideVt stride_vtp = make_stride(_1{}, static_cast<int64_t>(kD), static_cast<int64_t>(page) * kD);
+  Tensor mKp = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.k)), shape_kp, stride_kp);
+  Tensor mVtp = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.v)), shape_vtp, stride_vtp);
   const float scale = 1.f / std::sqrt(static_cast<float>(kD));
   typename Tr::Params p{
       make_tma_copy(SM90_TMA_LOAD{}, mQ, typename Tr::SmemLayoutQ{}, Shape<Int<Tr::kBr>, Int<kD>>{}, _1{}),
       make_tma_copy(SM90_TMA_LOAD{}, mK, take<0, 2>(typename Tr::SmemLayoutK{}), Shape<Int<Tr::kBc>, Int<kD>>{}, _1{}),
       make_tma_copy(SM90_TMA_LOAD{}, mVt, take<0, 2>(typename Tr::SmemLayoutVt{}), Shape<Int<kD>, Int<Tr::kBc>>{}, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, mKp, typename Tr::SmemBoxK{}, Shape<Int<Tr::kBox>, Int<kD>>{}, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, mVtp, typename Tr::SmemBoxVt{}, Shape<Int<kD>, Int<Tr::kBox>>{}, _1{}),
       shape_q,
       shape_k,
       shape_vt,
+      shape_kp,
+      shape_vtp,
       static_cast<Element*>(a.o),
       a.lse,
       a.n,
@@ -549,7 +643,11 @@ cudaError_t launch_fwd(const FwdArgs& a, cudaStream_t stream) {
       scale,
       scale * 1.4426950408889634f,  // log2(e)
       a.causal,
-      a.window};
+      a.window,
+      a.block_table,
+      paged ? std::countr_zero(static_cast<unsigned>(a.page_size)) : 0,
+      paged ? a.pages : 0,
+      slots};
   const auto kernel = fwd_kernel<Tr>;
   if (const cudaError_t e =
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);

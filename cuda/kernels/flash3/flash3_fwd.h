@@ -32,7 +32,17 @@ struct FwdArgs {
   int n_kv = 0;
   bool causal = false;
   int window = 0;  ///< with causal: the sliding window's keys (sim/core/mask.h); 0: none
+  /// Paged K/V (cuda/kernels/paged_kv.h): k and v are caches of kv_heads · pages slots of page_size rows
+  /// each, and row r of K/V head h lies in slot block_table[h · pages + ⌊r / page_size⌋] at row r mod
+  /// page_size. nullptr: K and V contiguous, [kv_heads, n_kv, d].
+  const int* block_table = nullptr;
+  int page_size = 0;  ///< a power of two, at least kPageBox, dividing B_c or divided by it (paged)
+  int pages = 0;      ///< pages of one K/V head's sequence, ⌈n_kv / page_size⌉ (paged)
 };
+
+/// Rows of one TMA copy of a paged K/V tile: a tile of B_c rows is B_c / kPageBox copies, each within one
+/// page, so the smallest page the kernels take.
+inline constexpr int kPageBox = 16;
 
 /// One compiled forward kernel: its element type, head dimension and tiles (B_r rows of Q per block,
 /// two consumer warpgroups of B_r / 2 rows; B_c rows of K/V per stage; `stages` K/V stages).
@@ -46,7 +56,8 @@ struct FwdKernel {
   int threads;               ///< per block: one producer warpgroup and the consumers
   int smem_bytes;            ///< dynamic shared memory per block
   /// Launches on `stream`; returns the launch's error (cudaErrorInvalidValue for arguments the kernel
-  /// cannot take: n or n_kv ≤ 0, heads not a multiple of kv_heads, a head dimension not its own).
+  /// cannot take: n or n_kv ≤ 0, heads not a multiple of kv_heads, a head dimension not its own, a page
+  /// size that is not a power of two of at least kPageBox rows fitting B_c, or pages ≠ ⌈n_kv / page⌉).
   cudaError_t (*launch)(const FwdArgs&, cudaStream_t);
   [[nodiscard]] std::string label() const {
     return std::string(name(dtype)) + " d" + std::to_string(d) + " " + std::to_string(br) + "x" + std::to_string(bc) +

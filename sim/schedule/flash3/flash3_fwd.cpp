@@ -13,7 +13,8 @@
 // HBM traffic per head: that of any Q-outer tiled schedule (flash2's): reads N·d + 2·T_r·N_kv·d, writes
 // N·d (+ N fp32 for L). Causal: the K/V loop stops at the last tile the block's rows see; tiles the
 // diagonal crosses are computed whole and masked. Grouped-query: K/V read once per query head (the
-// kernel's default without PackGQA), as flash2.
+// kernel's default without PackGQA), as flash2. Paged K/V (sim/core/paging.h): K and V as contiguous,
+// plus each K/V tile's block-table entries once a tile, as flash2's forward.
 // SRAM: Q_i + stages × (K_j + V_j) (+ P_ij where P is staged through shared memory); the epilogue's O
 // staging shares V's space. Registers: per consumer thread S, O and P's fragments within setmaxnreg's
 // budget (flash3.h).
@@ -23,6 +24,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/mask.h"
+#include "sim/core/paging.h"
 #include "sim/schedule/flash2_step.h"
 #include "sim/schedule/flash3/flash3.h"
 #include "sim/schedule/flops.h"
@@ -63,6 +65,7 @@ class Flash3Forward final : public TiledSchedule {
                        std::to_string(groups_.consumers) + " × 64) and B_c of 16 (wgmma m64nNk16)");
     }
     require_registers(groups_, fragments(), tiles_, rs_ ? "S, O and P" : "S and O");
+    check_page_tile(p_, tiles_.bc, name());
     const Tiling rows{p_.n, tiles_.br};
     kernels_.push_back(std::make_unique<GridKernel>(
         rs_ ? "flash3_fwd" : "flash3_fwd_ss", rows, p_.batch_heads(), !Mask(p_).masks(), launch(),
@@ -74,9 +77,12 @@ class Flash3Forward final : public TiledSchedule {
  private:
   /// One thread block: Q tile i against every K/V tile its rows see, flash2's step. wgmma reads its
   /// shared-memory operands once per consumer warpgroup: Q_i's rows (each group its own) and K_j (every
-  /// group all of it); then V_j per group, and P where it is staged in shared memory.
+  /// group all of it); then V_j per group, and P where it is staged in shared memory. Paged K/V: the
+  /// producer reads the table entries of K/V tile j's pages before issuing its copies, as flash2's
+  /// forward reads them.
   void block(const Span& i, const Emitter& e) const {
     flash2_forward_block(e, p_, i, tiles_.bc, [&](const Span& j, bool masked, const Emitter& ej) {
+      load_block_table(ej, p_, j);
       flash2_forward_step(ej, i.size, j, masked, p_.d, p_.dtype, groups_.consumers, !rs_);
     });
   }

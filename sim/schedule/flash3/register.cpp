@@ -33,7 +33,11 @@ ScheduleEntry register_flash3() {
                           .fwd = {detail::kFlash2CudaFwdWrites, kCudaFwdResults},
                           .bwd = {detail::kFlash2CudaBwdWrites, kCudaBwdResults}},
       .kernels = kFlash3Kernels,
-      .caps = ScheduleCaps{.tile_search = true, .stages = true, .warpgroups = true, .hopper_only = true},
+      .caps = ScheduleCaps{.tile_search = true,
+                           .stages = true,
+                           .warpgroups = true,
+                           .hopper_only = true,
+                           .paged_fwd = true},
       .validate = ValidateRole{.ragged_and_bf16 = true},
       .families = &detail::flash3_families};
 }
