@@ -122,3 +122,8 @@ def test_raw_disassembly_relabelled_parses_as_the_cubins():
 def test_sole_code_refuses_what_is_not_a_cubin():
     assert sass.sole_code(b"not an elf") is None
     assert sass.sole_code(b"\x7fELF\x02\x01" + bytes(64)) is None
+
+
+def test_raw_branch_out_of_the_function_is_refused():
+    raw = [(0x0, "        /*0000*/                   BRA 0x400 ;")]     # the next function's code
+    assert sass._labelled(raw, 0x100, 0x10) is None

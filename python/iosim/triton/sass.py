@@ -110,7 +110,11 @@ def disassemble_many(cubins: list[bytes], arch: int) -> list[str]:
     binary (nvdisasm -b), then cut at each function's end and given back its own addresses, its branch
     targets as labels (_labelled); other cubins, or an arch not in RAW_ARCH,
     go through disassemble() one by one."""
-    codes = [sole_code(c) if arch in RAW_ARCH else None for c in cubins]
+    try:
+        nvdisasm = tool("nvdisasm")
+    except FileNotFoundError:
+        nvdisasm = None
+    codes = [sole_code(c) if arch in RAW_ARCH and nvdisasm else None for c in cubins]
     out = [None if code is not None else disassemble(c) for c, code in zip(cubins, codes)]
     raw = [(i, code) for i, code in enumerate(codes) if code is not None]
     if not raw:
@@ -123,8 +127,10 @@ def disassemble_many(cubins: list[bytes], arch: int) -> list[str]:
         f.write(b"".join(code for _, code in raw))
         name = f.name
     try:
-        text = subprocess.run([tool("nvdisasm"), "-ndf", "-b", RAW_ARCH[arch], name], check=True,
+        text = subprocess.run([nvdisasm, "-ndf", "-b", RAW_ARCH[arch], name], check=True,
                               capture_output=True, text=True).stdout
+    except subprocess.CalledProcessError:
+        text = ""    # each cubin alone, below
     finally:
         os.remove(name)
     kernels: list[list[tuple[int, str]]] = [[] for _ in raw]
@@ -138,21 +144,25 @@ def disassemble_many(cubins: list[bytes], arch: int) -> list[str]:
             k += 1
         kernels[k].append((addr - starts[k], f"{line[:m.start()]}/*{addr - starts[k]:04x}*/{line[m.end():]}"))
     for (i, code), start, kernel in zip(raw, starts, kernels):
-        out[i] = _labelled(kernel, start, len(code))
+        # Every instruction of the code once (16 bytes each), every branch inside it: else, alone.
+        whole = [a for a, _ in kernel] == list(range(0, len(code), 16))
+        out[i] = (_labelled(kernel, start, len(code)) if whole else None) or disassemble(cubins[i])
     return out
 
 
-def _labelled(kernel: list[tuple[int, str]], start: int, size: int) -> str:
+def _labelled(kernel: list[tuple[int, str]], start: int, size: int) -> Optional[str]:
     """One function's lines of a raw disassembly (addresses already its own) as nvdisasm -c prints
-    them: a branch's target address (`start` + the function's own) becomes a label before the target."""
+    them: a branch's target address (`start` + the function's own) becomes a label before the target.
+    None if a branch leaves the function."""
     targets, lines = set(), []
     for addr, line in kernel:
         b = _RAW_BRANCH.search(line)
         if b:
             target = int(b.group(2), 16) - start
-            if 0 <= target <= size:
-                targets.add(target)
-                line = f"{line[:b.start(2)]}`(.L_t_{target:x}){line[b.end(2):]}"
+            if not 0 <= target <= size:
+                return None
+            targets.add(target)
+            line = f"{line[:b.start(2)]}`(.L_t_{target:x}){line[b.end(2):]}"
         lines.append((addr, line))
     text = []
     for addr, line in lines:
