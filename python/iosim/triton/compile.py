@@ -142,10 +142,6 @@ def compile_config(config: Config, stop_over_shared_limit: bool = True) -> Compi
                 contextlib.redirect_stdout(log):
             triton.knobs.nvidia.dump_ptxas_log = True
             triton.knobs.compilation.always_compile = True
-            # No line info: the records read nothing of it, and without it Triton's LLVM stages and ptxas
-            # have less to carry (the same registers, spills, shared memory and SASS over the menus
-            # checked: results/performance-history.md).
-            triton.knobs.compilation.disable_line_info = True
             if limit is not None and stop_over_shared_limit:
                 triton.knobs.runtime.add_stages_inspection_hook = _stop_over_shared_limit(
                     limit, triton.knobs.runtime.add_stages_inspection_hook)
