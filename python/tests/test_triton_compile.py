@@ -88,3 +88,17 @@ def test_shared_memory_refusal_before_ptxas_gives_the_whole_compiles_reason():
             compile_config(bad, stop_over_shared_limit=early)
         reasons.append(str(exc.value))
     assert "shared memory" in reasons[0] and reasons[0] == reasons[1]
+
+
+def test_one_disassembly_for_many_cubins_parses_as_one_each():
+    from iosim.triton import sass
+    from iosim.triton.compile import compile_config
+
+    cubins = [compile_config(c).cubin for c in (FWD, Config(kernel="attn_fwd", block_m=64, block_n=32,
+                                                             head_dim=64, num_warps=4, num_stages=2))]
+    assert all(sass.sole_code(c) is not None for c in cubins)
+
+    def key(text):
+        return [(i.addr, i.opcode, i.predicate, i.target) + (() if i.opcode.startswith("BRA") else (i.operands,))
+                for i in sass.parse(text)]
+    assert [key(t) for t in sass.disassemble_many(cubins, 90)] == [key(sass.disassemble(c)) for c in cubins]

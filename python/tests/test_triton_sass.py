@@ -99,3 +99,31 @@ def test_cuobjdump_addresses_and_a_64_bit_counter():
 def test_predicated_instruction_keeps_its_opcode():
     (i,) = sass.parse("        /*0100*/              @!P0 LDGSTS.E.BYPASS.128 [R53+0x1800], desc[UR50][R32.64], !P0 ;")
     assert i.predicate == "@!P0" and i.opcode == "LDGSTS.E.BYPASS.128" and pipes.classify(i.opcode) == "global"
+
+
+def test_raw_disassembly_relabelled_parses_as_the_cubins():
+    # nvdisasm -b of a second function placed at 0x100 after another: its addresses and branch targets
+    # are the concatenation's; _labelled gives back the function's own, targets as labels.
+    raw = [(a - 0x100, line.replace(f"/*{a:04x}*/", f"/*{a - 0x100:04x}*/")) for a, line in (
+        (0x100, "        /*0100*/                   MOV R4, RZ ;"),
+        (0x110, "        /*0110*/                   IADD3 R4, R4, 0x40, RZ ;"),
+        (0x120, "        /*0120*/                   ISETP.GE.AND P0, PT, R4, R7, PT ;"),
+        (0x130, "        /*0130*/              @!P0 BRA 0x110 ;"),
+        (0x140, "        /*0140*/                   EXIT ;"),
+        (0x150, "        /*0150*/                   BRA 0x150;"))]
+    text = sass._labelled(raw, 0x100, 0x60)
+    ins = sass.parse(text)
+    assert [i.addr for i in ins] == [0x0, 0x10, 0x20, 0x30, 0x40, 0x50]
+    assert ins[3].target == 0x10 and ins[5].target == 0x50 and ins[3].predicate == "@!P0"
+    assert [(lp.start, lp.end) for lp in sass.find_loops(ins)] == [(0x10, 0x30)]
+    assert sass.counter_step(ins, sass.find_loops(ins)[0]) == 0x40
+
+
+def test_sole_code_refuses_what_is_not_a_cubin():
+    assert sass.sole_code(b"not an elf") is None
+    assert sass.sole_code(b"\x7fELF\x02\x01" + bytes(64)) is None
+
+
+def test_raw_branch_out_of_the_function_is_refused():
+    raw = [(0x0, "        /*0000*/                   BRA 0x400 ;")]     # the next function's code
+    assert sass._labelled(raw, 0x100, 0x10) is None

@@ -6,8 +6,9 @@ reads a JSON list of configs (compile.Config's fields: kernel, block_m, block_n,
 num_warps, num_stages, dtype, arch) and prints a JSON list of their records (family.py), in the same
 order. Records already in the disk cache are read; the others are compiled in parallel, one process a
 config (Triton's compilation holds the GIL), at most --jobs at once (default: the CPUs this process may
-use). A config that does not compile gives its record with `error` set; the exit status is 0 whenever
-every record was produced.
+use), and their cubins then disassembled together, one nvdisasm for all (sass.disassemble_many). A
+config that does not compile gives its record with `error` set; the exit status is 0 whenever every
+record was produced.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
+from . import sass
 from .compile import Config
-from .family import cache_dir, cache_key, compiled_family
+from .family import cache_dir, cache_key, compiled, finish, store
 
 
 def _cached(config: Config) -> dict | None:
@@ -36,13 +38,21 @@ def records(configs: list[dict], jobs: int | None = None) -> list[dict]:
                      key=lambda i: -parsed[i].block_m * parsed[i].block_n * parsed[i].head_dim)
     if missing:
         jobs = max(1, min(jobs or len(os.sched_getaffinity(0)), len(missing)))
+        dicts = [parsed[i].as_dict() for i in missing]
         if jobs == 1:
-            for i in missing:
-                out[i] = compiled_family(parsed[i])
+            stages = [compiled(d) for d in dicts]
         else:
             with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for i, r in zip(missing, pool.map(compiled_family, [parsed[i].as_dict() for i in missing])):
-                    out[i] = r
+                stages = list(pool.map(compiled, dicts))
+        # One disassembler for every cubin of an arch: its start-up is most of its time (sass.py).
+        done = [(i, record, cubin) for i, (record, cubin) in zip(missing, stages) if cubin is not None]
+        for arch in sorted({parsed[i].arch for i, _, _ in done}):
+            ones = [(i, record, cubin) for i, record, cubin in done if parsed[i].arch == arch]
+            for (i, record, _), text in zip(ones, sass.disassemble_many([c for _, _, c in ones], arch)):
+                finish(parsed[i], record, text)
+        for i, (record, _) in zip(missing, stages):
+            store(parsed[i], record)
+            out[i] = record
     return [r for r in out if r is not None]
 
 

@@ -119,18 +119,41 @@ def _empty(config: Config, error: str | None) -> dict:
             "pipes": list(pipes.PIPES), "error": error}
 
 
-def build(config: Config) -> dict:
-    """The record, computed (no cache)."""
+def compiled(config: Config | dict) -> tuple[dict, bytes | None]:
+    """The record of `config` but for what its SASS gives (finish() adds that), and its cubin; a config
+    that does not compile gives its whole record (`error` set) and no cubin."""
+    if isinstance(config, dict):
+        config = Config(**config)
     try:
         compiled = compile_config(config)
     except CompileError as exc:
-        return _empty(config, str(exc))
+        return _empty(config, str(exc)), None
     record = _empty(config, None)
     record.update(registers=compiled.registers, spills=compiled.spills, spill_loads=compiled.spill_loads,
                   shared_bytes=compiled.shared_bytes, num_warps=compiled.num_warps,
                   num_stages=compiled.num_stages)
-    record.update(analyse(config, sass.disassemble(compiled.cubin)))
+    return record, compiled.cubin
+
+
+def finish(config: Config, record: dict, sass_text: str) -> dict:
+    """`record` (from compiled()) with its loops and counts read from the SASS text of its cubin."""
+    record.update(analyse(config, sass_text))
     return record
+
+
+def build(config: Config) -> dict:
+    """The record, computed (no cache)."""
+    record, cubin = compiled(config)
+    return record if cubin is None else finish(config, record, sass.disassemble(cubin))
+
+
+def store(config: Config, record: dict) -> None:
+    """Writes `record` to the disk cache."""
+    path = cache_dir() / f"{cache_key(config)}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(record, indent=1))
+    tmp.replace(path)  # atomic: a concurrent reader sees the old file or the whole new one
 
 
 def compiled_family(config: Config | dict, use_cache: bool = True) -> dict:
@@ -142,10 +165,7 @@ def compiled_family(config: Config | dict, use_cache: bool = True) -> dict:
         return json.loads(path.read_text())
     record = build(config)
     if use_cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(record, indent=1))
-        tmp.replace(path)  # atomic: a concurrent reader sees the old file or the whole new one
+        store(config, record)
     return record
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -70,6 +71,107 @@ def disassemble(cubin: bytes) -> str:
         return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     finally:
         os.remove(name)
+
+
+# The targets whose raw disassembly (nvdisasm -b) was checked to give the same records as nvdisasm -c on
+# the cubin, over the whole tiles menu (results/performance-history.md), and nvdisasm's name for each.
+RAW_ARCH = {90: "SM90a"}
+_ADDR = re.compile(r"/\*([0-9a-fA-F]{4,})\*/")
+# A branch's target in a raw disassembly: its last operand, an address.
+_RAW_BRANCH = re.compile(r"\s(BRA|JMP)\b[^;]*?[\s,](0x[0-9a-fA-F]+)\s*;")
+
+
+def sole_code(cubin: bytes) -> Optional[bytes]:
+    """The code of a cubin that holds one function in one .text section with no relocations into it,
+    else None: such code disassembles on its own (nvdisasm -b) as in the cubin."""
+    if cubin[:6] != b"\x7fELF\x02\x01":   # 64-bit little-endian ELF
+        return None
+    try:
+        shoff, = struct.unpack_from("<Q", cubin, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+        heads = [struct.unpack_from("<IIQQQQ", cubin, shoff + i * shentsize) for i in range(shnum)]
+        names = heads[shstrndx][4]
+        text = []
+        for name_at, kind, _flags, _addr, offset, size in heads:
+            name = cubin[names + name_at:cubin.index(b"\0", names + name_at)]
+            if name.startswith(b".text."):
+                text.append(cubin[offset:offset + size])
+            elif name.startswith((b".rel.text.", b".rela.text.")) and size and kind != 8:   # 8: NOBITS
+                return None
+    except (struct.error, ValueError, IndexError):
+        return None
+    return text[0] if len(text) == 1 and text[0] and len(text[0]) % 16 == 0 else None
+
+
+def disassemble_many(cubins: list[bytes], arch: int) -> list[str]:
+    """The SASS text of each cubin (compiled for `arch`), whose parse() gives the instructions that
+    disassemble(cubin)'s does: nvdisasm's start-up (about 0.25 s of CPU, whatever the code's size) is paid
+    once. The code of every cubin sole_code() accepts is put end to end and disassembled as one raw
+    binary (nvdisasm -b), then cut at each function's end and given back its own addresses, its branch
+    targets as labels (_labelled); other cubins, or an arch not in RAW_ARCH,
+    go through disassemble() one by one."""
+    try:
+        nvdisasm = tool("nvdisasm")
+    except FileNotFoundError:
+        nvdisasm = None
+    codes = [sole_code(c) if arch in RAW_ARCH and nvdisasm else None for c in cubins]
+    out = [None if code is not None else disassemble(c) for c, code in zip(cubins, codes)]
+    raw = [(i, code) for i, code in enumerate(codes) if code is not None]
+    if not raw:
+        return out
+    starts, at = [], 0
+    for _, code in raw:
+        starts.append(at)
+        at += len(code)
+    with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as f:
+        f.write(b"".join(code for _, code in raw))
+        name = f.name
+    try:
+        text = subprocess.run([nvdisasm, "-ndf", "-b", RAW_ARCH[arch], name], check=True,
+                              capture_output=True, text=True).stdout
+    except subprocess.CalledProcessError:
+        text = ""    # each cubin alone, below
+    finally:
+        os.remove(name)
+    kernels: list[list[tuple[int, str]]] = [[] for _ in raw]
+    k = 0
+    for line in text.splitlines():
+        m = _ADDR.search(line)
+        if not m:
+            continue
+        addr = int(m.group(1), 16)
+        while k + 1 < len(raw) and addr >= starts[k + 1]:
+            k += 1
+        kernels[k].append((addr - starts[k], f"{line[:m.start()]}/*{addr - starts[k]:04x}*/{line[m.end():]}"))
+    for (i, code), start, kernel in zip(raw, starts, kernels):
+        # Every instruction of the code once (16 bytes each), every branch inside it: else, alone.
+        whole = [a for a, _ in kernel] == list(range(0, len(code), 16))
+        out[i] = (_labelled(kernel, start, len(code)) if whole else None) or disassemble(cubins[i])
+    return out
+
+
+def _labelled(kernel: list[tuple[int, str]], start: int, size: int) -> Optional[str]:
+    """One function's lines of a raw disassembly (addresses already its own) as nvdisasm -c prints
+    them: a branch's target address (`start` + the function's own) becomes a label before the target.
+    None if a branch leaves the function."""
+    targets, lines = set(), []
+    for addr, line in kernel:
+        b = _RAW_BRANCH.search(line)
+        if b:
+            target = int(b.group(2), 16) - start
+            if not 0 <= target <= size:
+                return None
+            targets.add(target)
+            line = f"{line[:b.start(2)]}`(.L_t_{target:x}){line[b.end(2):]}"
+        lines.append((addr, line))
+    text = []
+    for addr, line in lines:
+        if addr in targets:
+            text.append(f".L_t_{addr:x}:")
+        text.append(line)
+    if size in targets:
+        text.append(f".L_t_{size:x}:")
+    return "\n".join(text) + "\n"
 
 
 def parse(text: str) -> list[Instruction]:
@@ -201,5 +303,5 @@ def counter_step(instructions: list[Instruction], loop: Loop) -> Optional[int]:
     return None
 
 
-__all__ = ["PIPES", "Instruction", "Loop", "disassemble", "parse", "find_loops", "loop_counts",
-           "outside_counts", "counter_step", "is_padding", "tool"]
+__all__ = ["PIPES", "Instruction", "Loop", "disassemble", "disassemble_many", "sole_code", "parse", "find_loops",
+           "loop_counts", "outside_counts", "counter_step", "is_padding", "tool"]
