@@ -11,7 +11,7 @@ and whether every kernel's count is counted or some kernel's is estimated) the m
           family knows its layout, that estimate for the others.
 
   scripts/wavefront-validation.py results/h100-2026-12-06e/validation-*.json --config configs/h100.yaml \\
-      [--iosim build/iosim] [--jobs 2] [--fail-above-median flash2-fwd=5 ...]
+      [--iosim build/iosim] [--jobs 2] [--only flash2-fwd ...] [--fail-above-median flash2-fwd=5 ...]
 """
 import argparse
 import concurrent.futures
@@ -61,10 +61,13 @@ def main():
     ap.add_argument("--iosim", default="build/iosim")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json-out", help="write the per-kernel figures here")
+    ap.add_argument("--only", action="append", default=[], metavar="SCHEDULE-PASS",
+                    help="only the runs of this schedule and pass (e.g. flash2-fwd); repeatable")
     ap.add_argument("--fail-above-median", action="append", default=[], metavar="GROUP=PERCENT",
                     help="exit 1 when the group's median |error| (after) is above PERCENT, or the group is absent")
     a = ap.parse_args()
-    runs = list(measured_runs(a.validation))
+    runs = [rm for rm in measured_runs(a.validation)
+            if not a.only or f"{rm[0]['schedule']}-{rm[0]['pass']}" in a.only]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         preds = list(ex.map(lambda rm: predict(a.iosim, a.config, rm[0]), runs))
     groups = {}
