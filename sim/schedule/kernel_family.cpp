@@ -31,7 +31,10 @@ std::vector<KernelFamily> make_families() {
   // Element-wise and row kernels (initialisation, the backward's pre- and post-processing, the
   // split-KV combine): no products, loads waited for at once. Registers: a base of 40 (not measured);
   // dependency waits not measured (none: memory-bound kernels, whose loads the model waits for).
-  f.push_back({.name = "elementwise", .source = "cuda/kernels/flash_aux.cu", .base_registers = 40});
+  f.push_back({.name = "elementwise",
+               .source = "cuda/kernels/flash_aux.cu",
+               .base_registers = 40,
+               .smem_layout = SharedLayout::none});
   // Standard attention runs cuBLAS GEMMs and a softmax kernel whose inner structure iosim does not
   // describe: the roofline (each resource at its measured rate). Registers: 40 + accumulators (an
   // estimate; cuBLAS chooses its own).

@@ -32,6 +32,9 @@ struct MatmulRole {
   WarpSplit split = WarpSplit::rows;
   Operand a = Operand::shared;
   Operand b = Operand::shared;
+  /// The warps write the product's output, packed to 16 bits, into shared memory for a later product of
+  /// the step (P and dS of the backward), one 32-bit store per lane.
+  bool output_staged = false;
 };
 
 /// The roles the families' products take: warps own rows with A from registers (Q held, P reused) or
@@ -39,6 +42,18 @@ struct MatmulRole {
 inline constexpr MatmulRole kRowsRegShared{WarpSplit::rows, Operand::registers, Operand::shared};
 inline constexpr MatmulRole kRowsSharedShared{WarpSplit::rows, Operand::shared, Operand::shared};
 inline constexpr MatmulRole kGridShared{WarpSplit::grid, Operand::shared, Operand::shared};
+/// A grid-split product whose output is staged in shared memory for a later product.
+inline constexpr MatmulRole kGridSharedStaged{WarpSplit::grid, Operand::shared, Operand::shared, true};
+
+/// What the model knows of a family's shared-memory layout, which decides whether it counts the
+/// kernel's shared-memory wavefronts (sim/timing/smem_wavefronts.h) or leaves them to an estimate.
+enum class SharedLayout : std::uint8_t {
+  unknown,   ///< a library's or a compiler's layout (cuBLAS, PyTorch's, Triton's) or one the family does not
+             ///< describe: the wavefronts are estimated from the bytes
+  none,      ///< uses no shared memory (iosim's element-wise kernels): no wavefronts
+  swizzled,  ///< iosim's kernels (cuda/kernels/common.cuh): 16-byte chunks XOR-swizzled, every ldmatrix and
+             ///< fragment store conflict-free (static_assert'ed there)
+};
 
 /// The tensor-core instruction a family's products issue.
 enum class MmaInstruction : std::uint8_t {
@@ -212,6 +227,15 @@ struct KernelFamily {
   std::uint32_t load_stages = 0;
   /// Register spills measured in the family's compiled kernels (empty: none, or none measured).
   std::vector<SpillStores> spills = {};
+  /// Its shared-memory layout, as far as the model knows it.
+  SharedLayout smem_layout = SharedLayout::unknown;
+  /// Its outputs reach HBM through shared memory: the warps write their fragments there and read them
+  /// back for the global stores (iosim's kernels' store_rows) or atomic adds (the backward's dQ).
+  bool output_staged = false;
+  /// 16-bit tiles the size of a step's first product's A (m × k: B_r × d) that the step reads from shared
+  /// memory by 32-bit loads beyond its products' operands: an output accumulated in place there (read
+  /// before each update) and element-wise operands (FlashAttention's O_i and dO_i for D_i = rowsum(dO ∘ O)).
+  std::uint32_t shared_tile_reads = 0;
 };
 
 /// The spills of `family`'s kernel `kernel_name` at compiled head dimension `head_dim`, under the causal

@@ -369,6 +369,7 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
       out.cycles += t.cycles;
       out.latency_cycles += t.cycles - t.busy;
       out.instructions.add(c.mix, static_cast<double>(shape.warps));
+      out.wavefronts.add(step_wavefronts(run.segment, true, f, c.mix, shape.warps));
       if (!last) last_step = c;
       --rest;
     }
@@ -379,6 +380,7 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
     out.cycles += cycles;
     out.latency_cycles += (t.cycles - t.busy) * static_cast<double>(rest);
     out.instructions.add(c.mix, static_cast<double>(shape.warps) * static_cast<double>(rest));
+    out.wavefronts.add(step_wavefronts(run.segment, false, f, c.mix, shape.warps), static_cast<double>(rest));
     if (!last) last_step = c;
     if (t.busy * static_cast<double>(rest) > longest_issue) {
       longest_issue = t.busy * static_cast<double>(rest);

@@ -54,6 +54,7 @@
 #include "sim/schedule/compiled_kernel.h"
 #include "sim/schedule/kernel_family.h"
 #include "sim/timing/instruction_mix.h"
+#include "sim/timing/smem_wavefronts.h"
 #include "sim/timing/sm_sim.h"
 #include "sim/timing/step_profile.h"
 
@@ -150,6 +151,7 @@ struct BlockTime {
   double latency_cycles = 0;
   const char* pipe = "";  ///< the busiest pipe of its longest issue-bound run
   InstructionMix instructions;  ///< every warp's, the whole block
+  SmemWavefronts wavefronts;    ///< the whole block's shared-memory wavefronts (smem_wavefronts.h)
 };
 /// `compiled`: the kernel's compiled record, which a `compiled` family's steps are priced from
 /// (compiled_step.h); nullptr for the others.

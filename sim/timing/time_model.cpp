@@ -75,6 +75,7 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
     t.limited_by = o.limited_by;
   }
   t.blocks_per_sm = per_sm;
+  t.smem_wavefronts_counted = counts_wavefronts(family);
 
   // Each distinct block's time at 1 … per_sm resident blocks.
   std::vector<std::vector<BlockTime>> table(prof.distinct.size());
@@ -100,6 +101,7 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
     all += bt.cycles;
     latency += bt.latency_cycles;
     t.instructions.add(bt.instructions, static_cast<double>(heads));
+    t.smem_wavefronts.add(bt.wavefronts, static_cast<double>(heads));
     if (t.pipe.empty() && bt.pipe[0] != '\0') t.pipe = bt.pipe;
   }
   const double to_s = 1 / rates.clock_hz;

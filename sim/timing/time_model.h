@@ -27,6 +27,7 @@
 #include "sim/gpu/gpu_model.h"
 #include "sim/schedule/schedule.h"
 #include "sim/timing/instruction_mix.h"
+#include "sim/timing/smem_wavefronts.h"
 
 namespace iosim {
 
@@ -51,6 +52,11 @@ struct KernelTime {
   std::string binding;
   std::string pipe;  ///< the busiest pipe of issue-bound steps ("tensor", "exp", "fp32", "shuffle", "issue")
   InstructionMix instructions;  ///< the SM model's warp instructions over the whole grid (0 for library kernels)
+  /// Shared-memory wavefronts over the whole grid, counted from the instructions where the family's
+  /// layout is known (smem_wavefronts_counted); 0 and false for the others, whose wavefronts a
+  /// report estimates from the bytes.
+  SmemWavefronts smem_wavefronts;
+  bool smem_wavefronts_counted = false;
 };
 
 struct TimePrediction {

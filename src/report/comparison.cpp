@@ -23,7 +23,6 @@ std::string percent(double relative) {
 
 namespace {
 
-constexpr double kWavefrontBytes = 128;  ///< one shared-memory wavefront serves 32 banks × 4 bytes
 constexpr double kCounterSectorBytes = 32;  ///< the lts__t_sectors_* counters count 32-byte sectors
 
 /// The L2 reads from the SMs: lts__t_sectors_srcunit_tex_op_read, or for a kernel that loads by TMA the
@@ -50,6 +49,7 @@ Comparison compare(const ScheduleRun& model, const gpu::Measurement& m) {
   const double sb = p.cold.sector_bytes;
   const gpu::Counters& k = m.counters;
   const bool on = m.has_counters;
+  const RunWavefronts waves = run_smem_wavefronts(p);
   c.rows = {
       l2_read_row(m, static_cast<double>(p.cold.l2_read_sectors()) * sb, sb),
       {"L2 writes from the SMs", "lts__t_sectors_srcunit_tex_op_write × 32", "B",
@@ -62,13 +62,10 @@ Comparison compare(const ScheduleRun& model, const gpu::Measurement& m) {
        k.dram_write_bytes, on, false},
       {"tensor-core FLOPs", "sm__ops_path_tensor_*", "FLOP", static_cast<double>(model.ledger.matmul_flops().value),
        k.tensor_ops, on && k.tensor_ops > 0, false},
-      {"shared-memory wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}", "",
-       [&] {
-         double bytes = 0;
-         for (const auto& kp : p.cold.kernels) bytes += static_cast<double>(kp.sram.value);
-         return bytes / kWavefrontBytes;
-       }(),
-       k.smem_ld_wavefronts + k.smem_st_wavefronts, on, true},
+      {"shared-memory wavefronts",
+       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}" +
+           (waves.estimated.empty() ? std::string() : " (estimated for " + waves.estimated + ")"),
+       "", waves.total, k.smem_ld_wavefronts + k.smem_st_wavefronts, on, !waves.estimated.empty()},
       {"time, cold L2", "CUDA events, median", "ms", p.cold_time.total_s * 1e3, m.time.median_ms, true, false},
       {"time, warm L2", "CUDA events, median", "ms", p.warm_time.total_s * 1e3, m.time_warm.median_ms, true, false},
       {"time, cold, at datasheet peaks", "CUDA events, median", "ms", p.cold_bound.total_s * 1e3, m.time.median_ms,

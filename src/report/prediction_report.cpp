@@ -18,6 +18,23 @@ std::string ms(double seconds) {
   return fmt::format("{:.3f} ms", v);
 }
 
+double kernel_smem_wavefronts(const KernelPrediction& k, const KernelTime& kt) {
+  constexpr double kWavefrontBytes = 128;  // 32 banks × 4 bytes
+  return kt.smem_wavefronts_counted ? kt.smem_wavefronts.total() : static_cast<double>(k.sram.value) / kWavefrontBytes;
+}
+
+RunWavefronts run_smem_wavefronts(const PredictedRun& p) {
+  RunWavefronts out;
+  for (std::size_t i = 0; i < p.cold.kernels.size(); ++i) {
+    const KernelPrediction& k = p.cold.kernels[i];
+    const KernelTime none;  // a kernel the time model did not price: its bytes' estimate
+    const KernelTime& kt = i < p.cold_time.kernels.size() ? p.cold_time.kernels[i] : none;
+    out.total += kernel_smem_wavefronts(k, kt);
+    if (!kt.smem_wavefronts_counted) out.estimated += (out.estimated.empty() ? "" : ", ") + k.name;
+  }
+  return out;
+}
+
 namespace {
 
 std::string sectors_as_bytes(std::uint64_t sectors, std::uint32_t sector_bytes) {
@@ -126,6 +143,7 @@ void waves_json(JsonWriter& w, const KernelWaves& k) {
 }
 
 void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std::vector<KernelWaves>* waves) {
+  double wavefronts = 0;
   const std::uint64_t sb = p.sector_bytes;
   w.begin_object().key("kernels").begin_array();
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
@@ -158,7 +176,11 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
     w.field("fp32", ins.fp32).field("ex2", ins.ex2).field("shuffle", ins.shuffle).field("barrier", ins.barrier);
     w.field("load", ins.load).field("store", ins.store).field("reduce", ins.reduce).field("other", ins.other);
     w.field("total", ins.total());
-    w.end_object().end_object();
+    w.end_object();
+    w.key("smem_wavefronts").begin_object().field("ld", kt.smem_wavefronts.ld).field("st", kt.smem_wavefronts.st);
+    w.field("total", kernel_smem_wavefronts(k, kt)).field("counted", kt.smem_wavefronts_counted).end_object();
+    w.end_object();
+    wavefronts += kernel_smem_wavefronts(k, kt);
     if (waves != nullptr && i < waves->size()) waves_json(w, (*waves)[i]);
     w.end_object();
   }
@@ -169,6 +191,7 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
   w.field("l2_read_bytes", p.l2_read_sectors() * sb).field("l2_write_bytes", p.l2_write_sectors() * sb);
   w.field("dram__bytes_read", p.dram_read().value).field("dram__bytes_write", p.dram_write().value);
   w.field("dirty_at_end_bytes", p.dirty_at_end.value);
+  w.field("smem_wavefronts", wavefronts);
   w.field("time_ms", t.total_s * 1e3).field("binding", t.binding);
   w.field("l2_mode", l2_mode_name(p.l2)).field("l2_sample_stride", std::uint64_t{p.sample_stride}).end_object();
 }

@@ -16,6 +16,19 @@ namespace iosim::report {
 /// {"cold": {...}, "warm": {...}} for one schedule.
 void prediction_json(JsonWriter& w, const PredictedRun& p);
 
+/// One kernel's shared-memory wavefronts (ld + st): counted by the time model where its family's
+/// layout is known (KernelTime::smem_wavefronts_counted), else estimated as its shared-memory bytes
+/// over 128 (one conflict-free wavefront).
+[[nodiscard]] double kernel_smem_wavefronts(const KernelPrediction& k, const KernelTime& kt);
+
+/// The shared-memory wavefronts of every kernel of `p` (cold), and the names of the kernels among them
+/// whose count is an estimate (comma-separated; empty when every kernel's is counted).
+struct RunWavefronts {
+  double total = 0;
+  std::string estimated;
+};
+[[nodiscard]] RunWavefronts run_smem_wavefronts(const PredictedRun& p);
+
 /// Milliseconds with three significant figures.
 [[nodiscard]] std::string ms(double seconds);
 

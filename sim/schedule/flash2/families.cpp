@@ -27,7 +27,9 @@ std::vector<KernelFamily> flash2_families() {
                .per_fragment = kFa2FwdRegisters.per_fragment,
                .overlap = Overlap::simulated,
                .overhead = {.per_row = 0.42, .per_column = 2.85, .per_pipelined_step = kFa2FwdPipelinedStep},
-               .waits = kFa2FwdWaits});
+               .waits = kFa2FwdWaits,
+               .smem_layout = SharedLayout::swizzled,
+               .output_staged = true});
   // FlashAttention-2's backward (cuda/kernels/flash2_bwd.cuh, flash_bwd_common.cuh): five products a
   // step, each tiled by the warps as a grid, every operand from shared memory (P and dS are staged
   // there for the transposed products); no row reductions (P from the saved L); Q_i, dO_i, L_i, D_i
@@ -35,12 +37,14 @@ std::vector<KernelFamily> flash2_families() {
   // per_row: the dQ accumulation's index arithmetic, shared-memory read and bounds test for each RED.
   f.push_back({.name = "fa2-bwd",
                .source = "cuda/kernels/flash2_bwd.cuh",
-               .matmuls = {kGridShared},
+               .matmuls = {kGridSharedStaged, kGridShared, kGridSharedStaged, kGridShared},
                .barriers_per_step = 3,
                .base_registers = 66.6,
                .per_fragment = 1.310,
                .overhead = {.per_step = 103, .per_score = 7.57, .per_row = 25.0, .per_column = 1.14},
-               .waits = {.per_instruction = 2.01, .per_mio = 15.6}});
+               .waits = {.per_instruction = 2.01, .per_mio = 15.6},
+               .smem_layout = SharedLayout::swizzled,
+               .output_staged = true});
   // PyTorch's FlashAttention-2 forward (SDPA's flash backend: flash-attention's
   // csrc/flash_attn/src/flash_fwd_kernel.h, compute_attn_1rowblock), at the tiles its launch template
   // picks (128 × 128 at d = 64, 128 × 64 at d = 128, 4 warps): warps own B_r / warps rows; Q is read

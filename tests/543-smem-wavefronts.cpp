@@ -1,0 +1,75 @@
+// Shared-memory wavefronts counted from the time model's instructions (sim/timing/smem_wavefronts.h):
+// a closed form for flash2's forward, cp.async and wgmma counting none, and the families whose layout
+// the model does not know left to the estimate.
+#include <doctest/doctest.h>
+
+#include "sim/schedule/kernel_family.h"
+#include "sim/timing/smem_wavefronts.h"
+#include "sim/timing/time_model.h"
+#include "src/config/hardware_config.h"
+#include "support/fixtures.h"
+
+using namespace iosim;
+using namespace iosim::test;
+
+namespace {
+
+HardwareSpec h200() { return config::load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/h200.yaml"); }
+
+}  // namespace
+
+TEST_CASE("flash2's forward: blocks × (steps × the step's ldmatrix + Q once + the staged epilogue)") {
+  // b = 2, h = 4, n = 1024, d = 64, B_r × B_c = 128 × 64, 4 warps of 32 rows each, 2 stages.
+  ScheduleContext ctx = context(problem(1024, 64, 2, 4), h200(), tiles(128, 64));
+  ctx.kernel = KernelRequest{4, 2};
+  const auto s = make_schedule("flash2", Pass::fwd, ctx);
+  const TimePrediction t = predict_time(*s, ctx, predict(*s, ctx), ctx.hardware);
+  REQUIRE(t.kernels.size() == 1);
+  const KernelTime& k = t.kernels[0];
+  CHECK(k.smem_wavefronts_counted);
+  const double blocks = 2.0 * 4 * (1024 / 128);
+  const double steps = 1024.0 / 64;
+  // Per warp and step: S = Q Kᵀ reads K as (d/16) × (B_c/16) ldmatrix.x4, O += P V reads V as
+  // (B_c/16) × (d/16): 32 of them, 4 wavefronts each; 4 warps.
+  const double per_step = 4 * (4 * 4 + 4 * 4) * 4.0;
+  // Q's fragments once: (32/16) × (64/16) ldmatrix.x4 per warp.
+  const double q_once = 4 * (2 * 4) * 4.0;
+  // The epilogue's stores (O: 128 × 64 × 2 bytes, L: 128 × 4 bytes) written into shared memory and read
+  // back: one wavefront per 128 bytes each way.
+  const double staged = (128.0 * 64 * 2 + 128.0 * 4) / 128;
+  CHECK(k.smem_wavefronts.ld == doctest::Approx(blocks * (steps * per_step + q_once + staged)));
+  CHECK(k.smem_wavefronts.st == doctest::Approx(blocks * staged));
+  CHECK(k.smem_wavefronts.total() == doctest::Approx(549376.0));
+}
+
+TEST_CASE("cp.async fills and a product's staged outputs: the backward's P and dS") {
+  KernelFamily f;
+  f.smem_layout = SharedLayout::swizzled;
+  f.matmuls = {kGridSharedStaged, kGridShared};
+  Segment s;
+  s.matmuls = {{64, 32, 64}, {32, 64, 64}};
+  s.load_bytes = 1 << 20;  // cp.async: outside the LSU's wavefronts
+  InstructionMix mix;
+  mix.ldmatrix = 10;
+  mix.load = 100;
+  const SmemWavefronts w = step_wavefronts(s, false, f, mix, 4);
+  CHECK(w.ld == doctest::Approx(4 * 10 * 4.0));
+  CHECK(w.st == doctest::Approx(64.0 * 32 * 2 / 128));  // only the first product's output is staged
+}
+
+TEST_CASE("a family whose layout is unknown is not counted; one without shared memory counts none") {
+  KernelFamily lib;
+  lib.model = FamilyModel::roofline;
+  CHECK_FALSE(counts_wavefronts(lib));
+  KernelFamily torch;  // a described family, but not iosim's layout (PyTorch's)
+  CHECK_FALSE(counts_wavefronts(torch));
+  InstructionMix mix;
+  mix.ldmatrix = 8;
+  CHECK(step_wavefronts(Segment{}, false, torch, mix, 4).total() == 0);
+  KernelFamily elementwise;
+  elementwise.smem_layout = SharedLayout::none;
+  CHECK(counts_wavefronts(elementwise));
+  CHECK(step_wavefronts(Segment{}, false, elementwise, mix, 4).total() == 0);
+  CHECK(counts_wavefronts(family_of("flash2_fwd")));
+  CHECK_FALSE(counts_wavefronts(family_of("flash2_fwd", KernelSource::pytorch)));
+}
