@@ -135,7 +135,10 @@ TEST_CASE("flash2 forward, causal and paged, matches the reference") {
 }
 
 TEST_CASE("flash3 forward over paged K/V, causal or not, matches the double-precision reference") {
-  const KernelSpec probe{Algo::flash3, Direction::fwd, 1, 1, 128, 128, 128, DType::fp16};
+  // A Hopper GPU and a build with flash3 run the first compiled tile of fp16 at d = 128.
+  const auto tiles = iosim::gpu::compiled_tiles(Algo::flash3, Direction::fwd, 128, DType::fp16);
+  const KernelSpec probe{Algo::flash3, Direction::fwd, 1, 1, 128, 128, 128, DType::fp16,
+                         tiles.empty() ? 0 : tiles.front().first, tiles.empty() ? 0 : tiles.front().second};
   if (const std::string why = iosim::gpu::unsupported(probe); !why.empty()) {
     MESSAGE("skipped: " << why);  // not a Hopper GPU, or a build without flash3
     return;
