@@ -4,8 +4,8 @@
 // one row per grid head (one query, group 1) every block's 4-byte Lpart or L store is a request of its
 // own, one L2 sector each; the L2 is write-back and these tensors fit it, so each dirty sector reaches
 // DRAM once, in the drain: DRAM writes are the tensors' bytes. The H100 measured both kernels' L2 writes
-// exactly so (lts__t_sectors_srcunit_tex_op_write, results/h100-2026-12-06i), and their DRAM writes
-// above these bytes by what a read sweep writes on a clean L2 (results/decode-writes-2026-12-06).
+// exactly so (lts__t_sectors_srcunit_tex_op_write), and their DRAM writes above these bytes by tens of kB
+// that the measurement itself writes (docs/validation.md, "Decoding").
 #include <doctest/doctest.h>
 
 #include "sim/gpu/gpu_model.h"
