@@ -142,7 +142,8 @@ struct Accuracy {
 /// Hardware counters over one measured range (all kernels of one schedule run), summed over the GPU.
 struct Counters {
   double dram_read_bytes = 0;       ///< dram__bytes_read.sum
-  double dram_write_bytes = 0;      ///< dram__bytes_write.sum, plus the drain range's write-backs
+  /// dram__bytes_write.sum of the run, plus what the drain range wrote beyond a clean L2's drain
+  double dram_write_bytes = 0;
   double l2_read_sectors = 0;       ///< lts__t_sectors_srcunit_tex_op_read.sum
   double l2_write_sectors = 0;      ///< lts__t_sectors_srcunit_tex_op_write.sum
   double l2_atom_sectors = 0;       ///< lts__t_sectors_srcunit_tex_op_atom.sum
@@ -154,6 +155,10 @@ struct Counters {
   /// (collected for kernels that load by TMA only, Measurement::tma_loads)
   double tma_read_bytes = 0;
   double drain_dram_write_bytes = 0;  ///< the part of dram_write_bytes written back during the drain
+  double run_dram_write_bytes = 0;    ///< dram__bytes_write.sum of the run's range alone
+  /// dram__bytes_write.sum of the drain's sweep on a clean L2 (right after the flush): subtracted from
+  /// the drain's
+  double clean_drain_dram_write_bytes = 0;
 };
 
 struct Timing {

@@ -2,9 +2,11 @@
 //
 //   inputs drawn, outputs poisoned; for a backward, the forward run first (its saved tensors)
 //   warm-up: `warmup` runs
-//   counters: range "flush": an L2 sweep → range "run": the schedule's kernels → range "drain": a
-//             sweep; DRAM writes of the run = run + drain (the L2 is write-back: the run's dirty lines
-//             are written while the drain evicts them; ../shared/domain-notes.md). The flush is a
+//   counters: range "flush": an L2 sweep → range "clean": the same sweep of the now clean L2 → range
+//             "run": the schedule's kernels → range "drain": a sweep; DRAM writes of the run = run +
+//             (drain − clean) (the L2 is write-back: the run's dirty lines are written while the drain
+//             evicts them, ../shared/domain-notes.md; a sweep of a clean L2 writes tens of kB of its
+//             own, which are not the run's). The flush is a
 //             profiled range, not a sweep before the profiler starts: starting the range profiler leaves
 //             about 21 MB dirty in the L2 of an H200 (measured), which an earlier sweep cannot
 //             clean and which would otherwise be written back inside "run" and "drain".
@@ -95,6 +97,14 @@ void count(const KernelSpec& spec, detail::AttentionBuffers& buf, cudaStream_t s
   prof.begin_range("flush");
   if (flush) sweep.sweep(stream);
   prof.end_range();
+  // The same sweep once more on an L2 that holds only the flush's clean lines: what the drain writes to
+  // DRAM when no kernel left a dirty line. A read-only sweep still shows tens of kB of DRAM writes on the
+  // H100 and the H200 (22.5–89 kB after kernels with no global store, tests/gpu/test_profiler.cpp), which
+  // are not the run's.
+  // Without the flush the run starts on whatever the L2 holds, and the clean range is left empty.
+  prof.begin_range("clean");
+  if (flush) sweep.sweep(stream);
+  prof.end_range();
   prof.begin_range("run");
   detail::launch(spec, buf, stream);
   prof.end_range();
@@ -102,16 +112,21 @@ void count(const KernelSpec& spec, detail::AttentionBuffers& buf, cudaStream_t s
   sweep.sweep(stream);
   prof.end_range();
   const std::vector<RangeResult> r = prof.results();
-  const RangeResult& run = r.at(1);
-  const RangeResult& drain = r.at(2);
+  const RangeResult& clean = r.at(1);
+  const RangeResult& run = r.at(2);
+  const RangeResult& drain = r.at(3);
   const auto get = [&](const RangeResult& x, const char* metric) {
     const auto it = x.values.find(metric);
     return it == x.values.end() ? 0.0 : it->second;
   };
   Counters& c = m.counters;
   c.dram_read_bytes = get(run, metric::dram_read);
+  c.run_dram_write_bytes = get(run, metric::dram_write);
   c.drain_dram_write_bytes = get(drain, metric::dram_write);
-  c.dram_write_bytes = get(run, metric::dram_write) + c.drain_dram_write_bytes;
+  c.clean_drain_dram_write_bytes = get(clean, metric::dram_write);
+  // The run's writes: its own range plus what the drain wrote beyond the clean L2's drain.
+  c.dram_write_bytes =
+      c.run_dram_write_bytes + std::max(0.0, c.drain_dram_write_bytes - c.clean_drain_dram_write_bytes);
   c.l2_read_sectors = get(run, metric::l2_read_sectors);
   c.l2_write_sectors = get(run, metric::l2_write_sectors);
   c.l2_atom_sectors = get(run, metric::l2_atom_sectors);

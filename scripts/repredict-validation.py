@@ -10,6 +10,9 @@ change to the L2 or time model can be checked against the H200's numbers on any 
   scripts/repredict-validation.py results/validation-nvidia-h200-2026-11-29.json \
       --config configs/h200.yaml [--iosim build/iosim] [--l2-policy random] [--jobs 2] \
       [--pass bwd] [--grouped]    # only the backward kernels, only those with grouped K/V heads
+      [--schedule flashdecode] [--fail-above-median "DRAM writes (with the drain)=41"]
+The last fails (exit 1) when today's median |error| of that counter is above the limit, in percent (the
+ctests that hold a counter on committed data, tests/CMakeLists.txt).
 """
 import argparse
 import concurrent.futures
@@ -61,10 +64,15 @@ def main():
     ap.add_argument("--json-out", help="write the per-kernel errors here")
     ap.add_argument("--pass", dest="pass_", choices=["fwd", "bwd"], help="only the kernels of this pass")
     ap.add_argument("--grouped", action="store_true", help="only the kernels with grouped K/V heads (kv_heads < heads)")
+    ap.add_argument("--schedule", action="append", help="only the kernels of these schedules (repeatable)")
+    ap.add_argument("--fail-above-median", action="append", default=[], metavar="COUNTER=PERCENT",
+                    help="exit 1 if today's median |error| of COUNTER is above PERCENT (repeatable)")
     a = ap.parse_args()
     runs = [r for f in a.validation for r in json.load(open(f))["runs"]]
     if a.pass_:
         runs = [r for r in runs if r["pass"] == a.pass_]
+    if a.schedule:
+        runs = [r for r in runs if r["schedule"] in a.schedule]
     if a.grouped:
         runs = [r for r in runs if r["problem"].get("kv_heads", r["problem"]["heads"]) < r["problem"]["heads"]]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
@@ -100,6 +108,14 @@ def main():
               f"{pct(max_then, 10)} {pct(max(now), 8)} {over_then:>9} {sum(e > 0.05 for e in now):5d}")
     if a.json_out:
         json.dump(per_kernel, open(a.json_out, "w"), indent=1)
+    failed = False
+    for limit in a.fail_above_median:
+        q, pct_limit = limit.rsplit("=", 1)
+        now = table[q][1]
+        if not now or 100 * statistics.median(now) > float(pct_limit):
+            print(f"FAIL: {q}: median |error| {pct(statistics.median(now), 8) if now else 'none'} above {pct_limit}%")
+            failed = True
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

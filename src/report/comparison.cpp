@@ -165,6 +165,11 @@ void comparison_json(JsonWriter& w, const Comparison& c) {
   w.field("has_counters", c.measured.has_counters).field("counters_error", c.measured.counters_error);
   w.field("tma_loads", c.measured.tma_loads);
   if (c.measured.tma_loads) w.field("lts_read_sectors", c.measured.counters.l2_read_sectors);  // the L2 side's view
+  if (c.measured.has_counters) {  // the ranges DRAM writes (with the drain) comes from (cuda/measure.cpp)
+    const auto& k = c.measured.counters;
+    w.key("dram_write_ranges").begin_object().field("run", k.run_dram_write_bytes);
+    w.field("drain", k.drain_dram_write_bytes).field("clean_drain", k.clean_drain_dram_write_bytes).end_object();
+  }
   w.key("rows").begin_array();
   for (const CounterRow& r : c.rows) {
     w.begin_object().field("quantity", r.quantity).field("counter", r.counter).field("unit", r.unit);
