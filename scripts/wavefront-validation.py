@@ -86,7 +86,8 @@ def main():
                            "tile": run["tile"], "measured": measured, "before": before, "after": after,
                            "estimated": estimated})
     print(f"{len(runs)} kernels with measured wavefronts; model config {a.config}")
-    print(f"{'group':60} {'n':>4} {'median before':>14} {'after':>8} {'max before':>11} {'after':>8} {'signed after':>13}")
+    print(f"{'group':60} {'n':>4} {'median before':>14} {'after':>8} {'max before':>11} {'after':>8}"
+          f" {'signed after':>13}")
     for g, errs in sorted(groups.items()):
         b = [abs(x) for x, _ in errs]
         n = [abs(y) for _, y in errs]
