@@ -16,7 +16,7 @@
 #include "sim/core/hardware.h"
 #include "sim/core/page_order.h"
 #include "iosim_generated/kernel_menu.h"
-#include "sim/schedule/cuda_algo.h"
+#include "sim/schedule/cuda_kernels.h"
 
 namespace iosim::gpu {
 
@@ -43,11 +43,6 @@ struct DeviceInfo {
 /// Properties of device 0. Only after available() returned true.
 [[nodiscard]] DeviceInfo device_info();
 
-/// The schedule whose kernels these are, as its registry entry names them (sim/schedule/registry.h):
-/// flashdecode: split-KV decoding, a group's query heads packed as one block's rows; flashdecode_heads:
-/// the same kernels with one block row set per query head (sim/schedule/flashdecode/flashdecode.cpp). name(Algo) is
-/// the schedule's name, as the CLI spells it.
-using Algo = CudaAlgo;
 using iosim::name;
 enum class Direction : std::uint8_t { fwd, bwd };
 
@@ -63,7 +58,10 @@ inline constexpr auto kHeadDims = kernel_menu::kHeadDims;
 
 /// One kernel configuration: a schedule, a pass, a problem and the schedule's tile.
 struct KernelSpec {
-  Algo algo = Algo::flash2;
+  /// The schedule whose kernels these are, by its registry name as the CLI spells it (sim/schedule/registry.h);
+  /// its entry's CudaKernels (sim/schedule/cuda_kernels.h) says which kernels they are. Views the catalog's
+  /// name (or a literal): the spec holds no string of its own.
+  std::string_view schedule = "flash2";
   Direction pass = Direction::fwd;
   int batch = 1;
   int heads = 1;
@@ -89,13 +87,22 @@ struct KernelSpec {
   std::uint64_t page_seed = 0;                   ///< the shuffle's seed (page_order random)
 };
 
+/// What the registry entry of spec's schedule says of its CUDA kernels; a description with no tensors and
+/// every property false where no entry of that name has CUDA kernels (unsupported_in_build refuses such a spec).
+[[nodiscard]] inline const CudaKernels& described(const KernelSpec& s) {
+  static constexpr CudaKernels kNone{};
+  const CudaKernels* k = cuda_kernels(s.schedule);
+  return k != nullptr ? *k : kNone;
+}
+
 /// Key/value heads of `s` (kv_heads, or heads where it is 0) and query heads per key/value head.
 [[nodiscard]] constexpr int kv_head_count(const KernelSpec& s) { return s.kv_heads == 0 ? s.heads : s.kv_heads; }
 [[nodiscard]] constexpr int group_size(const KernelSpec& s) { return s.heads / kv_head_count(s); }
 
 /// The (B_r, B_c) tiles compiled into this build for a schedule, pass, head dim and type, each once;
 /// the first is the default. Empty for naive (cuBLAS picks its own tiles).
-[[nodiscard]] std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d, DType dtype);
+[[nodiscard]] std::vector<std::pair<int, int>> compiled_tiles(std::string_view schedule, Direction pass, int d,
+                                                              DType dtype);
 
 /// One compiled kernel of a schedule's pass: its tile, warps per block and K/V stages.
 struct KernelVariant {
@@ -107,7 +114,8 @@ struct KernelVariant {
 
 /// Every compiled variant of a schedule, pass, head dim and type (tile × warps × stages), the default
 /// first; within a tile the tile's default (what warps = stages = 0 selects) first. Empty for naive.
-[[nodiscard]] std::vector<KernelVariant> compiled_variants(Algo algo, Direction pass, int d, DType dtype);
+[[nodiscard]] std::vector<KernelVariant> compiled_variants(std::string_view schedule, Direction pass, int d,
+                                                           DType dtype);
 
 /// How the kernel that runs `spec` is built: warps per block and K/V stages of its main kernel,
 /// {0, 0} for naive (cuBLAS decides) or a spec this build cannot run. Needs no GPU.

@@ -146,7 +146,7 @@ Measurement measure(const KernelSpec& spec, const MeasureOptions& opt) {
   Measurement m;
   m.spec = spec;
   m.device = device_info().name;
-  m.tma_loads = detail::loads_by_tma(spec.algo);
+  m.tma_loads = described(spec).hopper_tma;  // TMA loads: L2 reads counted at the L1 side
   Stream stream;
   detail::AttentionBuffers buf(spec);
   buf.fill_inputs(kSeed, stream.get());

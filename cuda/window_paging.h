@@ -20,10 +20,10 @@ inline constexpr int kFlash3MinPage = 16;
 
 /// Empty when `s`'s kernel runs its window and pages (or has none); otherwise one line saying why not.
 [[nodiscard]] inline std::string window_paging_unsupported(const KernelSpec& s) {
-  const bool flash2_fwd = s.algo == Algo::flash2 && s.pass == Direction::fwd;
-  const bool flash3_fwd = s.algo == Algo::flash3 && s.pass == Direction::fwd;
-  const bool decode = s.algo == Algo::flashdecode || s.algo == Algo::flashdecode_heads;
-  const std::string kernel = std::string(name(s.algo)) + (s.pass == Direction::fwd ? " fwd" : " bwd");
+  const CudaKernels& k = described(s);
+  const bool paged = k.paged_fwd && s.pass == Direction::fwd;
+  const bool tma_boxes = k.hopper_tma && s.pass == Direction::fwd;  // pages of whole TMA boxes
+  const std::string kernel = std::string(s.schedule) + (s.pass == Direction::fwd ? " fwd" : " bwd");
   if (s.window < 0) return "--window must be positive (got " + std::to_string(s.window) + ")";
   if (s.window > 0) {
     if (!s.causal) return "--window needs the causal mask (a window ends at each query's diagonal)";
@@ -33,16 +33,16 @@ inline constexpr int kFlash3MinPage = 16;
   }
   if (s.page_size < 0) return "--page-size must be positive (got " + std::to_string(s.page_size) + ")";
   if (s.page_size > 0) {
-    if (!flash2_fwd && !flash3_fwd && !decode) {
+    if (!paged) {
       return "--page-size: the " + kernel +
              " kernel has no paged K/V (flash2's and flash3's forward and flashdecode have)";
     }
     if (!std::has_single_bit(static_cast<unsigned>(s.page_size))) {
       return "--page-size must be a power of two (got " + std::to_string(s.page_size) + ")";
     }
-    if (flash3_fwd && s.page_size < kFlash3MinPage) {
+    if (tma_boxes && s.page_size < kFlash3MinPage) {
       return "--page-size must be at least " + std::to_string(kFlash3MinPage) +
-             " for the flash3 fwd kernel (its TMA copies K/V in boxes of " + std::to_string(kFlash3MinPage) +
+             " for the " + kernel + " kernel (its TMA copies K/V in boxes of " + std::to_string(kFlash3MinPage) +
              " rows; got " + std::to_string(s.page_size) + ")";
     }
     if (s.bc > 0 && s.bc % s.page_size != 0 && s.page_size % s.bc != 0) {

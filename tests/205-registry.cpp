@@ -35,7 +35,7 @@ TEST_CASE("registry: names are unique, every entry has a forward pass, lookups a
     CHECK(find_schedule(e.name) == &e);
     CHECK(&schedule_entry(e.name) == &e);
     CHECK(has_pass(e.name, Pass::bwd) == static_cast<bool>(e.bwd));
-    if (e.cuda) CHECK(name(e.cuda->algo) == e.name);
+    CHECK(cuda_kernels(e.name) == (e.cuda ? &*e.cuda : nullptr));
   }
   CHECK(find_schedule("flash9") == nullptr);
   CHECK_THROWS_WITH_AS((void)schedule_entry("flash9"),
@@ -142,11 +142,32 @@ TEST_CASE("registry: the decoding schedules run forward only on CUDA kernels, wi
   CHECK(schedule_names([](const ScheduleEntry& e) { return e.validate.library_tiles; }) == "naive");
 }
 
+TEST_CASE("registry: the properties of the CUDA kernels agree with the rest of the entry") {
+  const auto with = [](bool (*has)(const CudaKernels&)) {
+    return schedule_names([&](const ScheduleEntry& e) { return e.cuda && has(*e.cuda); });
+  };
+  CHECK(with([](const CudaKernels& k) { return k.library; }) == "naive");
+  CHECK(with([](const CudaKernels& k) { return k.decode; }) == "flashdecode and flashdecode-heads");
+  CHECK(with([](const CudaKernels& k) { return k.packed_heads; }) == "flashdecode");
+  CHECK(with([](const CudaKernels& k) { return k.hopper_tma; }) == "flash3");
+  CHECK(with([](const CudaKernels& k) { return k.paged_fwd; }) == "flash2, flashdecode, flashdecode-heads and flash3");
+  for (const ScheduleEntry& e : schedule_catalog()) {
+    CAPTURE(e.name);
+    if (!e.cuda) continue;
+    CHECK(e.cuda->library == e.validate.library_tiles);  // cuBLAS picks its own tiles: one run per problem
+    CHECK(e.cuda->decode == e.validate.decode);
+    CHECK(!(e.cuda->packed_heads && !e.cuda->decode));
+    CHECK(e.cuda->hopper_tma == e.caps.hopper_only);
+    if (e.cuda->paged_fwd) CHECK(e.caps.paged_fwd);  // the model pages what the kernels page
+  }
+  CHECK(cuda_kernels("flash9") == nullptr);
+}
+
 TEST_CASE("registry: an entry's CUDA kernels write each pass it has, and check results they write") {
   for (const ScheduleEntry& e : schedule_catalog()) {
     CAPTURE(e.name);
     if (!e.cuda) continue;
-    CHECK(cuda_kernels(e.cuda->algo) == &*e.cuda);
+    CHECK(cuda_kernels(e.name) == &*e.cuda);
     for (const Pass p : {Pass::fwd, Pass::bwd}) {
       const CudaPassTensors& t = p == Pass::fwd ? e.cuda->fwd : e.cuda->bwd;
       CHECK(t.writes.empty() == (e.factory(p) == nullptr));

@@ -37,7 +37,7 @@ class Stream {
 
 std::vector<Accuracy> check_accuracy(const KernelSpec& spec, std::uint64_t seed) {
   if (const std::string why = unsupported(spec); !why.empty()) throw std::runtime_error("check_accuracy: " + why);
-  if (detail::is_decode(spec.algo)) return detail::check_decode_accuracy(spec, seed);
+  if (described(spec).decode) return detail::check_decode_accuracy(spec, seed);
   const Stream stream;
   detail::AttentionBuffers buf(spec);
   buf.fill_inputs(seed, stream.get());

@@ -73,7 +73,7 @@ AttentionBuffers::AttentionBuffers(const KernelSpec& spec) : spec_(spec), impl_(
     impl->count[i] = tensor_elements(spec, t);
     IOSIM_CUDA_CHECK(cudaMalloc(&impl->ptr[i], tensor_bytes(spec, t)));
   }
-  if (spec.algo == Algo::naive) naive_prepare();
+  if (described(spec).library) naive_prepare();
   impl_ = impl.release();
 }
 

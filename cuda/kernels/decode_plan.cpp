@@ -23,11 +23,13 @@ int device_sm_count() {
 }
 
 std::string unsupported_decode(const KernelSpec& s) {
-  if (!is_decode(s.algo)) {  // kv_heads is the other schedules' to check
-    if (s.splits != 0) return std::string(name(s.algo)) + " has no K/V splits (splits = " + std::to_string(s.splits) + ")";
+  if (!described(s).decode) {  // kv_heads is the other schedules' to check
+    if (s.splits != 0) {
+      return std::string(s.schedule) + " has no K/V splits (splits = " + std::to_string(s.splits) + ")";
+    }
     return "";
   }
-  if (s.pass != Direction::fwd) return std::string(name(s.algo)) + " has no backward pass";
+  if (s.pass != Direction::fwd) return std::string(s.schedule) + " has no backward pass";
   if (s.kv_heads < 0 || (s.heads >= 1 && s.kv_heads > 0 && s.heads % s.kv_heads != 0)) {
     return "kv_heads (" + std::to_string(s.kv_heads) + ") must divide heads (" + std::to_string(s.heads) + ")";
   }
@@ -40,7 +42,7 @@ std::string unsupported_decode(const KernelSpec& s) {
 
 DecodePlan decode_plan(const KernelSpec& spec, int sm_count) {
   DecodePlan p;
-  const bool packed = spec.algo == Algo::flashdecode;
+  const bool packed = described(spec).packed_heads;
   p.kv_heads = kv_heads_of(spec);
   const int group = spec.heads / p.kv_heads;
   p.rows = packed ? group * spec.n : spec.n;

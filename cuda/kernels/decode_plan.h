@@ -14,8 +14,6 @@ namespace iosim::gpu::detail {
 /// FlashAttention-2's heuristic never picks more (fa2_num_splits' max_splits).
 inline constexpr int kMaxDecodeSplits = 128;
 
-[[nodiscard]] constexpr bool is_decode(Algo a) { return a == Algo::flashdecode || a == Algo::flashdecode_heads; }
-
 /// spec.kv_heads, or heads where it is 0.
 [[nodiscard]] constexpr int kv_heads_of(const KernelSpec& s) { return s.kv_heads != 0 ? s.kv_heads : s.heads; }
 

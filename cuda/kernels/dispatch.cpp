@@ -24,7 +24,7 @@
 namespace iosim::gpu {
 
 std::string detail::spec_text(const KernelSpec& s) {
-  return std::string(name(s.algo)) + (s.pass == Direction::fwd ? " fwd" : " bwd") + " d=" + std::to_string(s.d) + " " +
+  return std::string(s.schedule) + (s.pass == Direction::fwd ? " fwd" : " bwd") + " d=" + std::to_string(s.d) + " " +
          std::string(name(s.dtype));
 }
 
@@ -56,7 +56,7 @@ std::string variant_text(const KernelSpec& s) {
 /// The compiled (warps, stages) of one tile, e.g. "4w2s, 8w1s".
 std::string shapes_text(const KernelSpec& s) {
   std::string out;
-  for (const KernelVariant& v : compiled_variants(s.algo, s.pass, s.d, s.dtype)) {
+  for (const KernelVariant& v : compiled_variants(s.schedule, s.pass, s.d, s.dtype)) {
     if (v.br == s.br && v.bc == s.bc) {
       out += (out.empty() ? "" : ", ") + std::to_string(v.warps) + "w" + std::to_string(v.stages) + "s";
     }
@@ -67,7 +67,7 @@ std::string shapes_text(const KernelSpec& s) {
 }  // namespace
 
 std::string unsupported_in_build(const KernelSpec& s) {
-  if (cuda_kernels(s.algo) == nullptr) return "unknown schedule";  // no registry entry names these kernels
+  if (cuda_kernels(s.schedule) == nullptr) return "unknown schedule";  // no registry entry names these kernels
   if (const std::string why = detail::unsupported_decode(s); !why.empty()) return why;
   if (const std::string why = detail::flash3_unsupported_in_build(s); !why.empty()) return why;
   if (s.pass != Direction::fwd && s.pass != Direction::bwd) return "unknown pass";
@@ -96,14 +96,14 @@ std::string unsupported_in_build(const KernelSpec& s) {
     return "batch x heads x rows exceeds 2^31 - 1 rows";
   }
   if (const std::string why = window_paging_unsupported(s); !why.empty()) return spec_text(s) + ": " + why;
-  if (s.algo == Algo::naive) return "";
+  if (described(s).library) return "";
   if (s.warps < 0 || s.stages < 0) {
     return "warps and stages must be 0 (the tile's default) or positive (got " + std::to_string(s.warps) + ", " +
            std::to_string(s.stages) + ")";
   }
   if (s.br == 0 && s.bc == 0) {
     return spec_text(s) + ": no tile given (B_r = B_c = 0); compiled tiles: " +
-           tiles_text(compiled_tiles(s.algo, s.pass, s.d, s.dtype));
+           tiles_text(compiled_tiles(s.schedule, s.pass, s.d, s.dtype));
   }
   if (detail::find_kernel(s) == nullptr) {
     KernelSpec tile_only = s;
@@ -114,33 +114,37 @@ std::string unsupported_in_build(const KernelSpec& s) {
              "; -DIOSIM_CUDA_FULL_TILES=ON compiles the whole menu)";
     }
     return spec_text(s) + ": tile " + std::to_string(s.br) + "x" + std::to_string(s.bc) +
-           " is not compiled in this build (compiled: " + tiles_text(compiled_tiles(s.algo, s.pass, s.d, s.dtype)) +
+           " is not compiled in this build (compiled: " + tiles_text(compiled_tiles(s.schedule, s.pass, s.d, s.dtype)) +
            "; -DIOSIM_CUDA_FULL_TILES=ON compiles the whole menu)";
   }
   return "";
 }
 
-std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d, DType dtype) {
+std::vector<std::pair<int, int>> compiled_tiles(std::string_view schedule, Direction pass, int d, DType dtype) {
   std::vector<std::pair<int, int>> tiles;
-  for (const KernelVariant& v : compiled_variants(algo, pass, d, dtype)) {
+  for (const KernelVariant& v : compiled_variants(schedule, pass, d, dtype)) {
     if (std::find(tiles.begin(), tiles.end(), std::pair{v.br, v.bc}) == tiles.end()) tiles.emplace_back(v.br, v.bc);
   }
   return tiles;
 }
 
-std::vector<KernelVariant> compiled_variants(Algo algo, Direction pass, int d, DType dtype) {
+std::vector<KernelVariant> compiled_variants(std::string_view schedule, Direction pass, int d, DType dtype) {
   std::vector<KernelVariant> out;
-  for (const detail::KernelEntry& e : algo == Algo::flash3 ? detail::flash3_registry() : detail::kernel_registry()) {
-    if (e.algo == algo && e.pass == pass && e.d == d && e.dtype == dtype) out.push_back({e.br, e.bc, e.warps, e.stages});
+  const CudaKernels* k = cuda_kernels(schedule);
+  const bool tma = k != nullptr && k->hopper_tma;
+  for (const detail::KernelEntry& e : tma ? detail::flash3_registry() : detail::kernel_registry()) {
+    if (e.schedule == schedule && e.pass == pass && e.d == d && e.dtype == dtype) {
+      out.push_back({e.br, e.bc, e.warps, e.stages});
+    }
   }
   return out;
 }
 
 KernelShape kernel_shape(const KernelSpec& spec) {
-  if (spec.algo == Algo::naive) return {};
+  if (described(spec).library) return {};
   const detail::KernelEntry* e = detail::find_kernel(spec);
   if (e == nullptr) return KernelShape{};
-  if (!detail::is_decode(spec.algo)) return KernelShape{e->warps, e->stages};
+  if (!described(spec).decode) return KernelShape{e->warps, e->stages};
   const bool known = spec.splits > 0 || detail::device_sm_count() > 0;
   return KernelShape{e->warps, e->stages, known ? detail::decode_plan(spec).splits : 0};
 }
@@ -154,8 +158,8 @@ std::string unsupported(const KernelSpec& spec) {
     return "needs compute capability 8.0 or newer; " + dev.name + " is " + std::to_string(dev.cc_major) + "." +
            std::to_string(dev.cc_minor);
   }
-  if (spec.algo == Algo::flash3 && !(why = detail::flash3_unsupported_on(dev)).empty()) return why;
-  if (spec.algo != Algo::naive) {
+  if (described(spec).hopper_tma && !(why = detail::flash3_unsupported_on(dev)).empty()) return why;
+  if (!described(spec).library) {
     const detail::KernelEntry* e = detail::find_kernel(spec);
     if (e->smem_bytes > dev.smem_per_block_optin) {
       return spec_text(spec) + " tile " + variant_text(spec) + " needs " +
@@ -175,13 +179,13 @@ std::string unsupported(const KernelSpec& spec) {
 namespace detail {
 
 const CudaKernels& kernels_of(const KernelSpec& spec) {
-  const CudaKernels* k = cuda_kernels(spec.algo);
+  const CudaKernels* k = cuda_kernels(spec.schedule);
   if (k == nullptr) throw std::invalid_argument("no schedule's registry entry names these CUDA kernels");
   return *k;
 }
 
 void launch(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
-  if (spec.algo == Algo::naive) {
+  if (described(spec).library) {
     spec.pass == Direction::fwd ? naive_forward(spec, buf, stream) : naive_backward(spec, buf, stream);
     return;
   }
@@ -194,10 +198,10 @@ void prepare_backward(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_
   KernelSpec fwd = spec;
   fwd.pass = Direction::fwd;
   fwd.warps = fwd.stages = 0;  // the backward's warps and stages say nothing about its forward's
-  if (fwd.algo != Algo::naive && find_kernel(fwd) == nullptr) {
+  if (!described(fwd).library && find_kernel(fwd) == nullptr) {
     // The forward is not compiled for the backward's tile (the default build has one tile per pass):
     // its default tile writes the same O and statistics.
-    const auto tiles = compiled_tiles(fwd.algo, fwd.pass, fwd.d, fwd.dtype);
+    const auto tiles = compiled_tiles(fwd.schedule, fwd.pass, fwd.d, fwd.dtype);
     if (tiles.empty()) throw std::invalid_argument("prepare_backward: " + unsupported_in_build(fwd));
     fwd.br = tiles.front().first;
     fwd.bc = tiles.front().second;

@@ -18,7 +18,7 @@
 // P and dS through shared memory, 16-byte cp.async loads and 16-byte stores); dQ_i is read into a
 // shared tile, updated in place by the threads that own its elements, and written back whole.
 //
-// Run: iosim::gpu::detail::launch with KernelSpec{Algo::flash1, Direction::bwd, …} after
+// Run: iosim::gpu::detail::launch with KernelSpec{"flash1", Direction::bwd, …} after
 // prepare_backward; tested in tests/gpu/test_kernels.cpp.
 #pragma once
 

@@ -24,7 +24,7 @@
 // conflict-free shared tiles (common.cuh); O_i goes back through its shared tile in 16-byte stores; l and m move
 // as fp32 scalars (L2-only loads). Speed is not the point: this is the paper's schedule.
 //
-// Run: iosim::gpu::detail::launch with KernelSpec{Algo::flash1, Direction::fwd, …}; tested in
+// Run: iosim::gpu::detail::launch with KernelSpec{"flash1", Direction::fwd, …}; tested in
 // tests/gpu/test_kernels.cpp.
 #pragma once
 

@@ -21,7 +21,7 @@
 // shared memory in the element type for the transposed products; K_j, V_j, Q_i, dO_i by 16-byte
 // cp.async (L2 only, zero-filled past n / n_kv); three block barriers per Q tile.
 //
-// Run: iosim::gpu::detail::launch with KernelSpec{Algo::flash2, Direction::bwd, …} after
+// Run: iosim::gpu::detail::launch with KernelSpec{"flash2", Direction::bwd, …} after
 // prepare_backward; tested in tests/gpu/test_kernels.cpp.
 #pragma once
 

@@ -25,7 +25,7 @@
 // ldmatrix (K as [n][k], V with .trans as [k][n]) is free of bank conflicts; O staged through the
 // (by then idle) Q tile so that it leaves in 16-byte stores.
 //
-// Run: through iosim::gpu::detail::launch with KernelSpec{Algo::flash2, Direction::fwd, …}; tested in
+// Run: through iosim::gpu::detail::launch with KernelSpec{"flash2", Direction::fwd, …}; tested in
 // tests/gpu/test_kernels.cpp.
 #pragma once
 

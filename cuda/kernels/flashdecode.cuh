@@ -29,7 +29,7 @@
 // diagonal or the window's edge crosses are masked by element. A split with no tile of the run stores
 // O = 0, L = −inf, which the combine weighs 0; a row that sees no key at all gets O = 0, L = −inf.
 //
-// Run: through iosim::gpu::detail::launch with KernelSpec{Algo::flashdecode or flashdecode_heads, …};
+// Run: through iosim::gpu::detail::launch with KernelSpec{"flashdecode" or "flashdecode-heads", …};
 // tested in tests/gpu/test_decode.cpp.
 #pragma once
 
@@ -564,7 +564,7 @@ void launch_flashdecode(const KernelSpec& spec, AttentionBuffers& buf, cudaStrea
                        0,
                        0,
                        spec.n,
-                       spec.algo == Algo::flashdecode ? 1 : 0,
+                       described(spec).packed_heads ? 1 : 0,
                        spec.causal ? 1 : 0,
                        spec.causal ? spec.window : 0,
                        spec.causal && spec.window > 0 ? spec.window : 1 << 30,

@@ -91,8 +91,9 @@ def camel(kernel):
     return "".join(part.capitalize() for part in kernel.split("_")) + "Kernel"
 
 
-def algo(schedule):
-    return "Algo::" + schedule.replace("-", "_")
+def schedule_literal(schedule):
+    """The row's schedule as KernelEntry::schedule names it: its registry name, a C++ string literal."""
+    return '"' + schedule + '"'
 
 
 def compiled(rows, full):
@@ -132,7 +133,7 @@ def cuda(rows, out_dir):
             text += (f"// menu.csv:{r['line']}: {r['schedule']} {r['pass']} {r['br']}x{r['bc']}\n"
                      f"KernelEntry {row_function(r)}() {{\n"
                      f"  return menu_entry<{camel(r['kernel'])}, {DTYPES[r['dtype']]}, {r['d']}, {r['br']}, {r['bc']}, "
-                     f"{r['warps']}, {r['stages']}>({algo(r['schedule'])});\n}}\n\n")
+                     f"{r['warps']}, {r['stages']}>({schedule_literal(r['schedule'])});\n}}\n\n")
         text += "}  // namespace iosim::gpu::detail\n"
         write(os.path.join(out_dir, name), text)
     text = HEADER + '#include "cuda/kernels/registry.h"\n\nnamespace iosim::gpu::detail {\n\n'

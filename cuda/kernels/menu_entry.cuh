@@ -10,11 +10,12 @@
 namespace iosim::gpu::detail {
 
 template <class K, class T, int D, int BR, int BC, int WARPS, int STAGES>
-[[nodiscard]] KernelEntry menu_entry(Algo algo) {
+[[nodiscard]] KernelEntry menu_entry(std::string_view schedule) {
   static_assert(K::template accepts<D, BR, BC, WARPS, STAGES>(),
                 "a row of cuda/kernels/menu.csv that this kernel's traits reject");
   using Tr = typename K::template Traits<D, BR, BC, WARPS, STAGES>;
-  return KernelEntry{algo, K::kPass, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes, &K::template launch<T, Tr>, WARPS, STAGES};
+  return KernelEntry{schedule, K::kPass, D, kDTypeOf<T>, BR, BC, Tr::kSmemBytes, &K::template launch<T, Tr>,
+                     WARPS, STAGES};
 }
 
 }  // namespace iosim::gpu::detail

@@ -20,7 +20,7 @@
 // Rows are read with 16-byte accesses when n_kv is a multiple of 8 (rows 16-byte aligned), else with
 // 2-byte accesses (still coalesced: the same sectors).
 //
-// Run: iosim::gpu::detail::launch with KernelSpec{Algo::naive, …}; tested in tests/gpu/test_kernels.cpp.
+// Run: iosim::gpu::detail::launch with KernelSpec{"naive", …}; tested in tests/gpu/test_kernels.cpp.
 #include "cuda/kernels/naive.h"
 
 #include <cublas_v2.h>

@@ -9,10 +9,11 @@
 namespace iosim::gpu::detail {
 
 const KernelEntry* find_kernel(const KernelSpec& spec) {
-  const auto& all = spec.algo == Algo::flash3 ? flash3_registry() : kernel_registry();
+  const auto& all = described(spec).hopper_tma ? flash3_registry() : kernel_registry();
   const auto it = std::find_if(all.begin(), all.end(), [&](const KernelEntry& e) {
-    return e.algo == spec.algo && e.pass == spec.pass && e.d == spec.d && e.dtype == spec.dtype && e.br == spec.br &&
-           e.bc == spec.bc && (spec.warps == 0 || e.warps == spec.warps) && (spec.stages == 0 || e.stages == spec.stages);
+    return e.schedule == spec.schedule && e.pass == spec.pass && e.d == spec.d && e.dtype == spec.dtype &&
+           e.br == spec.br && e.bc == spec.bc && (spec.warps == 0 || e.warps == spec.warps) &&
+           (spec.stages == 0 || e.stages == spec.stages);
   });
   return it == all.end() ? nullptr : &*it;
 }

@@ -1,4 +1,4 @@
-// The registry of compiled kernel instantiations: (algo, pass, d, dtype, B_r, B_c, warps, stages) →
+// The registry of compiled kernel instantiations: (schedule, pass, d, dtype, B_r, B_c, warps, stages) →
 // launcher. Its rows are the kernel menu's (cuda/kernels/menu.csv): kernel_registry() and the
 // instantiation files are generated from the table into the build tree (generate_kernels.py), each row
 // one menu_entry() (menu_entry.cuh). Naive has no entries: cuBLAS picks its own tiles (dispatch calls
@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 #include "cuda/kernels/launch.h"
@@ -18,7 +19,7 @@ namespace iosim::gpu::detail {
 using Launcher = void (*)(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream);
 
 struct KernelEntry {
-  Algo algo = Algo::flash2;
+  std::string_view schedule;  ///< the schedule whose kernel this is, by its registry name (KernelSpec::schedule)
   Direction pass = Direction::fwd;
   int d = 0;
   DType dtype = DType::fp16;
@@ -30,11 +31,11 @@ struct KernelEntry {
   int stages = 1;  ///< copies of the streamed K/V tiles in its shared memory
 };
 
-/// Every compiled instantiation, in the menu's order: within one (algo, pass, d, dtype) the default
+/// Every compiled instantiation, in the menu's order: within one (schedule, pass, d, dtype) the default
 /// kernel first, and within a tile its default variant first (generated: registry_menu.cpp).
 [[nodiscard]] const std::vector<KernelEntry>& kernel_registry();
 
-/// The entry that runs `spec`, or nullptr when its (algo, pass, d, dtype, tile) is not compiled or no
+/// The entry that runs `spec`, or nullptr when its (schedule, pass, d, dtype, tile) is not compiled or no
 /// entry of it has the warps and stages spec asks for (0: any; the first registered of the tile).
 [[nodiscard]] const KernelEntry* find_kernel(const KernelSpec& spec);
 

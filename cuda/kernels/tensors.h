@@ -39,7 +39,7 @@ namespace iosim::gpu::detail {
   if (t == Tensor::BT) return bkv * pages;
   std::uint64_t copies = 1;
   if (s.layout.split) {  // the split-KV partials: one copy per split of a decode spec that splits
-    copies = is_decode(spec.algo) ? static_cast<std::uint64_t>(decode_plan(spec).splits) : 0;
+    copies = described(spec).decode ? static_cast<std::uint64_t>(decode_plan(spec).splits) : 0;
     if (copies == 1) copies = 0;
   }
   return copies * (s.heads == Heads::kv ? bkv : bh) * extent(s.rows, n, nkv, d) * extent(s.cols, n, nkv, d);
@@ -50,7 +50,8 @@ namespace iosim::gpu::detail {
 }
 
 /// The CUDA kernels of spec's schedule, as its registry entry states them (sim/schedule/cuda_kernels.h);
-/// std::invalid_argument where no entry names spec.algo (unsupported_in_build refuses such a spec first).
+/// std::invalid_argument where no entry of spec.schedule has CUDA kernels (unsupported_in_build refuses such a
+/// spec first).
 [[nodiscard]] const CudaKernels& kernels_of(const KernelSpec& spec);
 
 /// The device tensors of spec's pass: what its kernels write and which of those are checked.

@@ -16,7 +16,7 @@
 namespace iosim::gpu {
 
 /// Bumped when the table's order or signatures change.
-inline constexpr std::uint32_t kBackendAbi = 3;
+inline constexpr std::uint32_t kBackendAbi = 4;
 
 struct BackendTable {
   std::uint32_t abi = 0;
@@ -24,8 +24,8 @@ struct BackendTable {
   std::uint64_t layout = 0;     ///< backend_layout() in the module: the structs' sizes
   bool (*available)(std::string* why) = nullptr;
   DeviceInfo (*device_info)() = nullptr;
-  std::vector<std::pair<int, int>> (*compiled_tiles)(Algo, Direction, int, DType) = nullptr;
-  std::vector<KernelVariant> (*compiled_variants)(Algo, Direction, int, DType) = nullptr;
+  std::vector<std::pair<int, int>> (*compiled_tiles)(std::string_view, Direction, int, DType) = nullptr;
+  std::vector<KernelVariant> (*compiled_variants)(std::string_view, Direction, int, DType) = nullptr;
   KernelShape (*kernel_shape)(const KernelSpec&) = nullptr;
   std::string (*unsupported)(const KernelSpec&) = nullptr;
   std::string (*unsupported_in_build)(const KernelSpec&) = nullptr;

@@ -91,12 +91,12 @@ bool available(std::string* why) {
 
 DeviceInfo device_info() { return table().device_info(); }
 
-std::vector<std::pair<int, int>> compiled_tiles(Algo algo, Direction pass, int d, DType dtype) {
-  return table().compiled_tiles(algo, pass, d, dtype);
+std::vector<std::pair<int, int>> compiled_tiles(std::string_view schedule, Direction pass, int d, DType dtype) {
+  return table().compiled_tiles(schedule, pass, d, dtype);
 }
 
-std::vector<KernelVariant> compiled_variants(Algo algo, Direction pass, int d, DType dtype) {
-  return table().compiled_variants(algo, pass, d, dtype);
+std::vector<KernelVariant> compiled_variants(std::string_view schedule, Direction pass, int d, DType dtype) {
+  return table().compiled_variants(schedule, pass, d, dtype);
 }
 
 KernelShape kernel_shape(const KernelSpec& spec) { return table().kernel_shape(spec); }

@@ -17,9 +17,9 @@ bool available(std::string* why) {
 
 DeviceInfo device_info() { throw std::runtime_error(kNoBackend); }
 
-std::vector<std::pair<int, int>> compiled_tiles(Algo, Direction, int, DType) { return {}; }
+std::vector<std::pair<int, int>> compiled_tiles(std::string_view, Direction, int, DType) { return {}; }
 
-std::vector<KernelVariant> compiled_variants(Algo, Direction, int, DType) { return {}; }
+std::vector<KernelVariant> compiled_variants(std::string_view, Direction, int, DType) { return {}; }
 
 std::string unsupported(const KernelSpec&) { return kNoBackend; }
 

@@ -34,22 +34,9 @@ const ScheduleEntry& schedule_entry(std::string_view name) {
                    schedule_names([](const ScheduleEntry&) { return true; }, ", ", ", ") + ")");
 }
 
-namespace {
-
-const ScheduleEntry* entry_of(CudaAlgo a) {
-  return first_schedule([&](const ScheduleEntry& s) { return s.cuda && s.cuda->algo == a; });
-}
-
-}  // namespace
-
-std::string_view name(CudaAlgo a) {
-  const ScheduleEntry* e = entry_of(a);
-  return e != nullptr ? e->name : "?";
-}
-
-const CudaKernels* cuda_kernels(CudaAlgo a) {
-  const ScheduleEntry* e = entry_of(a);
-  return e != nullptr ? &*e->cuda : nullptr;
+const CudaKernels* cuda_kernels(std::string_view schedule) {
+  const ScheduleEntry* e = find_schedule(schedule);
+  return e != nullptr && e->cuda ? &*e->cuda : nullptr;
 }
 
 bool has_pass(std::string_view name, Pass pass) {

@@ -85,17 +85,17 @@ bool tiled(const std::string& schedule) { return !schedule_entry(schedule).valid
 /// with every compiled variant when `variants`, else each compiled tile's default variant.
 std::vector<std::pair<TileRequest, gpu::KernelShape>> kernels_of(const std::string& schedule, Pass pass, const Problem& p,
                                                                  bool variants) {
-  const gpu::Algo alg = schedule_entry(schedule).cuda->algo;
+  const std::string_view sched = schedule_entry(schedule).name;
   if (!tiled(schedule)) return {{TileRequest{}, gpu::KernelShape{}}};
   const auto dir = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
   const int d = static_cast<int>(p.d);
   std::vector<std::pair<TileRequest, gpu::KernelShape>> out;
   if (variants) {
-    for (const gpu::KernelVariant& v : gpu::compiled_variants(alg, dir, d, p.dtype)) {
+    for (const gpu::KernelVariant& v : gpu::compiled_variants(sched, dir, d, p.dtype)) {
       out.push_back({{static_cast<std::uint64_t>(v.br), static_cast<std::uint64_t>(v.bc)}, {v.warps, v.stages}});
     }
   } else {
-    for (const auto& [br, bc] : gpu::compiled_tiles(alg, dir, d, p.dtype)) {
+    for (const auto& [br, bc] : gpu::compiled_tiles(sched, dir, d, p.dtype)) {
       out.push_back({{static_cast<std::uint64_t>(br), static_cast<std::uint64_t>(bc)}, {}});
     }
   }

@@ -18,12 +18,14 @@ int as_int(std::uint64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
-gpu::Algo algo_of(const std::string& s) {
+/// The schedule's name as its registry entry holds it (KernelSpec::schedule views it: the catalog outlives
+/// the spec), after checking the entry has CUDA kernels.
+std::string_view cuda_schedule(const std::string& s) {
   const ScheduleEntry* e = find_schedule(s);
   if (e == nullptr || !has_cuda_kernels(*e)) {
     throw InputError("the CUDA backend runs " + schedule_names(has_cuda_kernels) + ", not " + s);
   }
-  return e->cuda->algo;
+  return e->name;
 }
 
 }  // namespace
@@ -62,7 +64,7 @@ void throw_if_refused(const gpu::KernelSpec& s) {
 
 void require_kernel_window_paging(const std::string& schedule, Pass pass, const Problem& p, std::uint64_t bc) {
   gpu::KernelSpec s;
-  s.algo = algo_of(schedule);
+  s.schedule = cuda_schedule(schedule);
   s.pass = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
   s.n_kv = as_int(p.n_kv, "n_kv");
   s.causal = p.causal;
@@ -75,7 +77,7 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
                  const TileRequest& tiles, gpu::KernelShape pinned, bool on_device) {
   GpuCase c;
   gpu::KernelSpec& s = c.spec;
-  s.algo = algo_of(schedule);
+  s.schedule = cuda_schedule(schedule);
   const bool decode = schedule_entry(schedule).validate.decode;  // its kernels take --kv-heads and --splits
   s.splits = pinned.splits;  // flashdecode's --splits (0: the heuristic); other schedules refuse any
   s.pass = pass == Pass::fwd ? gpu::Direction::fwd : gpu::Direction::bwd;
@@ -88,8 +90,9 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
   s.kv_heads = as_int(p.kv_head_count(), "kv_heads");
   s.causal = p.causal;
   set_window_paging(s, p);
-  if (s.algo != gpu::Algo::naive) {
-    const auto compiled = gpu::compiled_tiles(s.algo, s.pass, s.d, s.dtype);
+  const bool library = gpu::described(s).library;  // naive's cuBLAS picks its own tiles
+  if (!library) {
+    const auto compiled = gpu::compiled_tiles(s.schedule, s.pass, s.d, s.dtype);
     const int br = tiles.br ? as_int(*tiles.br, "--br") : (compiled.empty() ? 0 : compiled.front().first);
     const int bc = tiles.bc ? as_int(*tiles.bc, "--bc") : (compiled.empty() ? 0 : compiled.front().second);
     s.br = br;
@@ -103,7 +106,7 @@ GpuCase gpu_case(const std::string& schedule, Pass pass, const Problem& p, const
     if (const std::string why = gpu::unsupported(s); !why.empty()) throw InputError(why);
   }
   c.model = ScheduleContext{p, hw, {}, 0, {}};
-  if (s.algo != gpu::Algo::naive) {
+  if (!library) {
     const gpu::KernelShape shape = gpu::kernel_shape(s);
     c.model.tiles = {static_cast<std::uint64_t>(s.br), static_cast<std::uint64_t>(s.bc)};
     c.model.kernel = {static_cast<std::uint32_t>(shape.warps), static_cast<std::uint32_t>(shape.stages)};

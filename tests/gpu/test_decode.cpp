@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <string_view>
 
 #include "cuda/backend.h"
 #include "cuda/kernels/decode_plan.h"
@@ -22,7 +23,6 @@ namespace {
 using iosim::DType;
 using iosim::Tensor;
 using iosim::gpu::Accuracy;
-using iosim::gpu::Algo;
 using iosim::gpu::Direction;
 using iosim::gpu::KernelSpec;
 using iosim::gpu::KernelVariant;
@@ -41,7 +41,7 @@ const Case kLong = {1, 4, 1, 2, 131072, 0};
 
 constexpr std::uint64_t kSeed = 20261201;
 
-KernelSpec spec_of(Algo algo, const Case& c, int d, DType t, const KernelVariant& v) {
+KernelSpec spec_of(std::string_view algo, const Case& c, int d, DType t, const KernelVariant& v) {
   KernelSpec s{algo, Direction::fwd, c.batch, c.heads, c.n, c.n_kv, d, t, v.br, v.bc, v.warps, v.stages};
   s.kv_heads = c.kv_heads;
   s.splits = c.splits;
@@ -49,7 +49,7 @@ KernelSpec spec_of(Algo algo, const Case& c, int d, DType t, const KernelVariant
 }
 
 std::string describe(const KernelSpec& s) {
-  return std::string(iosim::gpu::name(s.algo)) + " " + std::string(iosim::name(s.dtype)) + " d=" + std::to_string(s.d) +
+  return std::string(s.schedule) + " " + std::string(iosim::name(s.dtype)) + " d=" + std::to_string(s.d) +
          " B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) + " Hkv=" + std::to_string(s.kv_heads) +
          " n=" + std::to_string(s.n) + " n_kv=" + std::to_string(s.n_kv) + " stages " + std::to_string(s.stages) +
          " splits " + std::to_string(iosim::gpu::detail::decode_plan(s).splits);
@@ -71,7 +71,7 @@ void check(const KernelSpec& spec) {
 }  // namespace
 
 TEST_CASE("flashdecode: every compiled variant matches the double-precision reference") {
-  for (const Algo algo : {Algo::flashdecode, Algo::flashdecode_heads}) {
+  for (const std::string_view algo : {"flashdecode", "flashdecode-heads"}) {
     for (const DType t : {DType::fp16, DType::bf16}) {
       for (const int d : {64, 128}) {
         const std::vector<KernelVariant> variants = iosim::gpu::compiled_variants(algo, Direction::fwd, d, t);
@@ -97,12 +97,13 @@ TEST_CASE("flashdecode: the split count is the model's, and a split run goes thr
   p.n = 1;
   p.n_kv = 32768;
   p.d = 128;
-  for (const Algo algo : {Algo::flashdecode, Algo::flashdecode_heads}) {
+  for (const std::string_view algo : {"flashdecode", "flashdecode-heads"}) {
     const KernelVariant v = iosim::gpu::compiled_variants(algo, Direction::fwd, 128, DType::fp16).front();
     CHECK(v.br == 64);
     CHECK(v.bc == 128);
     const KernelSpec s = spec_of(algo, c, 128, DType::fp16, v);
-    const auto model = iosim::flashdecode_splits(p, {64, 128}, static_cast<std::uint64_t>(sms), algo == Algo::flashdecode);
+    const bool packed = iosim::cuda_kernels(algo)->packed_heads;
+    const auto model = iosim::flashdecode_splits(p, {64, 128}, static_cast<std::uint64_t>(sms), packed);
     CHECK(iosim::gpu::kernel_shape(s).splits == static_cast<int>(model));
     const bool split = model > 1;
     CHECK(iosim::gpu::detail::tensor_elements(s, Tensor::Opart) == (split ? model * 8 * 32 * 128 : 0));
@@ -111,8 +112,8 @@ TEST_CASE("flashdecode: the split count is the model's, and a split run goes thr
 }
 
 TEST_CASE("flashdecode: what it cannot run is refused in one line") {
-  const KernelVariant v = iosim::gpu::compiled_variants(Algo::flashdecode, Direction::fwd, 64, DType::fp16).front();
-  KernelSpec s = spec_of(Algo::flashdecode, {1, 8, 3, 1, 100, 0}, 64, DType::fp16, v);
+  const KernelVariant v = iosim::gpu::compiled_variants("flashdecode", Direction::fwd, 64, DType::fp16).front();
+  KernelSpec s = spec_of("flashdecode", {1, 8, 3, 1, 100, 0}, 64, DType::fp16, v);
   CHECK(iosim::gpu::unsupported(s).find("kv_heads (3) must divide heads (8)") != std::string::npos);
   s.kv_heads = 2;
   s.splits = 129;
@@ -120,7 +121,7 @@ TEST_CASE("flashdecode: what it cannot run is refused in one line") {
   s.splits = 0;
   s.pass = Direction::bwd;
   CHECK(iosim::gpu::unsupported(s).find("no backward") != std::string::npos);
-  KernelSpec f2{Algo::flash2, Direction::fwd, 1, 8, 64, 64, 64, DType::fp16, 128, 64};
+  KernelSpec f2{"flash2", Direction::fwd, 1, 8, 64, 64, 64, DType::fp16, 128, 64};
   f2.splits = 4;
   CHECK(iosim::gpu::unsupported(f2).find("flash2 has no K/V splits") != std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <string_view>
 
 #include "cuda/backend.h"
 
@@ -18,7 +19,7 @@ using iosim::DType;
 
 KernelSpec spec_of(int batch, int heads, int kv_heads, int n, int n_kv, bool causal, DType t = DType::fp16) {
   KernelSpec s;
-  s.algo = Algo::flash3;
+  s.schedule = "flash3";
   s.pass = Direction::fwd;
   s.batch = batch;
   s.heads = heads;
@@ -28,7 +29,7 @@ KernelSpec spec_of(int batch, int heads, int kv_heads, int n, int n_kv, bool cau
   s.d = 128;
   s.dtype = t;
   s.causal = causal;
-  const auto tiles = compiled_tiles(Algo::flash3, Direction::fwd, s.d, t);
+  const auto tiles = compiled_tiles("flash3", Direction::fwd, s.d, t);
   if (!tiles.empty()) {
     s.br = tiles.front().first;
     s.bc = tiles.front().second;
@@ -117,7 +118,7 @@ TEST_CASE("flash3 with a sliding window, forward and backward, matches the doubl
       for (const Case& c : cases) {
         KernelSpec s = spec_of(c.batch, c.heads, c.kv_heads, c.n, c.n_kv, true, t);
         s.pass = pass;
-        const auto tiles = compiled_tiles(Algo::flash3, pass, s.d, t);
+        const auto tiles = compiled_tiles("flash3", pass, s.d, t);
         if (!tiles.empty()) {
           s.br = tiles.front().first;
           s.bc = tiles.front().second;

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <string_view>
 
 #include "cuda/backend.h"
 #include "cuda/kernels/flash3/entries.h"
@@ -22,7 +23,7 @@ using iosim::DType;
 
 KernelSpec flash3_spec(Direction pass, int d, DType t, int br, int bc) {
   KernelSpec s;
-  s.algo = Algo::flash3;
+  s.schedule = "flash3";
   s.pass = pass;
   s.batch = 2;
   s.heads = 16;
@@ -47,15 +48,15 @@ TEST_CASE("flash3's registry entries are its list's overlapped kernels (128 x 12
   CHECK(static_cast<int>(entries.size()) == overlapped + static_cast<int>(flash3::bwd_kernels().size()));
   for (const detail::KernelEntry& e : entries) {
     CAPTURE(e.d);
-    CHECK(e.algo == Algo::flash3);
+    CHECK(e.schedule == "flash3");
     CHECK(e.br == (e.pass == Direction::fwd || e.d == 64 ? 128 : 64));
     CHECK(e.bc == 128);
     CHECK(e.warps == 12);  // a producer warpgroup and two consumers
     CHECK(e.stages == 2);
     CHECK(static_cast<bool>(e.launch));
   }
-  CHECK(compiled_tiles(Algo::flash3, Direction::fwd, 128, DType::fp16) == std::vector<std::pair<int, int>>{{128, 128}});
-  CHECK(compiled_tiles(Algo::flash3, Direction::bwd, 128, DType::fp16) == std::vector<std::pair<int, int>>{{64, 128}});
+  CHECK(compiled_tiles("flash3", Direction::fwd, 128, DType::fp16) == std::vector<std::pair<int, int>>{{128, 128}});
+  CHECK(compiled_tiles("flash3", Direction::bwd, 128, DType::fp16) == std::vector<std::pair<int, int>>{{64, 128}});
   const KernelSpec sb = flash3_spec(Direction::bwd, 128, DType::fp16, 64, 128);
   CHECK(unsupported_in_build(sb).empty());
   REQUIRE(detail::find_kernel(sb) != nullptr);
@@ -63,16 +64,16 @@ TEST_CASE("flash3's registry entries are its list's overlapped kernels (128 x 12
   const KernelSpec s = flash3_spec(Direction::fwd, 128, DType::fp16, 128, 128);
   CHECK(unsupported_in_build(s).empty());
   REQUIRE(detail::find_kernel(s) != nullptr);
-  CHECK(detail::find_kernel(s)->algo == Algo::flash3);
+  CHECK(detail::find_kernel(s)->schedule == "flash3");
   const KernelShape shape = kernel_shape(s);
   CHECK(shape.warps == 12);
   CHECK(shape.stages == 2);
-  CHECK(detail::loads_by_tma(Algo::flash3));
-  CHECK(!detail::loads_by_tma(Algo::flash2));
+  CHECK(described(s).hopper_tma);  // its loads are TMA's: L2 reads counted at the L1 side
+  CHECK(!iosim::cuda_kernels("flash2")->hopper_tma);
   // flash2's entries are not flash3's, and the other way round.
   KernelSpec f2 = s;
-  f2.algo = Algo::flash2;
-  if (const detail::KernelEntry* e = detail::find_kernel(f2)) CHECK(e->algo == Algo::flash2);
+  f2.schedule = "flash2";
+  if (const detail::KernelEntry* e = detail::find_kernel(f2)) CHECK(e->schedule == "flash2");
 }
 
 TEST_CASE("flash3: another tile, warps or stages, and an uncompiled type are refused in one line") {
@@ -95,7 +96,7 @@ TEST_CASE("flash3: another tile, warps or stages, and an uncompiled type are ref
     const DType t = dt.second;
     CAPTURE(d);
     const std::string why = unsupported_in_build(flash3_spec(Direction::fwd, d, t, 128, 128));
-    if (compiled_tiles(Algo::flash3, Direction::fwd, d, t).empty()) {
+    if (compiled_tiles("flash3", Direction::fwd, d, t).empty()) {
       CHECK(one_line(why));
       CHECK(why.find("no flash3 kernel of this pass, type and head dimension in this build (compiled: fwd fp16 d=128") !=
             std::string::npos);
@@ -150,7 +151,7 @@ TEST_CASE("the model of flash3, given the kernel's tile, warps and stages as mea
     CAPTURE(causal);
     KernelSpec s = flash3_spec(Direction::fwd, 128, DType::fp16, 0, 0);
     s.causal = causal;
-    const auto tiles = compiled_tiles(Algo::flash3, Direction::fwd, 128, DType::fp16);
+    const auto tiles = compiled_tiles("flash3", Direction::fwd, 128, DType::fp16);
     REQUIRE(!tiles.empty());
     s.br = tiles.front().first;
     s.bc = tiles.front().second;

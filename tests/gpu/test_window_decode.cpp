@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <string_view>
 
 #include "cuda/backend.h"
 
@@ -19,7 +20,6 @@ namespace {
 using iosim::DType;
 using iosim::PageOrder;
 using iosim::gpu::Accuracy;
-using iosim::gpu::Algo;
 using iosim::gpu::Direction;
 using iosim::gpu::KernelSpec;
 using iosim::gpu::KernelVariant;
@@ -47,7 +47,7 @@ const std::vector<Case> kCases = {
 };
 
 std::string describe(const KernelSpec& s) {
-  return std::string(iosim::gpu::name(s.algo)) + " " + std::string(iosim::name(s.dtype)) + " d=" +
+  return std::string(s.schedule) + " " + std::string(iosim::name(s.dtype)) + " d=" +
          std::to_string(s.d) + " B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) +
          " KV=" + std::to_string(iosim::gpu::kv_head_count(s)) + " n=" + std::to_string(s.n) +
          " n_kv=" + std::to_string(s.n_kv) + " window=" + std::to_string(s.window) +
@@ -61,7 +61,7 @@ std::string describe(const Accuracy& a) {
          "), max_abs_error " + std::to_string(a.max_abs_error) + ", unwritten " + std::to_string(a.unwritten);
 }
 
-KernelSpec spec_of(Algo algo, const Case& c, int d, DType t, const KernelVariant& v, int splits) {
+KernelSpec spec_of(std::string_view algo, const Case& c, int d, DType t, const KernelVariant& v, int splits) {
   KernelSpec s{algo, Direction::fwd, c.batch, c.heads, c.n, c.n_kv, d, t, v.br, v.bc, v.warps, v.stages};
   s.kv_heads = c.kv_heads;
   s.causal = true;
@@ -87,7 +87,7 @@ bool check(const KernelSpec& spec) {
 
 /// Runs every case on every compiled variant of `algo` with the heuristic's splits and with 3 (uneven
 /// over most n_kv here); returns how many ran.
-int run_cases(Algo algo) {
+int run_cases(std::string_view algo) {
   int run = 0;
   for (const DType t : {DType::fp16, DType::bf16}) {
     for (const int d : {64, 128}) {
@@ -104,16 +104,16 @@ int run_cases(Algo algo) {
 }  // namespace
 
 TEST_CASE("flashdecode with a sliding window matches the double-precision reference") {
-  CHECK(run_cases(Algo::flashdecode) > 0);
+  CHECK(run_cases("flashdecode") > 0);
 }
 
 TEST_CASE("flashdecode-heads with a sliding window matches the double-precision reference") {
-  CHECK(run_cases(Algo::flashdecode_heads) > 0);
+  CHECK(run_cases("flashdecode-heads") > 0);
 }
 
 TEST_CASE("a window over a long cache: splits that hold no tile leave no trace in O and L") {
   // n_kv 16384 in tiles of 256 or 128: the window's 4 to 9 tiles fall in one or two of many splits.
-  for (const Algo algo : {Algo::flashdecode, Algo::flashdecode_heads}) {
+  for (const std::string_view algo : {"flashdecode", "flashdecode-heads"}) {
     for (const int d : {64, 128}) {
       const KernelVariant v = iosim::gpu::compiled_variants(algo, Direction::fwd, d, DType::fp16).front();
       for (const int splits : {0, 1, 7, 64}) {
@@ -126,8 +126,8 @@ TEST_CASE("a window over a long cache: splits that hold no tile leave no trace i
 }
 
 TEST_CASE("the window still needs the causal mask and at most n_kv keys, in one line") {
-  const KernelVariant v = iosim::gpu::compiled_variants(Algo::flashdecode, Direction::fwd, 64, DType::fp16).front();
-  KernelSpec s = spec_of(Algo::flashdecode, {1, 8, 2, 1, 1000, 100, 0, false}, 64, DType::fp16, v, 0);
+  const KernelVariant v = iosim::gpu::compiled_variants("flashdecode", Direction::fwd, 64, DType::fp16).front();
+  KernelSpec s = spec_of("flashdecode", {1, 8, 2, 1, 1000, 100, 0, false}, 64, DType::fp16, v, 0);
   CHECK(iosim::gpu::unsupported(s).empty());
   s.causal = false;
   const std::string why = iosim::gpu::unsupported(s);

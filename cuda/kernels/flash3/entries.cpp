@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "cuda/kernels/flash3/flash3_bwd.h"
 #include "cuda/kernels/flash3/flash3_fwd.h"
@@ -22,6 +23,10 @@ static_assert(flash3::kPageBox == kFlash3MinPage, "the page size window_paging_u
 namespace {
 
 #ifdef IOSIM_FLASH3
+/// The schedule whose kernels these are, by its registry name (sim/schedule/flash3/register.cpp), as the
+/// kernel menu's schedule column names the rest.
+constexpr std::string_view kSchedule = "flash3";
+
 /// "fp16 d=128, bf16 d=64" of the registry, "none" when empty.
 [[nodiscard]] std::string compiled_text() {
   std::string out;
@@ -99,12 +104,12 @@ const std::vector<KernelEntry>& flash3_registry() {
 #ifdef IOSIM_FLASH3
     for (const flash3::FwdKernel& k : flash3::fwd_kernels()) {
       if (!k.overlap) continue;
-      out.push_back(KernelEntry{Algo::flash3, Direction::fwd, k.d,
+      out.push_back(KernelEntry{kSchedule, Direction::fwd, k.d,
                                 k.dtype == flash3::DType::bf16 ? DType::bf16 : DType::fp16, k.br, k.bc,
                                 static_cast<std::size_t>(k.smem_bytes), &launch_flash3_fwd, k.threads / 32, k.stages});
     }
     for (const flash3::BwdKernel& k : flash3::bwd_kernels()) {
-      out.push_back(KernelEntry{Algo::flash3, Direction::bwd, k.d,
+      out.push_back(KernelEntry{kSchedule, Direction::bwd, k.d,
                                 k.dtype == flash3::DType::bf16 ? DType::bf16 : DType::fp16, k.br, k.bc,
                                 static_cast<std::size_t>(k.smem_bytes), &launch_flash3_bwd, k.threads / 32, k.stages});
     }
@@ -115,7 +120,7 @@ const std::vector<KernelEntry>& flash3_registry() {
 }
 
 std::string flash3_unsupported_in_build(const KernelSpec& s) {
-  if (s.algo != Algo::flash3) return "";
+  if (!described(s).hopper_tma) return "";
 #ifndef IOSIM_FLASH3
   return "flash3: this build has no flash3 kernels (they need nvcc 12.0 or newer and CUTLASS's headers; cmake's "
          "configure says which was missing)";

@@ -11,9 +11,6 @@
 
 namespace iosim::gpu::detail {
 
-/// The kernels whose loads are TMA's (their L2 reads are counted at the L1 side: measure.cpp).
-[[nodiscard]] constexpr bool loads_by_tma(Algo a) { return a == Algo::flash3; }
-
 /// One entry per overlapped forward kernel of fwd_kernels() (stages: its K/V stages) and per backward
 /// kernel of bwd_kernels() (stages: its Q/dO stages); warps = 384 threads / 32. The plain-order
 /// forward kernels stay flash3_check's. Empty in a build without flash3.

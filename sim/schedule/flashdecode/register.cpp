@@ -29,9 +29,11 @@ ScheduleEntry register_flashdecode() {
                        .summary = "split-KV decoding (Flash-Decoding): a group's query heads packed as one block's "
                                   "rows, K/V read once per KV head, split across blocks, then a combine pass",
                        .fwd = &detail::make_flashdecode_fwd,
-                       .cuda = CudaKernels{.algo = CudaAlgo::flashdecode,
-                                           .fwd = {kFlashdecodeCudaWrites, kFlashdecodeCudaResults},
-                                           .bwd = {}},  // no backward
+                       .cuda = CudaKernels{.fwd = {kFlashdecodeCudaWrites, kFlashdecodeCudaResults},
+                                           .bwd = {},  // no backward
+                                           .decode = true,
+                                           .packed_heads = true,
+                                           .paged_fwd = true},
                        .kernels = kFlashdecodeKernels,
                        .caps = ScheduleCaps{.tile_search = true, .stages = true, .paged_fwd = true},
                        .validate = ValidateRole{.decode = true},
@@ -42,9 +44,10 @@ ScheduleEntry register_flashdecode_heads() {
   return ScheduleEntry{.name = "flashdecode-heads",
                        .summary = "flashdecode with one block row set per query head: K/V read once per query head",
                        .fwd = &detail::make_flashdecode_heads_fwd,
-                       .cuda = CudaKernels{.algo = CudaAlgo::flashdecode_heads,
-                                           .fwd = {kFlashdecodeCudaWrites, kFlashdecodeCudaResults},
-                                           .bwd = {}},  // no backward
+                       .cuda = CudaKernels{.fwd = {kFlashdecodeCudaWrites, kFlashdecodeCudaResults},
+                                           .bwd = {},  // no backward
+                                           .decode = true,
+                                           .paged_fwd = true},
                        .kernels = kFlashdecodeKernels,
                        .caps = ScheduleCaps{.paged_fwd = true},
                        .validate = ValidateRole{.decode = true}};  // its family: flashdecode's entry
