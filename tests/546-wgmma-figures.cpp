@@ -98,3 +98,28 @@ TEST_CASE("wgmma_latency replaces mma_latency in a wgmma family's chain; without
   CHECK(step_cost(s, false, false, fa2, shape, sm_rates(measured, DType::fp16)).chain ==
         step_cost(s, false, false, fa2, shape, sm_rates(h200(), DType::fp16)).chain);
 }
+
+TEST_CASE("measured.wgmma_clock_mhz: the wgmma families' cycles at the clock under flash3, per-second rates kept") {
+  const HardwareSpec hw = h200();
+  REQUIRE(hw.measured.wgmma_clock_mhz > 0);
+  const SmRates plain = sm_rates(hw, DType::fp16);
+  const SmRates wg = sm_rates(hw, DType::fp16, true);
+  const double k = hw.measured.wgmma_clock_mhz / hw.measured.pipeline.clock_mhz;
+  CHECK(plain.clock_hz == doctest::Approx(hw.measured.pipeline.clock_mhz * 1e6));
+  CHECK(wg.clock_hz == doctest::Approx(hw.measured.wgmma_clock_mhz * 1e6));
+  // The GEMM's FLOP/s and the L2's bytes/s stay per second: fewer cycles an instruction, more bytes a cycle.
+  CHECK(wg.wgmma_interval / wg.clock_hz == doctest::Approx(plain.wgmma_interval / plain.clock_hz));
+  CHECK(wg.l2_bytes_per_cycle * wg.clock_hz == doctest::Approx(plain.l2_bytes_per_cycle * plain.clock_hz));
+  CHECK(wg.wgmma_interval == doctest::Approx(plain.wgmma_interval * k));
+  // What the SM does per cycle stays per cycle.
+  CHECK(wg.fp32_interval == plain.fp32_interval);
+  CHECK(wg.ex2_interval == plain.ex2_interval);
+  CHECK(wg.smem_bytes_per_cycle == plain.smem_bytes_per_cycle);
+  CHECK(wg.mma_interval == plain.mma_interval);
+  CHECK(wg.lat.ex2_latency == plain.lat.ex2_latency);
+  // Not measured: the one clock of every kernel.
+  HardwareSpec none = hw;
+  none.measured.wgmma_clock_mhz = 0;
+  CHECK(sm_rates(none, DType::fp16, true).clock_hz == plain.clock_hz);
+  CHECK(sm_rates(none, DType::fp16, true).wgmma_interval == plain.wgmma_interval);
+}

@@ -131,6 +131,11 @@ struct MeasuredSpec {
   /// A cuBLAS 8192³ fp16 GEMM, which issues wgmma on Hopper: the tensor rate a warpgroup-MMA kernel
   /// reaches (the time model's rate for wgmma families, kernel_family.h)
   double gemm_fp16_tflops = 0;
+  /// The SM clock (MHz) while a wgmma-bound attention kernel runs (iosim's flash3 forward, d = 128):
+  /// Nsight Compute's sm__cycles_elapsed.avg over gpu__time_duration. Busy tensor cores hold the chip
+  /// at its power limit below `clock_mhz` (calibrate's mma.sync kernel), so the SM model prices the
+  /// wgmma families' cycles at this clock where known (sm_model.h, sm_rates); 0 = not measured.
+  double wgmma_clock_mhz = 0;
   double exp2_g_per_s = 0;        ///< ex2.approx.f32 results per second, whole chip
   PipelineSpec pipeline;          ///< latencies `iosim calibrate` measured (same keys as `pipeline:`); 0 = not
   std::string date;               ///< when they were measured (YYYY-MM-DD); empty when not said

@@ -101,7 +101,7 @@ double wgmma_interval_per_smsp(double cycles_per_m64n128k16_per_sm) {
   return cycles_per_m64n128k16_per_sm * kSchedulersPerSm / kMmaPerM64n128k16;
 }
 
-SmRates sm_rates(const HardwareSpec& hw, DType t) {
+SmRates sm_rates(const HardwareSpec& hw, DType t, bool wgmma_family) {
   SmRates r;
   r.lat = hw.pipeline;
   for (const PipelineField& f : kPipelineFields) r.lat.*(f.field) = pipeline_figure(hw, f.field);
@@ -133,6 +133,18 @@ SmRates sm_rates(const HardwareSpec& hw, DType t) {
   const double l2 = either(hw.measured.l2_gb_per_s * 1e9, hw.l2.bytes_per_clock * hw.clock.sm_mhz * 1e6);
   r.l2_bytes_per_cycle = l2 / sms / r.clock_hz;
   r.red_bytes_per_cycle = hw.measured.l2_red_gb_per_s * 1e9 / sms / r.clock_hz;
+  if (wgmma_family && hw.measured.wgmma_clock_mhz > 0) {
+    // The SM's cycles at the clock measured under a wgmma-bound kernel: what the SM does per cycle
+    // (latencies, the FP32, SFU, shuffle and shared-memory pipes) stays per cycle; the rates of the
+    // L2 and of the tensor cores at the cuBLAS GEMM's FLOP/s (itself measured under the power limit)
+    // stay per second, so each of their cycles does more.
+    const double k = hw.measured.wgmma_clock_mhz * 1e6 / r.clock_hz;
+    if (r.lat.wgmma_interval <= 0) r.wgmma_interval *= k;
+    r.l2_bytes_per_cycle /= k;
+    r.red_bytes_per_cycle /= k;
+    r.clock_hz = hw.measured.wgmma_clock_mhz * 1e6;
+    r.lat.clock_mhz = hw.measured.wgmma_clock_mhz;
+  }
   return r;
 }
 

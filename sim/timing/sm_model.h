@@ -86,7 +86,10 @@ struct SmRates {
   PipelineSpec lat;                 ///< the latencies (measured where the config has them)
 };
 
-[[nodiscard]] SmRates sm_rates(const HardwareSpec& hw, DType t);
+/// The SM's rates for a kernel of type `t`. `wgmma_family`: a wgmma family's kernel, whose cycles run at
+/// `measured.wgmma_clock_mhz` where the config has it (the tensor cores' power limit), else at the
+/// clock of every other kernel.
+[[nodiscard]] SmRates sm_rates(const HardwareSpec& hw, DType t, bool wgmma_family = false);
 
 /// m16n8k16s (2·16·8·16 FLOPs each) in one m64n128k16 (2·64·128·16): 4 · 16 · 1 = 64.
 inline constexpr double kMmaPerM64n128k16 = (64.0 * 128 * 16) / (16.0 * 8 * 16);

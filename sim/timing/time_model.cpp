@@ -38,7 +38,7 @@ double launch_seconds(const HardwareSpec& hw) {
 /// The SM model's time for a kernel of a described family; `t` holds its roofline terms already.
 void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& family, const KernelPrediction& k,
              const Prediction& p, const ScheduleContext& ctx, const HardwareSpec& hw) {
-  const SmRates rates = sm_rates(hw, ctx.problem.dtype);
+  const SmRates rates = sm_rates(hw, ctx.problem.dtype, family.hopper.mma == MmaInstruction::wgmma);
   BlockShape shape;
   // The warps that compute: a warp-specialised family's producer warps issue only its TMA loads.
   const std::uint32_t warps = k.launch.threads / 32;

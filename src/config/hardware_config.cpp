@@ -98,7 +98,7 @@ bool is_iso_date(const std::string& s) {
 
 std::vector<std::string> measured_keys() {
   std::vector<std::string> keys = {"hbm_gb_per_s", "l2_gb_per_s", "l2_red_gb_per_s", "sram_gb_per_s", "tensor_fp16_tflops",
-                                   "tensor_bf16_tflops", "gemm_fp16_tflops", "exp2_g_per_s", "date"};
+                                   "tensor_bf16_tflops", "gemm_fp16_tflops", "wgmma_clock_mhz", "exp2_g_per_s", "date"};
   for (const std::string& k : pipeline_keys()) keys.push_back(k);
   return keys;
 }
@@ -167,6 +167,7 @@ MeasuredSpec read_measured(YamlMap m) {
   opt("tensor_fp16_tflops", s.tensor_fp16_tflops);
   opt("tensor_bf16_tflops", s.tensor_bf16_tflops);
   opt("gemm_fp16_tflops", s.gemm_fp16_tflops);
+  opt("wgmma_clock_mhz", s.wgmma_clock_mhz);
   opt("exp2_g_per_s", s.exp2_g_per_s);
   for (const PipelineField& f : kPipelineFields) opt(f.key, s.pipeline.*(f.field));
   if (std::optional<std::string> date = m.optional_string("date")) s.date = *date;

@@ -58,6 +58,7 @@ constexpr ValueLimit kLimits[] = {
     {"measured.tensor_fp16_tflops", 1e-3, 1e6, "TFLOP/s"},
     {"measured.tensor_bf16_tflops", 1e-3, 1e6, "TFLOP/s"},
     {"measured.gemm_fp16_tflops", 1e-3, 1e6, "TFLOP/s"},
+    {"measured.wgmma_clock_mhz", 1, 1e5, "MHz"},
     {"measured.exp2_g_per_s", 1e-3, 1e8, "G/s"},
 };
 
