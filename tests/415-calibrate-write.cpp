@@ -95,6 +95,15 @@ TEST_CASE("replace_measured_section: in place, every other byte kept") {
     CHECK(replace_measured_section("measured_by: me\n  x: 1\n", kSection, "f") == "measured_by: me\n  x: 1\n" + kSection);
     CHECK(replace_measured_section("n:\n  measured:\n    x: 1\n", kSection, "f") == "n:\n  measured:\n    x: 1\n" + kSection);
   }
+  SUBCASE("figures another tool measured are kept, line and comment, before the new date") {
+    const std::string old = "measured:\n  hbm_gb_per_s: 10\n  wgmma_clock_mhz: 1645  # ncu\n  date: 2026-11-01\n";
+    CHECK(replace_measured_section("a: 1\n" + old, kSection, "f", {"wgmma_clock_mhz"}) ==
+          "a: 1\nmeasured:\n  hbm_gb_per_s: 90\n  wgmma_clock_mhz: 1645  # ncu\n  date: 2026-12-01\n");
+    CHECK(replace_measured_section("a: 1\n" + old, kSection, "f") == "a: 1\n" + kSection);  // nothing kept
+    // A key that only starts like a kept one is not kept.
+    CHECK(replace_measured_section("measured:\n  wgmma_clock_mhz_x: 1\n", kSection, "f", {"wgmma_clock_mhz"}) ==
+          kSection);
+  }
   SUBCASE("what it cannot rewrite line by line") {
     CHECK_THROWS_WITH_AS((void)replace_measured_section("a: 1\nmeasured: {hbm_gb_per_s: 3}\n", kSection, "c.yaml"),
                          doctest::Contains("c.yaml:2: measured: is written in flow style"), ConfigError);

@@ -46,7 +46,8 @@ bool is_measured_key(std::string_view line, const std::string& file, std::size_t
 
 }  // namespace
 
-std::string replace_measured_section(const std::string& text, const std::string& section, const std::string& file) {
+std::string replace_measured_section(const std::string& text, const std::string& section, const std::string& file,
+                                     const std::vector<std::string>& keep) {
   const std::vector<std::string_view> lines = lines_of(text);
   std::size_t start = lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -69,17 +70,31 @@ std::string replace_measured_section(const std::string& text, const std::string&
       break;
     }
   }
+  // The kept keys' lines of the old section, in their order, placed before the new one's date.
+  std::string kept;
+  for (std::size_t i = start + 1; i < end; ++i) {
+    const std::string_view l = lines[i];
+    const std::size_t k = l.find_first_not_of(" \t");
+    if (!is_indented(l) || k == std::string_view::npos) continue;
+    for (const std::string& key : keep) {
+      if (l.substr(k, key.size()) == key && l.substr(k + key.size(), 1) == ":") kept += std::string(l);
+    }
+  }
+  if (!kept.empty() && kept.back() != '\n') kept += '\n';
+  std::string merged = section;
+  const std::size_t date = merged.rfind("\n  date:");
+  merged.insert(date == std::string::npos ? merged.size() : date + 1, kept);
   std::size_t head = 0;
   for (std::size_t i = 0; i < start; ++i) head += lines[i].size();
   std::size_t cut = head;
   for (std::size_t i = start; i < end; ++i) cut += lines[i].size();
   // A section that ended the file without a final newline: the replacement brings its own.
-  return text.substr(0, head) + section + text.substr(cut);
+  return text.substr(0, head) + merged + text.substr(cut);
 }
 
-void write_measured_section(const std::string& file, const std::string& section) {
+void write_measured_section(const std::string& file, const std::string& section, const std::vector<std::string>& keep) {
   const std::string text = read_regular_file(file, kMaxYamlFileBytes, "a config");
-  const std::string updated = replace_measured_section(text, section, file);
+  const std::string updated = replace_measured_section(text, section, file, keep);
   const std::string tmp = file + ".iosim-tmp";
   try {
     write_regular_file(tmp, updated);
