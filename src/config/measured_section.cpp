@@ -92,7 +92,8 @@ std::string replace_measured_section(const std::string& text, const std::string&
   return text.substr(0, head) + merged + text.substr(cut);
 }
 
-void write_measured_section(const std::string& file, const std::string& section, const std::vector<std::string>& keep) {
+void write_measured_section(const std::string& file, const std::string& section,
+                            const std::vector<std::string>& keep) {
   const std::string text = read_regular_file(file, kMaxYamlFileBytes, "a config");
   const std::string updated = replace_measured_section(text, section, file, keep);
   const std::string tmp = file + ".iosim-tmp";
