@@ -6,7 +6,8 @@
     peak = nb.config_value(out["config"]["file"], "peak.tensor_fp16_tflops")
     nb.show()
 
-REPO is the checkout (for results/ and configs/); config_value reads a number of a hardware config;
+REPO is the checkout (for configs/); DATA the GPU measurements the notebooks read (notebooks/data, copied
+from results/ with their origins in its README); config_value reads a number of a hardware config;
 show() draws the figures.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 NOTEBOOKS = Path(__file__).resolve().parent
 REPO = NOTEBOOKS.parent
+DATA = NOTEBOOKS / "data"
 
 
 def config_value(path: str | Path, key: str) -> float:
