@@ -19,6 +19,8 @@ MatmulRole role_of(const KernelFamily& f, std::size_t i) {
 
 }  // namespace
 
+double estimated_wavefronts(double smem_bytes) { return smem_bytes / kWavefrontBytes; }
+
 bool counts_wavefronts(const KernelFamily& f) {
   return f.smem_layout != SharedLayout::unknown && f.model == FamilyModel::sm_steps;
 }

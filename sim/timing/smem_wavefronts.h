@@ -32,6 +32,10 @@ struct SmemWavefronts {
   }
 };
 
+/// A kernel's wavefronts where its layout is not known: its shared-memory bytes over one conflict-free
+/// wavefront (128 bytes), an estimate.
+[[nodiscard]] double estimated_wavefronts(double smem_bytes);
+
 /// Whether the model counts `f`'s wavefronts (its layout is known) rather than leaving them to an estimate.
 [[nodiscard]] bool counts_wavefronts(const KernelFamily& f);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sim/core/escape.h"
+#include "sim/timing/smem_wavefronts.h"
 #include "src/report/text_table.h"
 #include "src/report/units_format.h"
 
@@ -19,8 +20,8 @@ std::string ms(double seconds) {
 }
 
 double kernel_smem_wavefronts(const KernelPrediction& k, const KernelTime& kt) {
-  constexpr double kWavefrontBytes = 128;  // 32 banks × 4 bytes
-  return kt.smem_wavefronts_counted ? kt.smem_wavefronts.total() : static_cast<double>(k.sram.value) / kWavefrontBytes;
+  return kt.smem_wavefronts_counted ? kt.smem_wavefronts.total()
+                                    : estimated_wavefronts(static_cast<double>(k.sram.value));
 }
 
 RunWavefronts run_smem_wavefronts(const PredictedRun& p) {
