@@ -47,10 +47,11 @@ const std::vector<Case> kFlash2Cases = {
     {1, 4, 1, 500, 500, 96, 32, true},     // window and pages together, multi-query
 };
 
-/// flash3's forward (B_c = 128; its producer copies a paged tile by boxes of 16 rows): pages of 16 (a
-/// tile of 8 pages; the last tile's boxes past the last page are zero-filled by TMA), 64, 128 (one
-/// page a tile) and 256, 1024 (a tile within a page), in order and shuffled; n and n_kv not multiples of
-/// the tile, n ≠ n_kv both ways, grouped and multi-query K/V heads, a window with pages.
+/// flash3's forward (B_c = 128; its producer copies a paged tile by boxes of 16 rows, or whole where a
+/// page holds whole tiles): pages of 16 (a tile of 8 pages; the last tile's boxes past the last page are
+/// zero-filled by TMA), 32 and 64 (boxes), 128 (one page a tile) and 256, 1024 (a tile within a page:
+/// whole copies), in order and shuffled; n and n_kv not multiples of the tile, n ≠ n_kv both ways,
+/// grouped and multi-query K/V heads, a window with pages.
 const std::vector<Case> kFlash3Cases = {
     {1, 2, 0, 300, 300, 0, 16, false},    // pages of 16 in order, the last of 19 partly filled
     {1, 2, 0, 300, 300, 0, 16, true},     // the same shuffled

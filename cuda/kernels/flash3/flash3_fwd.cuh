@@ -25,9 +25,11 @@
 // Epilogue: O / l from the accumulators into the warpgroup's own rows of the Q tile in shared memory,
 // then to global memory in 16-byte chunks of whole rows (one store instruction per 32-byte sector, as
 // FlashAttention-3 stages O); L from the lanes that hold column 0.
-// Paged K/V (FwdArgs::block_table): the producer issues each K/V tile as B_c / 16 TMA copies of 16 rows,
-// each from the page slot the block table names for its rows (a page is 16 rows or more, so a copy never
-// straddles two); the consumers see the same stages as unpaged.
+// Paged K/V (FwdArgs::block_table): where a page holds whole K/V tiles (page ≥ B_c), the producer issues
+// each tile as one TMA copy from the page slot the block table names, as unpaged; where it does not, as
+// B_c / 16 copies of 16 rows, each from its own page's slot (a page is 16 rows or more, so a copy never
+// straddles two). The table entries of a tile are read before the producer waits for the tile's stage,
+// so that their latency overlaps the wait. The consumers see the same stages as unpaged.
 // HBM traffic per head as flash2's: Q, O once, K and V once per Q tile (⌈n / B_r⌉ times; causal: the
 // tiles up to the diagonal; a sliding window: from the tile of the block's first row's first key), L once.
 #pragma once
@@ -122,8 +124,8 @@ struct FwdTraits {
   using TmaV = decltype(make_tma_copy(SM90_TMA_LOAD{},
                                       make_tensor(make_gmem_ptr(static_cast<const Element*>(nullptr)), GShape{}, GStrideVt{}),
                                       take<0, 2>(SmemLayoutVt{}), Shape<Int<D>, Int<BC>>{}, _1{}));
-  // Paged K/V: each K/V tile as BC / kPageBox copies of kPageBox rows, each from the page slot its rows
-  // lie in. The global tensors are the caches seen as (row in page, d, slot) for K and (d, row in page,
+  // Paged K/V with pages smaller than a tile: each K/V tile as BC / kPageBox copies of kPageBox rows, each
+  // from the page slot its rows lie in (pages of whole tiles use TmaK and TmaV over the cache). The global tensors are the caches seen as (row in page, d, slot) for K and (d, row in page,
   // slot) for Vᵀ; a copy's shared-memory box is rows [b·kPageBox, (b + 1)·kPageBox) of a stage, i.e. the
   // stage layout composed with that slice (so the 128-byte swizzle of the whole tile: a box starts at a
   // multiple of 8 rows, 1024 bytes, where the swizzle pattern starts over).
@@ -157,8 +159,10 @@ struct FwdTraits {
     TmaQ tma_q;
     TmaK tma_k;
     TmaV tma_v;
-    TmaKp tma_kp;  // paged: K's cache by 16-row boxes (unpaged: built over K, unused)
-    TmaVp tma_vp;  // paged: Vᵀ's cache
+    TmaKp tma_kp;  // paged, pages < B_c: K's cache by 16-row boxes (otherwise built over K, unused)
+    TmaVp tma_vp;  // paged, pages < B_c: Vᵀ's cache
+    TmaK tma_kt;   // paged, pages ≥ B_c: K's cache by whole tiles (otherwise built over K, unused)
+    TmaV tma_vt;   // paged, pages ≥ B_c: Vᵀ's cache
     GShape shape_q;    // (n, d, heads)
     GShape shape_k;    // (n_kv, d, kv_heads)
     GShape shape_vt;   // (d, n_kv, kv_heads)
@@ -272,6 +276,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
     if (p.block_table != nullptr) {
       cute::prefetch_tma_descriptor(p.tma_kp.get_tma_descriptor());
       cute::prefetch_tma_descriptor(p.tma_vp.get_tma_descriptor());
+      cute::prefetch_tma_descriptor(p.tma_kt.get_tma_descriptor());
+      cute::prefetch_tma_descriptor(p.tma_vt.get_tma_descriptor());
     }
     ss.barrier_q.init(1);
   }
@@ -319,47 +325,80 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) fwd_kernel(const __grid_const
           p.block_table == nullptr ? nullptr : p.block_table + static_cast<std::int64_t>(bh_kv) * p.pages;
       Tensor mKp = p.tma_kp.get_tma_tensor(p.shape_kp);    // (page, d, slots)
       Tensor mVtp = p.tma_vp.get_tma_tensor(p.shape_vtp);  // (d, page, slots)
+      Tensor mKt = p.tma_kt.get_tma_tensor(p.shape_kp);    // the same, by whole tiles
+      Tensor mVtt = p.tma_vt.get_tma_tensor(p.shape_vtp);
       constexpr int kBox = Tr::kBox;
-      // Paged copy b of K/V tile `tile` (rows tile·B_c + b·kBox …, within one page): the page's slot and
-      // the box's row in it. A box past the sequence's last page (the last tile, pages smaller than B_c)
-      // gets slot `slots`, outside the cache: TMA fills it with zeros, reads nothing, and still counts
-      // its bytes on the barrier; its keys are masked (past n_kv) and its V rows, 0, add nothing.
-      auto box_of = [&](int tile, int b, int& slot, int& row_box) {
-        const int row = tile * kBc + b * kBox;
-        const int page = row >> p.page_shift;
-        slot = page < p.pages ? __ldg(table + page) : p.slots;
-        row_box = (row & ((1 << p.page_shift) - 1)) / kBox;
+      constexpr int kBoxes = kBc / kBox;
+      // Pages of whole tiles: one copy a tile, from the slot of the page that holds it.
+      const bool page_tiles = (1 << p.page_shift) >= kBc;
+      const int boxes = page_tiles ? 1 : kBoxes;
+      const int rows = page_tiles ? kBc : kBox;
+      // The copies of K/V tile `tile` (paged): copy b holds rows tile·B_c + b·rows …, within one page; its
+      // page's slot and its box's index in the page (in boxes of `rows`). A box past the sequence's last
+      // page (the last tile, pages smaller than B_c) gets slot `slots`, outside the cache: TMA fills it
+      // with zeros, reads nothing, and still counts its bytes on the barrier; its keys are masked (past
+      // n_kv) and its V rows, 0, add nothing.
+      struct Boxes {
+        int slot[kBoxes];
+        int row_box[kBoxes];
+      };
+      auto boxes_of = [&](int tile) {
+        Boxes bx{};
+        CUTLASS_PRAGMA_UNROLL
+        for (int b = 0; b < kBoxes; ++b) {
+          if (b < boxes) {
+            const int row = tile * kBc + b * rows;
+            const int page = row >> p.page_shift;
+            bx.slot[b] = page < p.pages ? __ldg(table + page) : p.slots;
+            bx.row_box[b] = (row & ((1 << p.page_shift) - 1)) / rows;
+          }
+        }
+        return bx;
       };
       // Step j of the block's run: K/V tile kv_first + j, whole or (paged) by boxes; the stage's barrier
       // expects the whole tile's bytes either way.
       auto load_k = [&](int j, const PipelineState& st) {
-        pipe_k.producer_acquire(st);
         if (table == nullptr) {
+          pipe_k.producer_acquire(st);
           copy(p.tma_k.with(*pipe_k.producer_get_barrier(st), 0), tKgK(_, kv_first + j), tKsK(_, st.index()));
           return;
         }
+        const Boxes bx = boxes_of(kv_first + j);
+        pipe_k.producer_acquire(st);
+        if (page_tiles) {
+          auto cta = p.tma_kt.get_slice(_0{});
+          Tensor g = local_tile(mKt(_, _, bx.slot[0]), Shape<Int<kBc>, Int<Tr::kD>>{}, make_coord(bx.row_box[0], _0{}));
+          copy(p.tma_kt.with(*pipe_k.producer_get_barrier(st), 0), cta.partition_S(g),
+               cta.partition_D(sK(_, _, st.index())));
+          return;
+        }
         auto cta = p.tma_kp.get_slice(_0{});
-        CUTLASS_PRAGMA_NO_UNROLL
-        for (int b = 0; b < kBc / kBox; ++b) {
-          int slot, row_box;
-          box_of(kv_first + j, b, slot, row_box);
-          Tensor g = local_tile(mKp(_, _, slot), Shape<Int<kBox>, Int<Tr::kD>>{}, make_coord(row_box, _0{}));
+        CUTLASS_PRAGMA_UNROLL
+        for (int b = 0; b < kBoxes; ++b) {
+          Tensor g = local_tile(mKp(_, _, bx.slot[b]), Shape<Int<kBox>, Int<Tr::kD>>{}, make_coord(bx.row_box[b], _0{}));
           Tensor s = local_tile(sK(_, _, st.index()), Shape<Int<kBox>, Int<Tr::kD>>{}, make_coord(b, _0{}));
           copy(p.tma_kp.with(*pipe_k.producer_get_barrier(st), 0), cta.partition_S(g), cta.partition_D(s));
         }
       };
       auto load_v = [&](int j, const PipelineState& st) {
-        pipe_v.producer_acquire(st);
         if (table == nullptr) {
+          pipe_v.producer_acquire(st);
           copy(p.tma_v.with(*pipe_v.producer_get_barrier(st), 0), tVgV(_, kv_first + j), tVsV(_, st.index()));
           return;
         }
+        const Boxes bx = boxes_of(kv_first + j);
+        pipe_v.producer_acquire(st);
+        if (page_tiles) {
+          auto cta = p.tma_vt.get_slice(_0{});
+          Tensor g = local_tile(mVtt(_, _, bx.slot[0]), Shape<Int<Tr::kD>, Int<kBc>>{}, make_coord(_0{}, bx.row_box[0]));
+          copy(p.tma_vt.with(*pipe_v.producer_get_barrier(st), 0), cta.partition_S(g),
+               cta.partition_D(sVt(_, _, st.index())));
+          return;
+        }
         auto cta = p.tma_vp.get_slice(_0{});
-        CUTLASS_PRAGMA_NO_UNROLL
-        for (int b = 0; b < kBc / kBox; ++b) {
-          int slot, row_box;
-          box_of(kv_first + j, b, slot, row_box);
-          Tensor g = local_tile(mVtp(_, _, slot), Shape<Int<Tr::kD>, Int<kBox>>{}, make_coord(_0{}, row_box));
+        CUTLASS_PRAGMA_UNROLL
+        for (int b = 0; b < kBoxes; ++b) {
+          Tensor g = local_tile(mVtp(_, _, bx.slot[b]), Shape<Int<Tr::kD>, Int<kBox>>{}, make_coord(_0{}, bx.row_box[b]));
           Tensor s = local_tile(sVt(_, _, st.index()), Shape<Int<Tr::kD>, Int<kBox>>{}, make_coord(_0{}, b));
           copy(p.tma_vp.with(*pipe_v.producer_get_barrier(st), 0), cta.partition_S(g), cta.partition_D(s));
         }
@@ -623,6 +662,8 @@ cudaError_t launch_fwd(const FwdArgs& a, cudaStream_t stream) {
   typename Tr::GStrideVt stride_vtp = make_stride(_1{}, static_cast<int64_t>(kD), static_cast<int64_t>(page) * kD);
   Tensor mKp = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.k)), shape_kp, stride_kp);
   Tensor mVtp = make_tensor(make_gmem_ptr(static_cast<const Element*>(a.v)), shape_vtp, stride_vtp);
+  // Pages of whole tiles: the caches by tiles of B_c rows, one copy a tile (otherwise over K and V, unused).
+  const bool page_tiles = paged && page >= Tr::kBc;
   const float scale = 1.f / std::sqrt(static_cast<float>(kD));
   typename Tr::Params p{
       make_tma_copy(SM90_TMA_LOAD{}, mQ, typename Tr::SmemLayoutQ{}, Shape<Int<Tr::kBr>, Int<kD>>{}, _1{}),
@@ -630,6 +671,10 @@ cudaError_t launch_fwd(const FwdArgs& a, cudaStream_t stream) {
       make_tma_copy(SM90_TMA_LOAD{}, mVt, take<0, 2>(typename Tr::SmemLayoutVt{}), Shape<Int<kD>, Int<Tr::kBc>>{}, _1{}),
       make_tma_copy(SM90_TMA_LOAD{}, mKp, typename Tr::SmemBoxK{}, Shape<Int<Tr::kBox>, Int<kD>>{}, _1{}),
       make_tma_copy(SM90_TMA_LOAD{}, mVtp, typename Tr::SmemBoxVt{}, Shape<Int<kD>, Int<Tr::kBox>>{}, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, page_tiles ? mKp : mK, take<0, 2>(typename Tr::SmemLayoutK{}),
+                    Shape<Int<Tr::kBc>, Int<kD>>{}, _1{}),
+      make_tma_copy(SM90_TMA_LOAD{}, page_tiles ? mVtp : mVt, take<0, 2>(typename Tr::SmemLayoutVt{}),
+                    Shape<Int<kD>, Int<Tr::kBc>>{}, _1{}),
       shape_q,
       shape_k,
       shape_vt,

@@ -40,8 +40,9 @@ struct FwdArgs {
   int pages = 0;      ///< pages of one K/V head's sequence, ⌈n_kv / page_size⌉ (paged)
 };
 
-/// Rows of one TMA copy of a paged K/V tile: a tile of B_c rows is B_c / kPageBox copies, each within one
-/// page, so the smallest page the kernels take.
+/// Rows of one TMA copy of a paged K/V tile where pages are smaller than the tile: a tile of B_c rows is
+/// then B_c / kPageBox copies, each within one page, so the smallest page the kernels take. (Pages of
+/// B_c rows or more: one copy a tile.)
 inline constexpr int kPageBox = 16;
 
 /// One compiled forward kernel: its element type, head dimension and tiles (B_r rows of Q per block,
