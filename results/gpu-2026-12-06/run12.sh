@@ -4,7 +4,9 @@
 #   - every GPU test of the lean build, flash3's paged forward against the reference among them (run11
 #     skipped it: its probe named no tile), after the schedules' CUDA kernels lost their enum;
 #   - DRAM writes now less a clean L2's drain (cuda/measure.cpp): decoding and `validate --quick`;
-#   - flash3's paged forward timed at pages of 16, 64 and 256 tokens, in order and random.
+#   - flash3's paged forward (one TMA copy a tile where a page holds whole tiles, 16-row boxes below)
+#     under memcheck and racecheck at pages of 256 and 16, and timed at pages of 16, 64, 128 and 256
+#     tokens, in order and random.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 res=/tmp/run12-res build=build-gpu
@@ -49,10 +51,27 @@ validate() {
 }
 validate decode --schedule flashdecode --shape 2,32,1,64 --n-kv 16384 --page-size 16 --page-order random
 validate quick --quick
-for p in 16 64 256; do
+for args in "--batch 2 --heads 4 --kv-heads 2 --n 200 --n-kv 333 --causal --page-size 256 --page-order random" \
+            "--batch 1 --heads 4 --kv-heads 2 --n 333 --n-kv 1000 --causal --page-size 16 --page-order random"; do
+  for tool in memcheck racecheck; do
+    if [ "$(left)" -le 40 ]; then echo "$tool: no time left" | tee -a "$res/stamps.txt"; break; fi
+    # shellcheck disable=SC2086  # $args is a list of flags, split on purpose
+    timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 3 "$build/iosim" measure --config "$cfg.yaml" \
+      --schedule flash3 --pass fwd --d 128 --no-counters --runs 1 --warmup 0 $args >>"$res/sanitizer-$tool.log" 2>&1
+    stamp "$tool flash3 ${args// /_}" $?
+  done
+done
+for p in 16 64 128 256; do
   for order in contiguous random; do
     validate "flash3-page$p-$order" --schedule flash3 --pass fwd --shape 1,16,8192,128 --causal --page-size "$p" \
       --page-order "$order"
   done
 done
 validate flash3-unpaged --schedule flash3 --pass fwd --shape 1,16,8192,128 --causal
+for shape in 1,16,32768,128 8,16,4096,128; do
+  for p in 16 256; do
+    validate "flash3-$shape-page$p-random" --schedule flash3 --pass fwd --shape "$shape" --causal --page-size "$p" \
+      --page-order random
+  done
+  validate "flash3-$shape-unpaged" --schedule flash3 --pass fwd --shape "$shape" --causal
+done
