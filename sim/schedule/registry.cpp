@@ -1,28 +1,12 @@
-// The registry: every schedule's entry, from the one list in schedules.def (registry.h says what an
-// entry holds; each schedule's folder defines its own).
+// The registry's lookups over the catalog (catalog.cpp expands the list in schedules.def; registry.h
+// says what an entry holds; each schedule's folder defines its own).
 #include "sim/schedule/registry.h"
 
-#include <array>
 #include <string>
 
 #include "sim/core/error.h"
 
 namespace iosim {
-
-// Each schedule's folder defines its entry (sim/schedule/<name>/register.cpp).
-#define IOSIM_SCHEDULE(name) ScheduleEntry register_##name();
-#include "sim/schedule/schedules.def"
-#undef IOSIM_SCHEDULE
-
-std::span<const ScheduleEntry> schedule_catalog() {
-  // Built on first use, so that no static initialiser depends on another file's.
-  static const std::array kEntries = {
-#define IOSIM_SCHEDULE(name) register_##name(),
-#include "sim/schedule/schedules.def"
-#undef IOSIM_SCHEDULE
-  };
-  return kEntries;
-}
 
 const ScheduleEntry* find_schedule(std::string_view name) {
   return first_schedule([&](const ScheduleEntry& e) { return e.name == name; });

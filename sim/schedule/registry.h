@@ -3,7 +3,7 @@
 // and the families it describes (kernel_family.h), the CUDA kernels that run it (cuda/backend.h) and
 // what it can do. Every consumer asks the entry; none compares schedule names. A schedule is one
 // folder, sim/schedule/<name>/: its passes, its families.cpp (its kernels' families, where it has
-// kernels of its own) and its register.cpp, whose register_<name>() returns its entry; registry.cpp
+// kernels of its own) and its register.cpp, whose register_<name>() returns its entry; catalog.cpp
 // lists them.
 #pragma once
 
