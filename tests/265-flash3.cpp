@@ -389,3 +389,24 @@ TEST_CASE("flash3 on the command line: runs on Hopper configs, one line and exit
   };
   check_bad_inputs(cases);
 }
+
+TEST_CASE("flash3's forward over paged K/V: TMA copies of 16-row boxes for pages smaller than the tile") {
+  const HardwareSpec hw = h200();
+  Problem p = problem(4096, 128, 1, 16);
+  p.causal = true;  // tiles 128 × 128
+  const auto box_rows = [&](std::uint64_t page) {
+    p.page_size = page;
+    return make_schedule("flash3", Pass::fwd, context(p, hw))->kernels().front()->launch().tma_box_rows;
+  };
+  CHECK(box_rows(0) == 128);    // unpaged: a copy a tile
+  CHECK(box_rows(16) == 16);    // eight pages a tile: a box a page
+  CHECK(box_rows(64) == 16);    // two pages a tile: still the kernel's 16-row boxes
+  CHECK(box_rows(128) == 128);  // a page a tile
+  CHECK(box_rows(1024) == 128);
+  p.page_size = 0;
+  const auto bwd = make_schedule("flash3", Pass::bwd, context(p, hw));  // tiles 64 × 128: Q_i by 64 rows
+  for (const Kernel* k : bwd->kernels()) {
+    CAPTURE(k->name());
+    CHECK(k->launch().tma_box_rows == (k->name() == "flash3_bwd" ? 64 : 0));
+  }
+}

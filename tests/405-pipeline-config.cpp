@@ -93,15 +93,17 @@ TEST_CASE("a measured figure replaces its default; the rest stay defaults") {
   CHECK(left.front() == "clock_mhz");  // in the order of the struct
 }
 
-TEST_CASE("the wgmma figures: optional in pipeline: (absent or 0: not known), positive in measured:") {
+TEST_CASE("the Hopper figures: optional in pipeline: (absent or 0: not known), positive in measured:") {
   TempDir dir;
   CHECK(std::string(kPipelineFields[13].key) == "wgmma_latency");
   CHECK(std::string(kPipelineFields[14].key) == "wgmma_interval");
+  CHECK(std::string(kPipelineFields[15].key) == "tma_copy_cycles");
   std::size_t optional = 0;
   for (const PipelineField& f : kPipelineFields) optional += f.optional ? 1 : 0;
-  CHECK(optional == 2);
+  CHECK(optional == 3);
   CHECK(kPipelineFields[13].optional);
   CHECK(kPipelineFields[14].optional);
+  CHECK(kPipelineFields[15].optional);
   const HardwareSpec none = load_hardware(dir.write("a.yaml", iosim::test::kToyConfig));
   CHECK(none.pipeline.wgmma_latency == 0);
   CHECK(none.pipeline.wgmma_interval == 0);

@@ -148,8 +148,10 @@ TEST_CASE("--write: the toy config and h200.yaml take the measured section and l
     CHECK(hw.measured.gemm_fp16_tflops == doctest::Approx(0.9));
     CHECK(pipeline_figure(hw, &PipelineSpec::mma_latency) == doctest::Approx(35.2));
     CHECK(pipeline_figure(hw, &PipelineSpec::dram_latency) == doctest::Approx(812.3));
-    // wgmma's two, measured but written as a comment, are the figures the config does not have
-    CHECK(unmeasured_pipeline_figures(hw) == std::vector<std::string>{"wgmma_latency", "wgmma_interval"});
+    // wgmma's two, measured but written as a comment, and the TMA copy's, which calibrate does not
+    // measure, are the figures the config does not have
+    CHECK(unmeasured_pipeline_figures(hw) ==
+          std::vector<std::string>{"wgmma_latency", "wgmma_interval", "tma_copy_cycles"});
     CHECK(hw.measured.pipeline.wgmma_latency == 0);
     CHECK(pipeline_figure(hw, &PipelineSpec::wgmma_interval) == 0);
     // Again: the section written the first time is replaced, not repeated.

@@ -404,3 +404,22 @@ TEST_CASE("decoding is priced as its kernel runs: the stages it keeps, its warps
   const StepCost r = step_cost(rows, false, false, f, BlockShape{4, 1, 1}, tensor_only(0));
   CHECK(r.mix.mma == doctest::Approx(32 * 4 + 8 * 16));  // S: 32 n8 × 4 k16; P V: 8 n8 × 16 k16
 }
+
+TEST_CASE("a TMA-loaded step is bounded by its copies at the SM's TMA unit") {
+  const KernelFamily& f = family_of("flash3_fwd");
+  REQUIRE(f.hopper.tma_loads);
+  Segment s;
+  s.load_bytes = 2.0 * 128 * 128 * 2;  // K_j and V_j, 128 × 128 fp16 each
+  SmRates r = tensor_only(0);
+  BlockShape shape{8, 2, 1};
+  shape.tma_copy_bytes = 128 * kTmaRowBytes;  // a copy a tile: 4 copies (d = 128 is two 128-byte boxes wide)
+  CHECK(step_cost(s, false, false, f, shape, r).block_tma == 0);  // the figure not known: no bound
+  r.lat.tma_copy_cycles = 100;
+  CHECK(step_cost(s, false, false, f, shape, r).block_tma == doctest::Approx(4 * 100));
+  shape.tma_copy_bytes = 16 * kTmaRowBytes;  // 16-row boxes: 32 copies
+  const StepCost c = step_cost(s, false, false, f, shape, r);
+  CHECK(c.block_tma == doctest::Approx(32 * 100));
+  CHECK(c.mix.load == 0);  // no per-lane instruction
+  CHECK(step_time(c, shape, 1, f.overlap).cycles >= 3200);
+  CHECK(step_time(c, shape, 2, f.overlap).cycles >= 6400);  // two blocks share the SM's TMA unit
+}

@@ -75,6 +75,10 @@ struct PipelineSpec {
   /// Hopper only; 0 = not known: the model derives wgmma's rate from the cuBLAS GEMM
   /// (`measured: gemm_fp16_tflops`, sm_model.h's SmRates::wgmma_interval).
   double wgmma_interval = 0;
+  /// Cycles of one SM's TMA unit per copy instruction (cp.async.bulk.tensor, a box of rows of up to
+  /// 128 bytes), however few rows the box holds. Hopper only; 0 = not known: TMA copies bound nothing.
+  /// Not a calibrate microbenchmark: fitted to a TMA-bound kernel (scripts/fit-tma-copy.py).
+  double tma_copy_cycles = 0;
 };
 
 /// One figure of PipelineSpec: its YAML key (in `pipeline:` and `measured:`) and its member.
@@ -103,6 +107,7 @@ inline constexpr PipelineField kPipelineFields[] = {
     {"launch_us", &PipelineSpec::launch_us},
     {"wgmma_latency", &PipelineSpec::wgmma_latency, true},
     {"wgmma_interval", &PipelineSpec::wgmma_interval, true},
+    {"tma_copy_cycles", &PipelineSpec::tma_copy_cycles, true},
 };
 
 /// The rate a library kernel reaches, measured alone (a config's kernel_rates; docs/configs.md):

@@ -31,6 +31,9 @@ struct LaunchShape {
   /// its compiled variant in the kernel menu (kernel_registers.h); 0 for other kernels.
   std::uint64_t br = 0;
   std::uint64_t bc = 0;
+  /// Rows of one TMA copy of the tiles the block streams (a TMA-loaded kernel's box; its rows are of at
+  /// most 128 bytes, kTmaRowBytes); 0 for kernels whose threads load.
+  std::uint64_t tma_box_rows = 0;
 };
 
 /// How a kernel's grid head indexes a tensor's heads in memory.

@@ -154,7 +154,9 @@ struct HopperTraits {
   /// products and no element-wise work, so the SM model prices the other warps' steps.
   std::uint32_t producer_warps = 0;
   /// Loads are issued by the tensor memory accelerator (TMA, cp.async.bulk.tensor): one instruction a
-  /// tile from one thread of the producer, none per lane; they land in shared memory as cp.async's do.
+  /// box (LaunchShape::tma_box_rows rows of up to 128 bytes) from one thread of the producer, none per
+  /// lane; they land in shared memory as cp.async's do. The SM's TMA unit takes
+  /// pipeline.tma_copy_cycles per copy: a throughput bound of the step (many small boxes: paged K/V).
   bool tma_loads = false;
   /// Intra-warpgroup overlap (FlashAttention-3's forward): step j issues S_j = Q K_jᵀ and
   /// O += P_{j−1} V_{j−1} together, waits for S_j only, and runs the softmax of S_j while the second

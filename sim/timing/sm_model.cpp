@@ -236,6 +236,10 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   if (s.load_bytes > 0) {
     // TMA: no per-lane instruction, the same round trip through the L2 into shared memory.
     c.mix.load = f.hopper.tma_loads ? 0 : s.load_bytes / (kCpAsyncBytes * kWarpLanes * w);
+    if (f.hopper.tma_loads && shape.tma_copy_bytes > 0) {
+      // The SM's TMA unit works through the step's copies one after another (HopperTraits::tma_loads).
+      c.block_tma = s.load_bytes / shape.tma_copy_bytes * r.lat.tma_copy_cycles;
+    }
     instructions += c.mix.load;
     smem_bytes += s.load_bytes;
     const double miss = 1 - std::clamp(shape.l2_hit_rate, 0.0, 1.0);
@@ -317,7 +321,8 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
   // its pipes; a load's wait is its round trip (`memory`), its bytes arriving while other SMs compute.
   const double issue =
       std::max({per_smsp * c.warp_issue, static_cast<double>(blocks) * c.block_smem,
-                static_cast<double>(blocks) * c.block_reduce, static_cast<double>(blocks) * c.memory_per_block});
+                static_cast<double>(blocks) * c.block_reduce, static_cast<double>(blocks) * c.memory_per_block,
+                static_cast<double>(blocks) * c.block_tma});
   // The steps between a load and its use cover its round trip; each at least the larger bound (for a
   // queued family its queued time is longer, so this covers a little less than it could).
   const double covered = c.pipelined ? static_cast<double>(c.lead) * std::max(c.chain, issue) : 0;

@@ -60,6 +60,10 @@
 
 namespace iosim {
 
+/// Bytes of one row of a TMA box under the 128-byte swizzle the Hopper kernels' shared tiles use: a
+/// wider row (d = 128 at 16 bits) is copied as several boxes side by side.
+inline constexpr double kTmaRowBytes = 128;
+
 /// Streaming multiprocessor sub-partitions, each with its own warp scheduler (one instruction a
 /// cycle): four on Volta, Ampere and Hopper (NVIDIA's A100 and H100 whitepapers).
 inline constexpr std::uint32_t kSchedulersPerSm = 4;
@@ -105,6 +109,8 @@ struct BlockShape {
   std::uint32_t warps = 4;
   std::uint32_t stages = 1;
   double l2_hit_rate = 1;  ///< of the kernel's loads (the GPU model's DRAM reads over its L2 reads)
+  /// Bytes one TMA copy of the step's loads moves (its box: rows × kTmaRowBytes); 0: not TMA-loaded.
+  double tma_copy_bytes = 0;
 };
 
 /// One segment's cost for a block of `shape`, in cycles.
@@ -131,6 +137,7 @@ struct StepCost {
   double pipe_tensor = 0, pipe_sfu = 0, pipe_fp32 = 0, pipe_shfl = 0, pipe_issue = 0;
   double block_smem = 0;   ///< the block's shared-memory cycles
   double block_reduce = 0; ///< the block's atomic adds at its SM's share of the L2's reduction rate
+  double block_tma = 0;    ///< the block's TMA copies at the SM's TMA unit (HopperTraits::tma_copy_cycles)
   InstructionMix mix;      ///< one warp's instructions
   const char* pipe = "";   ///< that busiest pipe
   WarpStep sim;            ///< the step as the SM simulation issues it (sm_sim.h)

@@ -72,6 +72,7 @@ constexpr PipelineRow kPipelineRows[] = {
     {"us", "back-to-back empty kernels, one stream"},
     {"cycles", "dependent wgmma m64n128k16 SS chain + wait_group 0, one warpgroup"},
     {"cycles", "wgmma m64n128k16 SS back to back, per SM: the faster of 1 and 2 warpgroups on every SM", true},
+    {"cycles", "no microbenchmark: fitted to flash3's paged forward (scripts/fit-tma-copy.py)"},
 };
 static_assert(std::size(kPipelineRows) == std::size(kPipelineFields));
 

@@ -51,6 +51,7 @@ constexpr ValueLimit kLimits[] = {
     {"pipeline.launch_us", 1e-3, 1e6, "µs"},
     {"pipeline.wgmma_latency", 0.1, 1e6, "cycles", true},
     {"pipeline.wgmma_interval", 0.1, 1e6, "cycles", true},
+    {"pipeline.tma_copy_cycles", 0.1, 1e6, "cycles", true},
     {"measured.hbm_gb_per_s", 1, 1e6, "GB/s"},
     {"measured.l2_gb_per_s", 1, 1e7, "GB/s"},
     {"measured.l2_red_gb_per_s", 1, 1e7, "GB/s"},

@@ -16,7 +16,8 @@ std::vector<KernelFamily> flash3_families() {
   // with its next S product. One row reduction a step (the max), two stage waits (K_j, V_j full).
   // Registers: setmaxnreg as FlashAttention-3's kernel (LoadRegisterRequirement, MmaRegisterRequirement).
   // Overhead and waits: ncu's counts of iosim's flash3 forward (P in registers), the per-step term only
-  // (one tile); dispatch: its dispatch stalls per instruction, as fa2-fwd's.
+  // (one tile); dispatch: its dispatch stalls per instruction, as fa2-fwd's. Its TMA copies are priced at
+  // the config's pipeline.tma_copy_cycles (sm_model.cpp).
   KernelFamily fa3{.name = "fa3-fwd",
                    .source = "FlashAttention-3 hopper/flash_fwd_kernel_sm90.h; cuda/kernels/flash3/flash3_fwd.cuh",
                    .matmuls = {kRowsSharedShared, kRowsRegShared},

@@ -23,6 +23,9 @@ inline constexpr std::uint32_t kFa3GroupThreads = 128;
 /// state, barrier phases): FlashAttention-3's producer warpgroup runs its whole loop in 24
 /// (LoadRegisterRequirement with two consumer warpgroups). iosim's assumption, not fitted to ptxas.
 inline constexpr double kFa3ReservedRegisters = 24;
+/// Rows of one TMA copy of a paged K/V tile where pages are smaller than the tile: the kernel's box
+/// (cuda/kernels/flash3/flash3_fwd.h, kPageBox), so its smallest page.
+inline constexpr std::uint64_t kFa3PagedBoxRows = 16;
 
 /// Throws InputError unless `hw` has TMA and wgmma: sm_90 (Hopper; wgmma is sm_90a only, Blackwell
 /// has tcgen05 instead), and the head dimension is one FlashAttention-3 runs (a multiple of 8, ≤ 256).
@@ -56,10 +59,12 @@ struct Fa3Groups {
   [[nodiscard]] std::uint32_t launch_registers() const {
     return (registers.producer + consumers * registers.consumer) / (consumers + 1);
   }
-  /// A block's launch with `smem` of shared memory and `stages` stages. Registers by setmaxnreg (the
-  /// family's split), not by fragments: fragment_registers stays 0.
-  [[nodiscard]] LaunchShape launch(Bytes smem, std::uint32_t stages) const {
-    return {threads(), launch_registers(), smem, stages, 0};
+  /// A block's launch with `smem` of shared memory, `stages` stages and TMA copies of `box_rows` rows.
+  /// Registers by setmaxnreg (the family's split), not by fragments: fragment_registers stays 0.
+  [[nodiscard]] LaunchShape launch(Bytes smem, std::uint32_t stages, std::uint64_t box_rows) const {
+    LaunchShape l{threads(), launch_registers(), smem, stages, 0};
+    l.tma_box_rows = box_rows;
+    return l;
   }
 };
 

@@ -90,7 +90,8 @@ class Flash3Backward final : public TiledSchedule {
     return values / (kFa3GroupThreads * groups_.consumers);
   }
 
-  LaunchShape launch() const { return groups_.launch(plan(tiles_).peak(), stages_); }
+  /// Its producer copies the Q_i and dO_i tiles it streams by TMA, whole.
+  LaunchShape launch() const { return groups_.launch(plan(tiles_).peak(), stages_, tiles_.br); }
 
   /// FlashAttention-3's backward shared storage: Q_i and dO_i (× stages), K_j and V_j, P_ij and dS_ij
   /// for the transposed products, the dQ_i tile in fp32 for the producer's reduction, L_i and D_i

@@ -96,7 +96,12 @@ class Flash3Forward final : public TiledSchedule {
     return values / kFa3GroupThreads;
   }
 
-  LaunchShape launch() const { return groups_.launch(plan(tiles_).peak(), stages_); }
+  /// Its producer copies a K/V tile by TMA whole, or (paged K/V of pages smaller than the tile) in
+  /// boxes of kFa3PagedBoxRows rows, each within one page.
+  LaunchShape launch() const {
+    const bool boxes = p_.paged() && p_.page_size < tiles_.bc;
+    return groups_.launch(plan(tiles_).peak(), stages_, boxes ? kFa3PagedBoxRows : tiles_.bc);
+  }
 
   SramPlan plan(TileShape t) const override {
     const std::uint64_t r = std::min(t.br, p_.n);
