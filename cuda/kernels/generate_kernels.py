@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """The kernel menu's code, generated from its one table (cuda/kernels/menu.csv) into the build tree.
 
-  generate_kernels.py MENU --model OUT.h [--compiled TABLE ...]
+  generate_kernels.py MENU --model OUT.h [--compiled TABLE ...] [--steps TABLE ...]
                                                      the model's side: the head dimensions, each
                                                      (schedule, pass, d)'s default kernel, and each compiled
                                                      variant's registers and spills as ptxas reported them
                                                      (TABLE: cuda/kernels/compiled-sm*.csv, written by
-                                                     scripts/ptxas-registers.py --table) (every build)
+                                                     scripts/ptxas-registers.py --table) (every build),
+                                                     and each variant's warp instructions of one K/V step
+                                                     by pipe as its SASS gives them (TABLE:
+                                                     cuda/kernels/step-mix-sm*.csv, written by
+                                                     scripts/sass-step-mix.py --table)
   generate_kernels.py MENU --cuda DIR [--full]       the CUDA side: DIR/inst/<kernel>_d<d>_<dtype>_w<warps>_s<stages>.cu
                                                      (one instantiation file per group of rows, so that the
                                                      groups compile in parallel) and DIR/registry_menu.cpp
@@ -179,7 +183,40 @@ def read_compiled(path, rows):
     return out
 
 
-def model(rows, out, compiled_rows=()):
+STEP_PIPES = ["tensor", "mufu", "alu", "uniform", "shared", "global", "shuffle", "barrier", "other"]
+STEP_COLUMNS = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch"] + STEP_PIPES + ["total"]
+
+
+def read_steps(path, rows):
+    """A table of step mixes (scripts/sass-step-mix.py --table): each row one of the menu's variants."""
+    with open(path, encoding="utf-8") as f:
+        lines = [(i, line) for i, line in enumerate(f, 1) if line.strip() and not line.lstrip().startswith("#")]
+    if not lines or [c.strip() for c in lines[0][1].split(",")] != STEP_COLUMNS:
+        fail(f"{path}: the first row must name the columns {','.join(STEP_COLUMNS)}")
+    menu = {(r["kernel"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"]) for r in rows}
+    out = []
+    for (lineno, line) in lines[1:]:
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) != len(STEP_COLUMNS):
+            fail(f"{path}:{lineno}: {len(cells)} cells, not {len(STEP_COLUMNS)}")
+        r = dict(zip(STEP_COLUMNS, cells))
+        for k in STEP_COLUMNS:
+            if k not in ("kernel", "dtype", "arch"):
+                if not r[k].isdigit():
+                    fail(f"{path}:{lineno}: {k} must be a whole number, not '{r[k]}'")
+                r[k] = int(r[k])
+        if not r["arch"].startswith("sm_") or not r["arch"][3:].isdigit():
+            fail(f"{path}:{lineno}: arch must be sm_<number>, not '{r['arch']}'")
+        if sum(r[p] for p in STEP_PIPES) != r["total"] or r["total"] == 0:
+            fail(f"{path}:{lineno}: total must be the pipes' sum and not 0, not {r['total']}")
+        key = (r["kernel"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"])
+        if key not in menu:
+            fail(f"{path}:{lineno}: {' '.join(map(str, key))} is no kernel of the menu")
+        out.append(r)
+    return out
+
+
+def model(rows, out, compiled_rows=(), step_rows=()):
     dims = sorted({r["d"] for r in rows})
     defaults = []
     seen = set()
@@ -211,6 +248,17 @@ def model(rows, out, compiled_rows=()):
         bf16 = "true" if r["dtype"] == "bf16" else "false"
         text += (f"    {{\"{r['kernel']}\", {r['d']}, {bf16}, {r['br']}, {r['bc']}, {r['warps']}, {r['stages']}, "
                  f"\"{r['arch']}\", {r['registers']}, {r['spill_stores_bytes']}, {r['spill_loads_bytes']}}},\n")
+    text += "}};\n\n"
+    text += "/// A compiled variant's warp instructions in one unmasked steady-state K/V step, by pipe, as its SASS\n"
+    text += "/// gives them (cuda/kernels/step-mix-sm*.csv; the pipes of python/iosim/triton/pipes.py).\n"
+    text += "struct StepMix {\n  std::string_view kernel;\n  std::uint64_t d;\n  bool bf16;\n  std::uint64_t br, bc;\n"
+    text += "  std::uint32_t warps, stages;\n  std::string_view arch;\n"
+    text += "".join(f"  std::uint32_t {p};\n" for p in STEP_PIPES) + "  std::uint32_t total;\n};\n\n"
+    text += f"inline constexpr std::array<StepMix, {len(step_rows)}> kStepMix = {{{{\n"
+    for r in step_rows:
+        bf16 = "true" if r["dtype"] == "bf16" else "false"
+        text += (f"    {{\"{r['kernel']}\", {r['d']}, {bf16}, {r['br']}, {r['bc']}, {r['warps']}, {r['stages']}, "
+                 f"\"{r['arch']}\", {', '.join(str(r[p]) for p in STEP_PIPES)}, {r['total']}}},\n")
     text += "}};\n\n}  // namespace iosim::kernel_menu\n"
     write(out, text)
 
@@ -220,13 +268,15 @@ def main():
     ap.add_argument("menu")
     ap.add_argument("--model", metavar="OUT_H")
     ap.add_argument("--compiled", metavar="TABLE", action="append", default=[])
+    ap.add_argument("--steps", metavar="TABLE", action="append", default=[])
     ap.add_argument("--cuda", metavar="DIR")
     ap.add_argument("--list", metavar="DIR")
     ap.add_argument("--full", action="store_true")
     a = ap.parse_args()
     rows = read_menu(a.menu)
     if a.model:
-        model(rows, a.model, [c for path in a.compiled for c in read_compiled(path, rows)])
+        model(rows, a.model, [c for path in a.compiled for c in read_compiled(path, rows)],
+              [c for path in a.steps for c in read_steps(path, rows)])
     if a.cuda:
         cuda(compiled(rows, a.full), a.cuda)
     if a.list:

@@ -215,7 +215,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.mix.shuffle += n;
     c.chain += static_cast<double>(f.shuffle_rounds_per_step) * r.lat.shfl_latency;
   }
-  if (!s.matmuls.empty()) {
+  if (!s.matmuls.empty() && shape.sass_step_instructions <= 0) {
     // The instructions the schedule does not name, at the issue rate of one a cycle.
     const MatmulShape& mm = s.matmuls.front();
     const double lanes = w * kWarpLanes;
@@ -257,6 +257,14 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.mix.reduce = s.reduce_bytes / (kReduceBytes * kWarpLanes * w);
     instructions += c.mix.reduce;
     c.block_reduce = r.red_bytes_per_cycle > 0 ? s.reduce_bytes / r.red_bytes_per_cycle : 0;
+  }
+  if (!s.matmuls.empty() && shape.sass_step_instructions > 0) {
+    // The compiled kernel's step (its SASS): what the schedule does not name is the rest of its count,
+    // at the issue rate of one a cycle.
+    c.mix.other = std::max(0.0, shape.sass_step_instructions - instructions);
+    instructions += c.mix.other;
+    c.chain += c.mix.other;
+    c.chain_busy += c.mix.other;
   }
   // One warp alone through the step (its serial bound): each instruction issued, the fixed-latency and
   // MIO waits on its own results the family's compiled code has (kernel_family.h's DependencyWaits), and

@@ -111,6 +111,10 @@ struct BlockShape {
   double l2_hit_rate = 1;  ///< of the kernel's loads (the GPU model's DRAM reads over its L2 reads)
   /// Bytes one TMA copy of the step's loads moves (its box: rows × kTmaRowBytes); 0: not TMA-loaded.
   double tma_copy_bytes = 0;
+  /// One warp's instructions in a K/V step of the compiled kernel, from its SASS (kernel_step_mix.h);
+  /// 0: none, the family's fitted StepOverhead prices what the schedule does not name. Where set, a
+  /// step's instructions beyond those the schedule names are the rest of this count.
+  double sass_step_instructions = 0;
 };
 
 /// One segment's cost for a block of `shape`, in cycles.

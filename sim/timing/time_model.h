@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "sim/schedule/kernel_registers.h"
+#include "sim/schedule/kernel_step_mix.h"
 #include "sim/core/hardware.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/schedule/schedule.h"
@@ -46,6 +47,9 @@ struct KernelTime {
   std::uint32_t blocks_per_sm = 0;  ///< resident blocks the SM model ran with
   std::uint32_t registers = 0;      ///< per thread, from registers_from (0: the schedule's estimate)
   RegisterSource registers_from = RegisterSource::none;  ///< the compiled kernel's (ptxas) or the family's model
+  /// What priced the steps' instructions the schedule does not name: the compiled kernel's SASS or the
+  /// family's fitted overhead (none outside the SM model's steps, or for a Triton kernel's own record).
+  OverheadSource overhead_from = OverheadSource::none;
   std::string limited_by;           ///< what limits blocks_per_sm (sim/gpu/occupancy.h)
   /// "issue", "latency", "tail", "DRAM", "L2" or "launch"; for library kernels the roofline's
   /// resource ("tensor", "exp", "vector", "SRAM", "DRAM", "L2", "launch").

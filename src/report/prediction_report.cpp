@@ -171,6 +171,7 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
     w.field("tail_ms", kt.tail_s * 1e3).field("memory_ms", kt.memory_s * 1e3);
     w.field("model_blocks_per_sm", std::uint64_t{kt.blocks_per_sm}).field("model_registers", std::uint64_t{kt.registers});
     w.field("model_registers_from", name(kt.registers_from));
+    w.field("model_overhead_from", name(kt.overhead_from));
     w.field("binding", kt.binding).field("pipe", kt.pipe);
     const InstructionMix& ins = kt.instructions;
     w.key("warp_instructions").begin_object().field("mma", ins.mma).field("ldmatrix", ins.ldmatrix);

@@ -144,6 +144,7 @@ std::string render_tiles_json(const TilesReport& r) {
     w.field("blocks_per_sm", std::uint64_t{c.occupancy.blocks_per_sm}).field("limited_by", c.occupancy.limited_by);
     if (const KernelTime* k = main_kernel(c)) {
       w.field("model_registers", std::uint64_t{k->registers}).field("model_registers_from", name(k->registers_from));
+      w.field("model_overhead_from", name(k->overhead_from));
       w.field("model_blocks_per_sm", std::uint64_t{k->blocks_per_sm});
       w.field("model_limited_by", k->limited_by);
     }

@@ -1,0 +1,42 @@
+// A kernel's warp instructions in one K/V step, from the compiled kernel where its SASS gives them: the
+// unmasked steady-state step of the menu's variant, read through the line information
+// (cuda/kernels/step-mix-sm*.csv, scripts/sass-step-mix.py, compiled into the model as
+// kernel_menu::kStepMix); else the SM model prices what the schedule does not name from the family's
+// fitted step overhead (kernel_family.h's StepOverhead).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "iosim_generated/kernel_menu.h"
+#include "sim/schedule/schedule.h"
+
+namespace iosim {
+
+/// What priced a step's instructions beyond those the schedule names.
+enum class OverheadSource : std::uint8_t {
+  none,  ///< no step overhead: not the SM model's steps, or a Triton kernel priced from its own record
+  fit,   ///< the family's fitted StepOverhead
+  sass,  ///< the compiled variant's SASS (kernel_menu::kStepMix)
+};
+
+[[nodiscard]] constexpr std::string_view name(OverheadSource s) {
+  switch (s) {
+    case OverheadSource::fit: return "fit";
+    case OverheadSource::sass: return "sass";
+    case OverheadSource::none: break;
+  }
+  return "none";
+}
+
+/// The menu's step mix of `kernel` at this variant for `arch`, or nullptr where the table has none.
+[[nodiscard]] const kernel_menu::StepMix* step_mix_variant(std::string_view kernel, std::uint64_t d, DType dtype,
+                                                           std::uint64_t br, std::uint64_t bc, std::uint32_t warps,
+                                                           std::uint32_t stages, std::string_view arch);
+
+/// The step mix of iosim's kernel `kernel` launched as `launch`, for ctx's problem and GPU: only where
+/// ctx asks for iosim's kernels and the table has the variant; else nullptr (the fit prices the step).
+[[nodiscard]] const kernel_menu::StepMix* kernel_step_mix(std::string_view kernel, const LaunchShape& launch,
+                                                          const ScheduleContext& ctx);
+
+}  // namespace iosim

@@ -1,0 +1,82 @@
+// A step's instructions: the compiled variants' SASS (the menu's table cuda/kernels/step-mix-sm90.csv,
+// compiled in as kernel_menu::kStepMix) where a problem runs one of iosim's kernels at such a variant,
+// and the family's fitted step overhead elsewhere; the time model says which priced the kernel.
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+
+#include "sim/schedule/kernel_registers.h"
+#include "sim/schedule/kernel_step_mix.h"
+#include "sim/timing/time_model.h"
+#include "support/fixtures.h"
+
+using namespace iosim;
+using namespace iosim::test;
+
+namespace {
+
+/// An H100-like GPU (sm_90, the H200's shared memory, for which the menu was built).
+HardwareSpec sm90() {
+  HardwareSpec hw = a100();
+  hw.arch = "sm_90";
+  hw.sm.sram_per_block = hw.sm.sram_per_sm = Bytes(232448);
+  return hw;
+}
+
+/// The time of flash2's forward at variant `m` on `hw` with kernels of `source` (its one kernel).
+KernelTime flash2_fwd_time(const kernel_menu::StepMix& m, const HardwareSpec& hw, KernelSource source) {
+  Problem p = problem(4096, m.d);
+  p.dtype = m.bf16 ? DType::bf16 : DType::fp16;
+  ScheduleContext ctx = context(p, hw, tiles(m.br, m.bc));
+  ctx.kernel = {m.warps, m.stages, source};
+  const auto s = make_schedule("flash2", Pass::fwd, ctx);
+  return predict_time(*s, ctx, predict(*s, ctx), ctx.hardware).kernels.at(0);
+}
+
+const kernel_menu::StepMix* first_fp16(std::string_view kernel) {
+  for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
+    if (m.kernel == kernel && m.arch == "sm_90" && !m.bf16) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("each step-mix row is a compiled variant whose pipes add up to its total") {
+  CHECK(!kernel_menu::kStepMix.empty());
+  for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
+    CAPTURE(m.kernel);
+    CAPTURE(m.d);
+    CAPTURE(m.br);
+    CAPTURE(m.bc);
+    CHECK(m.tensor + m.mufu + m.alu + m.uniform + m.shared + m.global + m.shuffle + m.barrier + m.other == m.total);
+    CHECK(m.tensor > 0);
+    CHECK(compiled_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br, m.bc, m.warps, m.stages, m.arch) !=
+          nullptr);
+    CHECK(step_mix_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br, m.bc, m.warps, m.stages,
+                           m.arch) == &m);
+  }
+}
+
+TEST_CASE("the time model prices a variant the SASS table has from it, any other from the fit, and says which") {
+  const kernel_menu::StepMix* m = first_fp16("flash2_fwd");
+  REQUIRE(m != nullptr);
+  const KernelTime sass = flash2_fwd_time(*m, sm90(), KernelSource::iosim);
+  CHECK(sass.overhead_from == OverheadSource::sass);
+  CHECK(name(sass.overhead_from) == "sass");
+  // Every K/V step issues the SASS's count (its products the schedule's own, as many as the SASS's):
+  // over the grid, instructions per product as in one step of the SASS (the Q load and O store
+  // segments add a little).
+  const double per_mma = sass.instructions.total() / sass.instructions.mma;
+  CHECK(per_mma >= static_cast<double>(m->total) / m->tensor * 0.999);
+  CHECK(per_mma <= static_cast<double>(m->total) / m->tensor * 1.03);
+
+  // Another architecture, or PyTorch's kernels at the same tile: the table does not apply.
+  HardwareSpec other = sm90();
+  other.arch = "sm_89";
+  const KernelTime elsewhere = flash2_fwd_time(*m, other, KernelSource::iosim);
+  CHECK(elsewhere.overhead_from == OverheadSource::fit);
+  CHECK(name(elsewhere.overhead_from) == "fit");
+  CHECK(flash2_fwd_time(*m, sm90(), KernelSource::pytorch).overhead_from == OverheadSource::fit);
+}
