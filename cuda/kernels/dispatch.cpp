@@ -13,7 +13,7 @@
 
 #include "cuda/backend.h"
 #include "cuda/kernels/decode_plan.h"
-#include "cuda/kernels/flash3/entries.h"
+#include "cuda/kernels/flash3/refusals.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/kernels/naive.h"
 #include "cuda/kernels/registry.h"
