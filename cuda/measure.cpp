@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "cuda/backend.h"
-#include "cuda/kernels/flash3/entries.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/profiler/range_profiler.h"
 #include "cuda/runtime/check.h"

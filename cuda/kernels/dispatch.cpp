@@ -13,7 +13,7 @@
 
 #include "cuda/backend.h"
 #include "cuda/kernels/decode_plan.h"
-#include "cuda/kernels/flash3/entries.h"
+#include "cuda/kernels/flash3/refusals.h"
 #include "cuda/kernels/launch.h"
 #include "cuda/kernels/naive.h"
 #include "cuda/kernels/registry.h"
@@ -130,10 +130,8 @@ std::vector<std::pair<int, int>> compiled_tiles(std::string_view schedule, Direc
 
 std::vector<KernelVariant> compiled_variants(std::string_view schedule, Direction pass, int d, DType dtype) {
   std::vector<KernelVariant> out;
-  const CudaKernels* k = cuda_kernels(schedule);
-  const bool tma = k != nullptr && k->hopper_tma;
-  for (const detail::KernelEntry& e : tma ? detail::flash3_registry() : detail::kernel_registry()) {
-    if (e.schedule == schedule && e.pass == pass && e.d == d && e.dtype == dtype) {
+  for (const detail::KernelEntry& e : detail::kernel_registry()) {
+    if (e.dispatched && e.schedule == schedule && e.pass == pass && e.d == d && e.dtype == dtype) {
       out.push_back({e.br, e.bc, e.warps, e.stages});
     }
   }

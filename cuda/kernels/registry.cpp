@@ -4,14 +4,12 @@
 
 #include <algorithm>
 
-#include "cuda/kernels/flash3/entries.h"
-
 namespace iosim::gpu::detail {
 
 const KernelEntry* find_kernel(const KernelSpec& spec) {
-  const auto& all = described(spec).hopper_tma ? flash3_registry() : kernel_registry();
+  const auto& all = kernel_registry();
   const auto it = std::find_if(all.begin(), all.end(), [&](const KernelEntry& e) {
-    return e.schedule == spec.schedule && e.pass == spec.pass && e.d == spec.d && e.dtype == spec.dtype &&
+    return e.dispatched && e.schedule == spec.schedule && e.pass == spec.pass && e.d == spec.d && e.dtype == spec.dtype &&
            e.br == spec.br && e.bc == spec.bc && (spec.warps == 0 || e.warps == spec.warps) &&
            (spec.stages == 0 || e.stages == spec.stages);
   });

@@ -87,7 +87,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     example = rows_of(ROWS)
     check(not any(r.startswith("rowwise,") for r in rows_of(MENU)), "the product's menu has a row of the example")
-    inst = {f"inst/rowwise_fwd_d64_{t}_w{w}_s1.cu" for t, w in (("fp16", 4), ("bf16", 4), ("fp16", 2))}
+    inst = {f"inst/sm80/rowwise_fwd_d64_{t}_w{w}_s1.cu" for t, w in (("fp16", 4), ("bf16", 4), ("fp16", 2))}
     for name in sorted(inst):
         path = os.path.join(out, name)
         check(os.path.isfile(path), f"no {name}")
@@ -97,7 +97,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 if os.path.isfile(os.path.join(out, n)))
     check(calls == len(example), f"{calls} menu_entry calls of RowwiseFwdKernel for {len(example)} rows")
     lean_inst = {os.path.relpath(p, out) for p in lean} & inst
-    check(lean_inst == inst - {"inst/rowwise_fwd_d64_fp16_w2_s1.cu"},
+    check(lean_inst == inst - {"inst/sm80/rowwise_fwd_d64_fp16_w2_s1.cu"},
           f"the lean build's files of the example: {sorted(lean_inst)}")
     registry_path = os.path.join(out, "registry_menu.cpp")
     registry = read(registry_path) if os.path.isfile(registry_path) else ""

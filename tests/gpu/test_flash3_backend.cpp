@@ -1,4 +1,4 @@
-// GPU tests of flash3 through the backend (cuda/kernels/flash3/entries.h): the kernel as `iosim measure`
+// GPU tests of flash3 through the backend (cuda/kernels/flash3/refusals.h, the registry's flash3 rows): the kernel as `iosim measure`
 // and `validate` run it — its registry entry, AttentionBuffers' tensors — against the double reference,
 // and the bytes TMA loads counted exactly, paged K/V too. Skipped (one message) where the GPU is not
 // Hopper or the build has no flash3; the kernel's own harness (flash3_check) tests it more widely. The

@@ -1,5 +1,6 @@
 // flash3 in the backend, on the CPU (no GPU needed; ctest flash3_dispatch, built where flash3 is): its
-// registry entries are fwd_kernels()'s overlapped kernels with the tile, warps and stages the model is
+// dispatched registry entries (the kernel menu's flash3 rows) are fwd_kernels()'s overlapped kernels and
+// bwd_kernels()'s, with the tile, warps and stages the model is
 // configured with (as src/cli/gpu_spec.cpp's gpu_case() configures it: the first compiled tile and the
 // entry's warps and stages), and the refusals (backward, tile, type, non-Hopper device, pages it cannot
 // copy) are one line each.
@@ -8,9 +9,10 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cuda/backend.h"
-#include "cuda/kernels/flash3/entries.h"
+#include "cuda/kernels/flash3/refusals.h"
 #include "cuda/kernels/flash3/flash3_bwd.h"
 #include "cuda/kernels/flash3/flash3_fwd.h"
 #include "cuda/kernels/registry.h"
@@ -42,10 +44,22 @@ bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == std::
 TEST_CASE("flash3's registry entries are its list's overlapped kernels (128 x 128) and its backward kernels, 12 warps, 2 stages") {
   int overlapped = 0;
   for (const flash3::FwdKernel& k : flash3::fwd_kernels()) overlapped += k.overlap ? 1 : 0;
-  const auto& entries = detail::flash3_registry();
+  std::vector<detail::KernelEntry> entries;  // the registry's dispatched flash3 entries
+  int plain = 0;                             // and its plain-order ones, never dispatched
+  for (const detail::KernelEntry& e : detail::kernel_registry()) {
+    if (e.schedule != "flash3") continue;
+    REQUIRE(e.native != nullptr);  // what fwd_kernels() and bwd_kernels() list
+    if (e.dispatched) {
+      entries.push_back(e);
+    } else {
+      CHECK(e.pass == Direction::fwd);
+      ++plain;
+    }
+  }
   REQUIRE(overlapped > 0);  // the default build compiles fp16 d = 128 overlapped, and its backward
   REQUIRE(!flash3::bwd_kernels().empty());
   CHECK(static_cast<int>(entries.size()) == overlapped + static_cast<int>(flash3::bwd_kernels().size()));
+  CHECK(plain == static_cast<int>(flash3::fwd_kernels().size()) - overlapped);
   for (const detail::KernelEntry& e : entries) {
     CAPTURE(e.d);
     CHECK(e.schedule == "flash3");

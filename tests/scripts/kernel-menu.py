@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """The kernel menu's generator (cuda/kernels/generate_kernels.py) on the real table and on broken ones.
 
-The real table: every (schedule, pass, d, dtype) group starts with a lean row, the lean build's files are
-a subset of the full build's, every row of the full build is one menu_entry call, and the model's header
-lists one default per (schedule, pass, d) with the head dimensions of the rows. A broken table: exit 2 and
-one line on stderr naming the file's line.
+The real table: every (schedule, pass, d, dtype) group compiled in the lean build starts with a lean row,
+the lean build's files are a subset of the full build's, every row of the full build is one menu_entry
+call, each architecture's rows go to its own folder (--arch picks them), and the model's header lists one
+default per (schedule, pass, d) with the head dimensions of the rows. flash3's rows (sm90a) generate the
+kernels its hand-written registry listed before they became menu rows: lean, the overlapped forward and
+the backward of fp16 d = 128; full, fp16/bf16 × d 64/128 × overlapped/plain forward and fp16/bf16 × d
+64/128 backward, each at its one tile. A broken table: exit 2 and one line on stderr naming the file's line.
 """
 import csv
 import os
@@ -50,20 +53,55 @@ with tempfile.TemporaryDirectory() as tmp:
     firsts = {}
     for r in rows:
         firsts.setdefault((r["schedule"], r["pass"], r["d"], r["dtype"]), r)
-    check(all(r["build"] == "lean" for r in firsts.values()), "a group's first row is not lean")
+    lean_groups = {k for k, r in firsts.items() if any(o["build"] == "lean" for o in rows
+                                                        if (o["schedule"], o["pass"], o["d"], o["dtype"]) == k)}
+    check(all(firsts[k]["build"] == "lean" for k in lean_groups), "a lean group's first row is not lean")
 
-    head = "schedule,pass,kernel,d,dtype,br,bc,warps,stages,build\n"
-    good = "flash2,fwd,flash2_fwd,64,fp16,128,64,4,2,lean\n"
+    # Each architecture's files in its own folder, and --arch compiles that architecture's rows alone.
+    for arch in ("sm80", "sm90a"):
+        only = run(MENU, "--list", tmp, "--full", "--arch", arch).stdout.split()
+        insts = [f for f in only if "/inst/" in f]
+        check(insts and all(f"/inst/{arch}/" in f for f in insts), f"--arch {arch}: {insts[:3]}")
+        check(set(insts) == {f for f in full if f"/inst/{arch}/" in f}, f"--arch {arch} is not the full list's {arch}")
+
+    # flash3: the (pass, d, dtype, plain) variants and tiles its hand-written registry held, lean and full.
+    def flash3_kernels(args):
+        out = os.path.join(tmp, "f3")
+        check(run(MENU, "--cuda", out, *args).returncode == 0, f"--cuda {args} failed")
+        found = set()
+        for f in run(MENU, "--list", out, *args).stdout.split():
+            for m in re.finditer(r"menu_entry<Flash3(Fwd|FwdPlain|Bwd)Kernel, (\w+), (\d+), (\d+), (\d+), (\d+), (\d+)>"
+                                 r"\(\"flash3\"\)", open(f, encoding="utf-8").read()):
+                check("/inst/sm90a/" in f, f"flash3 instantiated outside inst/sm90a: {f}")
+                kind, t, d, br, bc, warps, stages = m.groups()
+                found.add(("bwd" if kind == "Bwd" else "fwd", int(d), {"__half": "fp16"}.get(t, "bf16"),
+                           kind == "FwdPlain", (int(br), int(bc), int(warps), int(stages))))
+        return found
+
+    def tile(p, d):
+        return (64 if p == "bwd" and d == 128 else 128, 128, 12, 2)
+
+    full_f3 = {("fwd", d, t, plain, tile("fwd", d))
+               for d in (64, 128) for t in ("fp16", "bf16") for plain in (False, True)}
+    full_f3 |= {("bwd", d, t, False, tile("bwd", d)) for d in (64, 128) for t in ("fp16", "bf16")}
+    lean_f3 = {("fwd", 128, "fp16", False, tile("fwd", 128)), ("bwd", 128, "fp16", False, tile("bwd", 128))}
+    check(flash3_kernels([]) == lean_f3, f"flash3's lean kernels: {sorted(flash3_kernels([]))}")
+    check(flash3_kernels(["--full"]) == full_f3, f"flash3's full kernels: {sorted(flash3_kernels(['--full']))}")
+    check(flash3_kernels(["--arch", "sm80"]) == set(), "flash3 compiled without --arch sm90a")
+
+    head = "schedule,pass,kernel,d,dtype,br,bc,warps,stages,build,arch\n"
+    good = "flash2,fwd,flash2_fwd,64,fp16,128,64,4,2,lean,sm80\n"
     broken = {
         "columns": "schedule,pass,d\n" + good,
-        "cells": head + "flash2,fwd,flash2_fwd,64,fp16,128,64,4\n",
-        "number": head + "flash2,fwd,flash2_fwd,64,fp16,128,0,4,2,lean\n",
-        "pass": head + "flash2,sideways,flash2_fwd,64,fp16,128,64,4,2,lean\n",
-        "dtype": head + "flash2,fwd,flash2_fwd,64,fp8,128,64,4,2,lean\n",
-        "build": head + "flash2,fwd,flash2_fwd,64,fp16,128,64,4,2,fast\n",
+        "cells": head + "flash2,fwd,flash2_fwd,64,fp16,128,64,4,2,lean\n",
+        "number": head + "flash2,fwd,flash2_fwd,64,fp16,128,0,4,2,lean,sm80\n",
+        "pass": head + "flash2,sideways,flash2_fwd,64,fp16,128,64,4,2,lean,sm80\n",
+        "dtype": head + "flash2,fwd,flash2_fwd,64,fp8,128,64,4,2,lean,sm80\n",
+        "build": head + "flash2,fwd,flash2_fwd,64,fp16,128,64,4,2,fast,sm80\n",
+        "arch": head + "flash2,fwd,flash2_fwd,64,fp16,128,64,4,2,lean,sm70\n",
         "duplicate": head + good + good,
-        "first row full": head + "flash2,fwd,flash2_fwd,64,fp16,128,64,4,2,full\n",
-        "defaults differ by type": head + good + "flash2,fwd,flash2_fwd,64,bf16,64,64,4,2,lean\n",
+        "first row full": head + "flash2,fwd,flash2_fwd,64,fp16,64,64,4,2,full,sm80\n" + good,
+        "defaults differ by type": head + good + "flash2,fwd,flash2_fwd,64,bf16,64,64,4,2,lean,sm80\n",
     }
     for what, table in broken.items():
         path = os.path.join(tmp, "bad.csv")

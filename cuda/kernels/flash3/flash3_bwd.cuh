@@ -64,6 +64,7 @@ __host__ __device__ constexpr int q_tiles_end(int window, int kv0, int bc, int n
 namespace detail {
 
 using namespace cute;
+using cute::Tensor;  // not iosim::Tensor (cuda/kernels/tensors.h), which the kernel menu's instantiation files see too
 
 template <class Element_, int D, int BR, int BC = 128, int STAGES = 2>
 struct BwdTraits {

@@ -62,10 +62,8 @@ struct BwdKernel {
   }
 };
 
-/// Every flash3 backward kernel of this build (the default build: fp16 d = 128; IOSIM_CUDA_FULL_TILES:
-/// fp16 and bf16, d = 64 and 128).
+/// Every flash3 backward kernel of this build: the kernel registry's flash3 backward rows (cuda/kernels/
+/// menu.csv; the default build: fp16 d = 128; IOSIM_CUDA_FULL_TILES: fp16 and bf16, d = 64 and 128).
 [[nodiscard]] const std::vector<BwdKernel>& bwd_kernels();
-
-[[nodiscard]] const BwdKernel* find_bwd(DType dtype, int d, int br, int bc, int stages);
 
 }  // namespace iosim::gpu::flash3

@@ -77,6 +77,7 @@ __host__ __device__ constexpr int first_kv_tile_of(int window, int q0, int n, in
 namespace detail {
 
 using namespace cute;
+using cute::Tensor;  // not iosim::Tensor (cuda/kernels/tensors.h), which the kernel menu's instantiation files see too
 
 /// Tiles and types of one instantiation. Element: cutlass::half_t or cutlass::bfloat16_t.
 template <class Element_, int D, int BR = 128, int BC = 128, int STAGES = 2, bool OVERLAP = true>
@@ -706,7 +707,7 @@ cudaError_t launch_fwd(const FwdArgs& a, cudaStream_t stream) {
 
 }  // namespace detail
 
-/// The registry entry of one instantiation.
+/// flash3's own descriptor of one instantiation (the kernel menu's KernelEntry::native, cuda/kernels/flash3_fwd.cuh).
 template <class Element, DType kType, int D, bool OVERLAP = true, int BR = 128, int BC = 128, int STAGES = 2>
 FwdKernel fwd_kernel_entry() {
   using Tr = detail::FwdTraits<Element, D, BR, BC, STAGES, OVERLAP>;

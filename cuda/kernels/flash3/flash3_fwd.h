@@ -66,12 +66,10 @@ struct FwdKernel {
   }
 };
 
-/// Every flash3 forward kernel of this build (the default build: fp16, d = 128, FA3's overlapped
-/// schedule only; with IOSIM_CUDA_FULL_TILES: fp16 and bf16, d = 64 and 128, each overlapped and
-/// plain). Causal or not is an argument.
+/// Every flash3 forward kernel of this build: the kernel registry's flash3 forward rows (cuda/kernels/
+/// menu.csv; the default build: fp16, d = 128, FA3's overlapped schedule only; with
+/// IOSIM_CUDA_FULL_TILES: fp16 and bf16, d = 64 and 128, each overlapped and plain), in the menu's order.
+/// Causal or not is an argument.
 [[nodiscard]] const std::vector<FwdKernel>& fwd_kernels();
-
-/// The kernel of fwd_kernels() with this type, head dimension, tile, stages and order, or nullptr.
-[[nodiscard]] const FwdKernel* find_fwd(DType dtype, int d, int br, int bc, int stages, bool overlap);
 
 }  // namespace iosim::gpu::flash3

@@ -1,8 +1,0 @@
-// flash3 forward, bf16, d = 128: the default tile (128 × 128, 2 K/V stages).
-#include "cuda/kernels/flash3/flash3_fwd.cuh"
-
-namespace iosim::gpu::flash3 {
-
-void add_fwd_d128_bf16(std::vector<FwdKernel>& out) { out.push_back(fwd_kernel_entry<cutlass::bfloat16_t, DType::bf16, 128>()); }
-
-}  // namespace iosim::gpu::flash3
