@@ -19,7 +19,7 @@ finish() { cp results/gpu-2026-12-06/run13.sh "$res/"; tar -czf "${OUT:-/tmp/out
 trap finish EXIT
 t0=$SECONDS
 stamp() { echo "$1: exit $2 at $((SECONDS - t0)) s" | tee -a "$res/stamps.txt"; }
-left() { echo $((400 - SECONDS + t0)); }
+left() { echo $((${RUN13_BUDGET:-400} - SECONDS + t0)); }
 { date -u; echo "GPU: $gpu (config $cfg.yaml)"; nvidia-smi; nvcc --version | tail -2; } >"$res/environment.txt" 2>&1
 rm -f "$build/CMakeCache.txt"
 tests=(window_paged flash3_backend kernels masked decode window_bwd window_decode profiler)
