@@ -88,6 +88,9 @@ struct PipelineField {
   /// A figure of an instruction only some chips have (wgmma: Hopper): optional in `pipeline:`, where
   /// it may also be 0; absent or 0 means not known, and the model falls back (PipelineSpec says how).
   bool optional = false;
+  /// `iosim calibrate` measures it (a microbenchmark of cuda/calibrate); false: a figure fitted to a
+  /// kernel's run by a script, which calibrate leaves at 0.
+  bool calibrated = true;
 };
 
 /// Every figure of PipelineSpec, in the order of the struct (and of the configs).
@@ -107,7 +110,7 @@ inline constexpr PipelineField kPipelineFields[] = {
     {"launch_us", &PipelineSpec::launch_us},
     {"wgmma_latency", &PipelineSpec::wgmma_latency, true},
     {"wgmma_interval", &PipelineSpec::wgmma_interval, true},
-    {"tma_copy_cycles", &PipelineSpec::tma_copy_cycles, true},
+    {"tma_copy_cycles", &PipelineSpec::tma_copy_cycles, true, false},
 };
 
 /// The rate a library kernel reaches, measured alone (a config's kernel_rates; docs/configs.md):

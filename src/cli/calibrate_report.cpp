@@ -118,7 +118,7 @@ std::string pipeline_table(const gpu::Ceilings& c, const HardwareSpec* hw) {
       shown = fallback > 0 ? value(fallback, row.unit) + " (datasheet)" : shown;
       datasheet_used = datasheet_used || fallback > 0;
     }
-    const bool not_measured = f.optional && !(measured > 0) && !c.wgmma_not_measured.empty();
+    const bool not_measured = f.optional && f.calibrated && !(measured > 0) && !c.wgmma_not_measured.empty();
     t.add({f.key, not_measured ? std::string("not measured") : value(measured, row.unit), shown,
            ratio(measured, fallback), row.how});
   }
