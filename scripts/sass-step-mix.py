@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One unmasked K/V step of iosim's flash2 forward kernels, by pipe, from their SASS and line information.
+"""One K/V step of iosim's flash2 forward kernels, unmasked and masked, by pipe, from their SASS and line information.
 
   sass-step-mix.py --table OUT.csv [--arch 90]   compile every flash2 forward row of cuda/kernels/menu.csv
                                                  (nvcc -O3 -DNDEBUG -arch=sm_ARCH -cubin -lineinfo, one
@@ -17,10 +17,15 @@ The K/V loop is the kernel's outermost loop; an unmasked steady-state step is a 
 its backward branch that runs no instruction of the masking block (the first `if (… n_kv …) {` after
 the barrier that ends the prefetch) and none of the prefetch's `else` (the last steps' wait), forward
 branches taken or not. The step must be one path (its shortest and longest the same), else the kernel
-gets no row. Counts are per warp: each warp issues every instruction of the path once (predicated off
-or not). Prologue and epilogue are left out: the table is a step's, as the time model prices steps.
+gets no row. A masked step (a tile the causal diagonal, a window's edge or n_kv crosses) is such a path
+that runs the masking block (and the prefetch, not its else). nvcc compiles that block twice where the
+mask's test of p.window > 0 lets it drop the window's comparison from one copy: two lengths, the fewer
+`masked` (no window: causal, or the last tile's n_kv) and the more `window`; one length is `masked` alone;
+any other number, no masked row. Counts are per warp: each warp issues every instruction of the path
+once (predicated off or not). Prologue and epilogue are left out: the table is a step's, as the time model prices steps.
 
-Checked against ncu's executed instructions per warp and step on 42 kernels (results/sass-lineinfo-2026-12-06).
+The unmasked rows were checked against ncu's executed instructions per warp and step on 42 kernels
+(results/sass-lineinfo-2026-12-06); the masked rows are not so checked.
 A malformed table or listing: one line naming it, exit 2.
 """
 import argparse
@@ -42,7 +47,8 @@ from _iosim_sass import pipes, sass  # noqa: E402
 
 SOURCE = ROOT / "cuda" / "kernels" / "flash2_fwd.cuh"
 KERNEL = "flash2_fwd"
-KEY = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch"]
+KEY = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch", "step"]
+STEPS = ("unmasked", "masked", "window")
 COLUMNS = KEY + list(pipes.PIPES) + ["total"]
 LINE = re.compile(r'//## File "[^"]*/flash2_fwd\.cuh", line (\d+)\s*$')
 TRAITS = re.compile(r"flash2_fwd_kernelI(6__half|13__nv_bfloat16)NS\d+_15Flash2FwdTraits"
@@ -66,7 +72,7 @@ def block_lines(text, start):
 
 
 def regions(source):
-    """The kernel's lines of the masked step's code and of the prefetch's else branch."""
+    """The kernel's lines of the masking block, and of the prefetch's else branch."""
     text = source.splitlines()
     try:
         pre = next(i for i, line in enumerate(text) if "if (j + kAhead < kv_tiles) {" in line)
@@ -75,7 +81,7 @@ def regions(source):
         mask = next(i for i in range(bar, len(text)) if re.match(r"\s*if \(.*n_kv.*\) \{$", text[i]))
     except StopIteration:
         fail(f"{SOURCE}: no prefetch, else branch or masking block found in the K/V loop")
-    return block_lines(text, mask) | block_lines(text, els)
+    return block_lines(text, mask), block_lines(text, els)
 
 
 def functions(text):
@@ -107,40 +113,56 @@ def unconditional(ins):
     return pipes.base(ins.opcode) in ("BRA", "JMP", "EXIT", "RET") and not ins.predicate
 
 
-def step_path(instructions, loop, allowed):
-    """The instructions of the loop's paths from head to backward branch through allowed instructions
-    only (forward branches taken or not): (fewest, most, the instructions of one fewest path)."""
+def step_paths(instructions, loop, allowed, through=lambda ins: True):
+    """The loop's paths from head to backward branch through allowed instructions only (forward branches
+    taken or not) that run at least one `through` instruction: {length: the instructions of one such path}."""
     body = [i for i in instructions if loop.contains(i.addr)]
     index = {ins.addr: k for k, ins in enumerate(body)}
     n = len(body)
-    inf = float("inf")
-    lo, hi, came = [inf] * n, [-inf] * n, [None] * n
-    lo[0] = hi[0] = 1
+    # reach[k][seen]: {length of a path from the head to body[k]: (previous index, its seen)}
+    reach = [[{}, {}] for _ in range(n)]
+    if allowed(body[0]):
+        reach[0][bool(through(body[0]))][1] = None
     for k, ins in enumerate(body):
-        if lo[k] == inf or not allowed(ins) or ins.addr == loop.end:
+        if ins.addr == loop.end:
             continue
         succ = []
         if ins.target is not None and ins.target > ins.addr and ins.target in index:
             succ.append(index[ins.target])
         if not unconditional(ins):
             succ.append(k + 1)
-        for s in succ:
-            if s < n and allowed(body[s]):
-                if lo[k] + 1 < lo[s]:
-                    lo[s], came[s] = lo[k] + 1, k
-                hi[s] = max(hi[s], hi[k] + 1)
-    if lo[n - 1] == inf:
-        return None
-    path, k = [], n - 1
-    while k is not None:
-        path.append(body[k])
-        k = came[k]
-    return lo[n - 1], hi[n - 1], path
+        for seen in (False, True):
+            for length in reach[k][seen]:
+                for s in succ:
+                    if s < n and allowed(body[s]):
+                        now = seen or bool(through(body[s]))
+                        reach[s][now].setdefault(length + 1, (k, seen))
+    paths = {}
+    for length in reach[n - 1][True]:
+        path, k, seen, left = [], n - 1, True, length
+        while True:
+            path.append(body[k])
+            came = reach[k][seen][left]
+            if came is None:
+                break
+            (k, seen), left = came, left - 1
+        paths[length] = path
+    return paths
+
+
+def mix(path):
+    counts = pipes.empty_counts()
+    for ins in path:
+        counts[pipes.classify(ins.opcode)] += 1
+    return {**counts, "total": len(path)}
 
 
 def derive(listing, masked_lines, arch):
-    """The table rows of every flash2 forward kernel in a -gi -c listing; a kernel whose step is not one
-    path gets none (its reason on stderr)."""
+    """The table rows of every flash2 forward kernel in a -gi -c listing: its unmasked step, where that
+    is one path, and its masked step (one length: `masked`; two, the masking block compiled once for
+    p.window > 0 and once for none: `masked` the fewer, `window` the more). A kernel whose steps are not
+    so gets none of those rows (its reason on stderr)."""
+    mask, other = masked_lines
     rows = []
     for name, key, body in functions(listing):
         instructions = sass.parse(body)
@@ -150,14 +172,19 @@ def derive(listing, masked_lines, arch):
             print(f"sass-step-mix: {name}: no loop", file=sys.stderr)
             continue
         loop = max(top, key=lambda lp: lp.end - lp.start)
-        got = step_path(instructions, loop, lambda ins: lines.get(ins.addr) not in masked_lines)
-        if got is None or got[0] != got[1]:
-            print(f"sass-step-mix: {name}: the unmasked step is not one path ({got and got[:2]})", file=sys.stderr)
+        row = {**key, "arch": f"sm_{arch}"}
+        plain = step_paths(instructions, loop, lambda ins: lines.get(ins.addr) not in mask | other)
+        if len(plain) != 1:
+            print(f"sass-step-mix: {name}: the unmasked step is not one path ({sorted(plain)})", file=sys.stderr)
             continue
-        counts = pipes.empty_counts()
-        for ins in got[2]:
-            counts[pipes.classify(ins.opcode)] += 1
-        rows.append({**key, "arch": f"sm_{arch}", **counts, "total": got[0]})
+        rows.append({**row, "step": "unmasked", **mix(next(iter(plain.values())))})
+        masked = step_paths(instructions, loop, lambda ins: lines.get(ins.addr) not in other,
+                            lambda ins: lines.get(ins.addr) in mask)
+        if len(masked) not in (1, 2):
+            print(f"sass-step-mix: {name}: the masked step is {len(masked)} paths ({sorted(masked)})", file=sys.stderr)
+            continue
+        for step, length in zip(("masked", "window"), sorted(masked)):
+            rows.append({**row, "step": step, **mix(masked[length])})
     return rows
 
 
@@ -179,10 +206,12 @@ def read_table(path):
             fail(f"{path}:{lineno}: {len(cells)} cells, not {len(COLUMNS)}")
         r = dict(zip(COLUMNS, cells))
         for k in COLUMNS:
-            if k not in ("kernel", "dtype", "arch"):
+            if k not in ("kernel", "dtype", "arch", "step"):
                 if not r[k].isdigit():
                     fail(f"{path}:{lineno}: {k} must be a whole number, not '{r[k]}'")
                 r[k] = int(r[k])
+        if r["step"] not in STEPS:
+            fail(f"{path}:{lineno}: step must be one of {', '.join(STEPS)}, not '{r['step']}'")
         if sum(r[p] for p in pipes.PIPES) != r["total"]:
             fail(f"{path}:{lineno}: the pipes add up to {sum(r[p] for p in pipes.PIPES)}, not total {r['total']}")
         rows.append(r)
@@ -191,12 +220,12 @@ def read_table(path):
 
 def write_table(path, rows, arch, nvcc):
     with open(path, "w", encoding="utf-8") as f:
-        f.write(f"# Warp instructions of one unmasked steady-state K/V step of iosim's flash2 forward kernels, "
-                f"by pipe\n"
+        f.write(f"# Warp instructions of one steady-state K/V step of iosim's flash2 forward kernels, by pipe\n"
                 f"# (python/iosim/triton/pipes.py), as compiled for sm_{arch} by nvcc {nvcc}: written by\n"
-                f"# scripts/sass-step-mix.py --table from each menu variant's SASS and line information. The time\n"
-                f"# model prices a step of these variants from here (\"sass\"), of any other from its fitted "
-                f"overhead (\"fit\").\n")
+                f"# scripts/sass-step-mix.py --table from each menu variant's SASS and line information. step:\n"
+                f"# unmasked (no masking block), masked (through it), window (through its copy for a sliding\n"
+                f"# window, where the compiler made one). The time model prices a step of these variants from\n"
+                f"# here (\"sass\"), of any other from its fitted overhead (\"fit\").\n")
         f.write(",".join(COLUMNS) + "\n")
         for r in sorted(rows, key=lambda r: tuple(r[k] for k in KEY)):
             f.write(",".join(str(r[c]) for c in COLUMNS) + "\n")
@@ -222,11 +251,14 @@ def build_table(out, arch):
         os.makedirs(inc)
         subprocess.run([sys.executable, gen, menu, "--model", os.path.join(inc, "kernel_menu.h")], check=True)
         subprocess.run([sys.executable, gen, menu, "--cuda", tmp, "--full"], check=True)
-        for src in sorted(glob.glob(os.path.join(tmp, "inst", f"{KERNEL}_*.cu"))):
+        # The instantiation files lie in a folder per kernel architecture (inst/sm80/ for flash2's).
+        for src in sorted(glob.glob(os.path.join(tmp, "inst", "**", f"{KERNEL}_*.cu"), recursive=True)):
             cubin = src[:-3] + ".cubin"
             subprocess.run([nvcc, "-O3", "-DNDEBUG", "-std=c++20", f"-arch=sm_{arch}", "-cubin", "-lineinfo",
                             f"-I{ROOT}", f"-I{tmp}", f"-I{os.path.join(tmp, 'include')}", "-o", cubin, src], check=True)
             rows += derive(nvdisasm_gi(cubin), masked, arch)
+    if not rows:
+        fail(f"no {KERNEL} kernel of the menu gave a row")
     write_table(out, rows, arch, f"{m.group(1)} ({m.group(2)})" if m else "?")
     print(f"{len(rows)} variants -> {out}")
 
@@ -266,12 +298,13 @@ def excerpt(listing, out):
 def check(table, listings):
     have = {tuple(r[k] for k in KEY): r for r in read_table(table)}
     masked = regions(SOURCE.read_text())
-    bad = n = 0
+    bad = n = kernels = 0
     for path in listings:
         text = Path(path).read_text()
         arch = listing_arch(text)
         if arch is None:
             fail(f"{path}: no .target sm_<number> line")
+        kernels += sum(1 for _ in functions(text))
         for r in derive(text, masked, arch):
             n += 1
             row = have.get(tuple(r[k] for k in KEY))
@@ -279,7 +312,7 @@ def check(table, listings):
                 print(f"  {' '.join(str(r[k]) for k in KEY)}: {r['total']} instructions a step from the SASS, "
                       f"{row['total'] if row else 'no row'} in {table}")
                 bad += 1
-    print(f"{n} kernels against {table}: {bad} differ"
+    print(f"{n} rows of {kernels} kernels against {table}: {bad} differ"
           + (" (regenerate it: scripts/sass-step-mix.py --table)" if bad else ""))
     return 1 if bad or n == 0 else 0
 

@@ -24,19 +24,30 @@ HardwareSpec sm90() {
   return hw;
 }
 
-/// The time of flash2's forward at variant `m` on `hw` with kernels of `source` (its one kernel).
-KernelTime flash2_fwd_time(const kernel_menu::StepMix& m, const HardwareSpec& hw, KernelSource source) {
+/// flash2's forward at variant `m` on `hw` with kernels of `source`: n = 4096, causal with a sliding
+/// window of `window` keys where `causal`.
+ScheduleContext flash2_fwd_context(const kernel_menu::StepMix& m, const HardwareSpec& hw, KernelSource source,
+                                   bool causal = false, std::uint64_t window = 0) {
   Problem p = problem(4096, m.d);
   p.dtype = m.bf16 ? DType::bf16 : DType::fp16;
+  p.causal = causal;
+  p.window = window;
   ScheduleContext ctx = context(p, hw, tiles(m.br, m.bc));
   ctx.kernel = {m.warps, m.stages, source};
+  return ctx;
+}
+
+/// The time of flash2's forward at variant `m` on `hw` with kernels of `source` (its one kernel).
+KernelTime flash2_fwd_time(const kernel_menu::StepMix& m, const HardwareSpec& hw, KernelSource source,
+                           bool causal = false, std::uint64_t window = 0) {
+  const ScheduleContext ctx = flash2_fwd_context(m, hw, source, causal, window);
   const auto s = make_schedule("flash2", Pass::fwd, ctx);
   return predict_time(*s, ctx, predict(*s, ctx), ctx.hardware).kernels.at(0);
 }
 
-const kernel_menu::StepMix* first_fp16(std::string_view kernel) {
+const kernel_menu::StepMix* first_fp16(std::string_view kernel, std::string_view step = "unmasked") {
   for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
-    if (m.kernel == kernel && m.arch == "sm_90" && !m.bf16) return &m;
+    if (m.kernel == kernel && m.arch == "sm_90" && !m.bf16 && m.step == step) return &m;
   }
   return nullptr;
 }
@@ -55,13 +66,21 @@ TEST_CASE("each step-mix row is a compiled variant whose pipes add up to its tot
     CHECK(compiled_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br, m.bc, m.warps, m.stages, m.arch) !=
           nullptr);
     CHECK(step_mix_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br, m.bc, m.warps, m.stages,
-                           m.arch) == &m);
+                           m.arch, m.step) == &m);
+    // Every variant with a masked step has its unmasked one, which runs no more instructions.
+    if (m.step != "unmasked") {
+      const kernel_menu::StepMix* plain = step_mix_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br,
+                                                           m.bc, m.warps, m.stages, m.arch);
+      REQUIRE(plain != nullptr);
+      CHECK(plain->total <= m.total);
+    }
   }
 }
 
 TEST_CASE("the time model prices a variant the SASS table has from it, any other from the fit, and says which") {
   const kernel_menu::StepMix* m = first_fp16("flash2_fwd");
   REQUIRE(m != nullptr);
+  REQUIRE(m->step == "unmasked");
   const KernelTime sass = flash2_fwd_time(*m, sm90(), KernelSource::iosim);
   CHECK(sass.overhead_from == OverheadSource::sass);
   CHECK(name(sass.overhead_from) == "sass");
@@ -79,4 +98,34 @@ TEST_CASE("the time model prices a variant the SASS table has from it, any other
   CHECK(elsewhere.overhead_from == OverheadSource::fit);
   CHECK(name(elsewhere.overhead_from) == "fit");
   CHECK(flash2_fwd_time(*m, sm90(), KernelSource::pytorch).overhead_from == OverheadSource::fit);
+}
+
+TEST_CASE("a masked step is priced from the masked row, the window's copy where the problem has a window") {
+  const kernel_menu::StepMix* window = first_fp16("flash2_fwd", "window");
+  REQUIRE(window != nullptr);
+  const auto row = [&](std::string_view step) {
+    return step_mix_variant(window->kernel, window->d, DType::fp16, window->br, window->bc, window->warps,
+                            window->stages, window->arch, step);
+  };
+  const kernel_menu::StepMix* masked = row("masked");
+  REQUIRE(masked != nullptr);
+  REQUIRE(row("unmasked") != nullptr);
+  const auto mixes = [&](bool causal, std::uint64_t w) {
+    const ScheduleContext ctx = flash2_fwd_context(*window, sm90(), KernelSource::iosim, causal, w);
+    const auto s = make_schedule("flash2", Pass::fwd, ctx);
+    const Kernel& k = *s->kernels().at(0);
+    return kernel_step_mix(k.name(), k.launch(), ctx);
+  };
+  CHECK(mixes(false, 0).unmasked == row("unmasked"));
+  CHECK(mixes(true, 0).masked == masked);
+  CHECK(mixes(true, 64).masked == window);
+  CHECK(mixes(false, 0).masked == masked);  // priced so, though no step of it is masked
+
+  // A window narrower than a K/V tile: every step crosses the diagonal or the window's edge, so every
+  // step issues the window's count (the Q load and O store segments add a little).
+  const KernelTime narrow = flash2_fwd_time(*window, sm90(), KernelSource::iosim, true, 1);
+  CHECK(narrow.overhead_from == OverheadSource::sass);
+  const double per_mma = narrow.instructions.total() / narrow.instructions.mma;
+  CHECK(per_mma >= static_cast<double>(window->total) / window->tensor * 0.999);
+  CHECK(per_mma <= static_cast<double>(window->total) / window->tensor * 1.1);
 }

@@ -195,7 +195,8 @@ def read_compiled(path, rows):
 
 
 STEP_PIPES = ["tensor", "mufu", "alu", "uniform", "shared", "global", "shuffle", "barrier", "other"]
-STEP_COLUMNS = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch"] + STEP_PIPES + ["total"]
+STEP_COLUMNS = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch", "step"] + STEP_PIPES + ["total"]
+STEP_KINDS = ("unmasked", "masked", "window")
 
 
 def read_steps(path, rows):
@@ -212,12 +213,14 @@ def read_steps(path, rows):
             fail(f"{path}:{lineno}: {len(cells)} cells, not {len(STEP_COLUMNS)}")
         r = dict(zip(STEP_COLUMNS, cells))
         for k in STEP_COLUMNS:
-            if k not in ("kernel", "dtype", "arch"):
+            if k not in ("kernel", "dtype", "arch", "step"):
                 if not r[k].isdigit():
                     fail(f"{path}:{lineno}: {k} must be a whole number, not '{r[k]}'")
                 r[k] = int(r[k])
         if not r["arch"].startswith("sm_") or not r["arch"][3:].isdigit():
             fail(f"{path}:{lineno}: arch must be sm_<number>, not '{r['arch']}'")
+        if r["step"] not in STEP_KINDS:
+            fail(f"{path}:{lineno}: step must be one of {', '.join(STEP_KINDS)}, not '{r['step']}'")
         if sum(r[p] for p in STEP_PIPES) != r["total"] or r["total"] == 0:
             fail(f"{path}:{lineno}: total must be the pipes' sum and not 0, not {r['total']}")
         key = (r["kernel"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"])
@@ -260,16 +263,17 @@ def model(rows, out, compiled_rows=(), step_rows=()):
         text += (f"    {{\"{r['kernel']}\", {r['d']}, {bf16}, {r['br']}, {r['bc']}, {r['warps']}, {r['stages']}, "
                  f"\"{r['arch']}\", {r['registers']}, {r['spill_stores_bytes']}, {r['spill_loads_bytes']}}},\n")
     text += "}};\n\n"
-    text += "/// A compiled variant's warp instructions in one unmasked steady-state K/V step, by pipe, as its SASS\n"
-    text += "/// gives them (cuda/kernels/step-mix-sm*.csv; the pipes of python/iosim/triton/pipes.py).\n"
+    text += "/// A compiled variant's warp instructions in one steady-state K/V step, by pipe, as its SASS gives\n"
+    text += "/// them (cuda/kernels/step-mix-sm*.csv; the pipes of python/iosim/triton/pipes.py). step: unmasked,\n"
+    text += "/// masked (through the masking block) or window (through its copy for a sliding window).\n"
     text += "struct StepMix {\n  std::string_view kernel;\n  std::uint64_t d;\n  bool bf16;\n  std::uint64_t br, bc;\n"
-    text += "  std::uint32_t warps, stages;\n  std::string_view arch;\n"
+    text += "  std::uint32_t warps, stages;\n  std::string_view arch;\n  std::string_view step;\n"
     text += "".join(f"  std::uint32_t {p};\n" for p in STEP_PIPES) + "  std::uint32_t total;\n};\n\n"
     text += f"inline constexpr std::array<StepMix, {len(step_rows)}> kStepMix = {{{{\n"
     for r in step_rows:
         bf16 = "true" if r["dtype"] == "bf16" else "false"
         text += (f"    {{\"{r['kernel']}\", {r['d']}, {bf16}, {r['br']}, {r['bc']}, {r['warps']}, {r['stages']}, "
-                 f"\"{r['arch']}\", {', '.join(str(r[p]) for p in STEP_PIPES)}, {r['total']}}},\n")
+                 f"\"{r['arch']}\", \"{r['step']}\", {', '.join(str(r[p]) for p in STEP_PIPES)}, {r['total']}}},\n")
     text += "}};\n\n}  // namespace iosim::kernel_menu\n"
     write(out, text)
 

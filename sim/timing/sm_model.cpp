@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/schedule/flash2_step.h"
 #include "sim/timing/compiled_step.h"
 #include "sim/timing/mva.h"
 #include "sim/timing/sm_sim.h"
@@ -260,8 +261,12 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   }
   if (!s.matmuls.empty() && shape.sass_step_instructions > 0) {
     // The compiled kernel's step (its SASS): what the schedule does not name is the rest of its count,
-    // at the issue rate of one a cycle.
-    c.mix.other = std::max(0.0, shape.sass_step_instructions - instructions);
+    // at the issue rate of one a cycle. A masked step runs the masking block: its own count.
+    const MatmulShape& qk = s.matmuls.front();
+    const bool masked = shape.sass_masked_step_instructions > 0 &&
+                        flash2_forward_step_masked(qk.m, qk.n, qk.k, s.vector_flops);
+    const double sass = masked ? shape.sass_masked_step_instructions : shape.sass_step_instructions;
+    c.mix.other = std::max(0.0, sass - instructions);
     instructions += c.mix.other;
     c.chain += c.mix.other;
     c.chain_busy += c.mix.other;

@@ -115,6 +115,9 @@ struct BlockShape {
   /// 0: none, the family's fitted StepOverhead prices what the schedule does not name. Where set, a
   /// step's instructions beyond those the schedule names are the rest of this count.
   double sass_step_instructions = 0;
+  /// The same of a masked step (flash2_forward_step_masked: the causal diagonal, a window's edge, the
+  /// last tile past n_kv), through the kernel's masking block; 0: masked steps count as unmasked ones.
+  double sass_masked_step_instructions = 0;
 };
 
 /// One segment's cost for a block of `shape`, in cycles.

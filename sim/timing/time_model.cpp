@@ -77,9 +77,10 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
   }
   // A step's instructions: the compiled variant's SASS where the menu's table has it, else the fit.
   if (compiled == nullptr) {
-    const kernel_menu::StepMix* mix = kernel_step_mix(k.name, k.launch, ctx);
-    shape.sass_step_instructions = mix != nullptr ? mix->total : 0;
-    t.overhead_from = mix != nullptr ? OverheadSource::sass : OverheadSource::fit;
+    const KernelStepMix mix = kernel_step_mix(k.name, k.launch, ctx);
+    shape.sass_step_instructions = mix.unmasked != nullptr ? mix.unmasked->total : 0;
+    shape.sass_masked_step_instructions = mix.masked != nullptr ? mix.masked->total : 0;
+    t.overhead_from = mix.unmasked != nullptr ? OverheadSource::sass : OverheadSource::fit;
   }
   t.blocks_per_sm = per_sm;
   t.smem_wavefronts_counted = counts_wavefronts(family);

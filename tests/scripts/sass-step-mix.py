@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """scripts/sass-step-mix.py: the committed K/V loop of one compiled flash2 forward kernel (data/, cut by its
---excerpt from nvdisasm -gi -c of the menu's cubin) derives the row cuda/kernels/step-mix-sm90.csv holds;
-a row that differs fails --check (exit 1); a malformed table is one line, exit 2. The excerpt's line
-annotations name flash2_fwd.cuh's lines as compiled: after an edit of the kernel, regenerate the table
-(scripts/sass-step-mix.py --table) and the excerpt (--excerpt)."""
+--excerpt from nvdisasm -gi -c of the menu's cubin) derives the rows cuda/kernels/step-mix-sm90.csv holds
+(its unmasked, masked and window steps); a row that differs fails --check (exit 1); a malformed table is
+one line, exit 2. The excerpt's line annotations name flash2_fwd.cuh's lines as compiled: after an edit of
+the kernel, regenerate the table (scripts/sass-step-mix.py --table) and the excerpt (--excerpt)."""
 import os
 import subprocess
 import sys
@@ -14,46 +14,48 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SCRIPT = os.path.join(ROOT, "scripts", "sass-step-mix.py")
 TABLE = os.path.join(ROOT, "cuda", "kernels", "step-mix-sm90.csv")
 EXCERPT = os.path.join(HERE, "data", "flash2_fwd_d64_fp16_128x32_w4_s2.sass")
-ROW = "flash2_fwd,64,fp16,128,32,4,2,sm_90,"
+VARIANT = "flash2_fwd,64,fp16,128,32,4,2,sm_90,"
+ALU = 11  # the alu cell of a row
 
 
 def run(*args):
     return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
 
 
+def check_with(lines, failures, what, expect):
+    """--check of the table `lines` against the excerpt: `expect` its exit status."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "t.csv")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        r = run("--check", path, EXCERPT)
+        if r.returncode != expect:
+            failures.append(f"{what}: exit {r.returncode}, not {expect}: {r.stdout}{r.stderr}")
+        return r
+
+
 def main():
     failures = []
     r = run("--check", TABLE, EXCERPT)
-    if r.returncode != 0 or "1 kernels" not in r.stdout:
+    if r.returncode != 0 or "3 rows of 1 kernels" not in r.stdout:
         failures.append(f"the committed excerpt against the table: exit {r.returncode}: {r.stdout}{r.stderr}")
     with open(TABLE) as f:
         lines = f.read().splitlines()
-    row = [i for i, line in enumerate(lines) if line.startswith(ROW)]
-    if len(row) != 1:
-        failures.append(f"the table has {len(row)} rows for {ROW}")
-    else:
+    for step in ("unmasked", "masked", "window"):
+        row = [i for i, line in enumerate(lines) if line.startswith(f"{VARIANT}{step},")]
+        if len(row) != 1:
+            failures.append(f"the table has {len(row)} {step} rows for {VARIANT}")
+            continue
         cells = lines[row[0]].split(",")
-        cells[10] = str(int(cells[10]) + 1)      # alu
+        cells[ALU] = str(int(cells[ALU]) + 1)
         cells[-1] = str(int(cells[-1]) + 1)      # total
         changed = lines[:row[0]] + [",".join(cells)] + lines[row[0] + 1:]
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "t.csv")
-            with open(path, "w") as f:
-                f.write("\n".join(changed) + "\n")
-            r = run("--check", path, EXCERPT)
-            if r.returncode != 1:
-                failures.append(f"a changed row passed --check: exit {r.returncode}")
-            with open(path, "w") as f:
-                f.write("kernel,d\nflash2_fwd,64\n")
-            r = run("--check", path, EXCERPT)
-            if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1:
-                failures.append(f"a malformed table: exit {r.returncode}, stderr {r.stderr!r}")
-            bad = changed[:row[0]] + [",".join(cells[:-1] + [str(int(cells[-1]) + 5)])] + changed[row[0] + 1:]
-            with open(path, "w") as f:
-                f.write("\n".join(bad) + "\n")
-            r = run("--check", path, EXCERPT)
-            if r.returncode != 2:
-                failures.append(f"a row whose pipes do not add up to its total: exit {r.returncode}")
+        check_with(changed, failures, f"a changed {step} row", 1)
+        bad = lines[:row[0]] + [",".join(cells[:-1] + [str(int(cells[-1]) + 5)])] + lines[row[0] + 1:]
+        check_with(bad, failures, f"a {step} row whose pipes do not add up to its total", 2)
+    r = check_with(["kernel,d", "flash2_fwd,64"], failures, "a malformed table", 2)
+    if len(r.stderr.strip().splitlines()) != 1:
+        failures.append(f"a malformed table: stderr {r.stderr!r}")
     for msg in failures:
         print(msg)
     print("ok" if not failures else f"{len(failures)} failed")
