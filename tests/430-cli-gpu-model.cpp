@@ -29,6 +29,25 @@ TEST_CASE("--predict adds the GPU model's table and JSON, named after the counte
   CHECK(c.out.find("pred_dram_read_bytes") != std::string::npos);
 }
 
+TEST_CASE("--l2-flush-kernels empties the L2 before each kernel of a pass, as Nsight Compute profiles it") {
+  // flash2's backward at n = 1024, one head: everything fits the L2, so with the L2 kept the convert kernel
+  // finds the fp32 dQaccum there and reads nothing from DRAM; flushed, it reads all of it.
+  const auto convert_reads = [](bool flush) {
+    std::vector<std::string> args = {"-c", "h200", "--n", "1024", "--d", "64", "--schedule", "flash2",
+                                     "--pass", "bwd", "-p", "-f", "json"};
+    if (flush) args.push_back("--l2-flush-kernels");
+    const CliResult r = cli(args);
+    REQUIRE(r.code == 0);
+    const YAML::Node cold = parse_json(r.out)["runs"][0]["schedules"][0]["predicted"]["cold"];
+    CHECK(static_cast<bool>(cold["l2_flushed_each_kernel"]) == flush);
+    const YAML::Node last = cold["kernels"][cold["kernels"].size() - 1];
+    CHECK(last["name"].as<std::string>() == "flash2_bwd_convert");
+    return last["dram__bytes_read"].as<std::uint64_t>();
+  };
+  CHECK(convert_reads(false) == 0);
+  CHECK(convert_reads(true) == 1024ull * 64 * 4);
+}
+
 TEST_CASE("--warps, --stages and --launch-order reach the model") {
   const CliResult r = cli({"-c", "h200", "--n", "2048", "--d", "64", "--schedule", "flash2", "--warps", "8",
                            "--stages", "2", "--launch-order", "heads", "-p", "-f", "json"});

@@ -218,9 +218,11 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   p.l2 = L2Mode::fast;
   p.sample_stride = sample_.stride();
   p.sector_bytes = ctx_.hardware.l2.sector_bytes;
+  p.flushed_each_kernel = opt_.flush_each_kernel;
   error_ = 0;
   traces_.assign(kernels.size(), {});
   for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (opt_.flush_each_kernel) l2_->empty();
     l2_->reset_counters();
     dram_.reset_counters();
     TraceUse use{opt_.follow_cold ? &traces_[i] : nullptr, nullptr};
@@ -245,6 +247,7 @@ Prediction FastReplay::warm(const std::vector<const Kernel*>& kernels) {
   p.l2 = L2Mode::fast;
   p.sample_stride = sample_.stride();
   p.sector_bytes = ctx_.hardware.l2.sector_bytes;
+  p.flushed_each_kernel = opt_.flush_each_kernel;
   p.warm = true;
   const bool follow = opt_.follow_cold && traces_.size() == kernels.size();
   bool converged = false;
@@ -255,6 +258,7 @@ Prediction FastReplay::warm(const std::vector<const Kernel*>& kernels) {
       ++stats_.followed;
       continue;
     }
+    if (opt_.flush_each_kernel) l2_->empty();
     l2_->reset_counters();
     dram_.reset_counters();
     TraceUse use{nullptr, follow && traces_[i].complete ? &traces_[i] : nullptr};

@@ -181,7 +181,9 @@ class ExactReplay {
   Prediction pass(const std::vector<const Kernel*>& kernels) {
     Prediction p;
     p.sector_bytes = ctx_.hardware.l2.sector_bytes;
+    p.flushed_each_kernel = opt_.flush_each_kernel;
     for (const Kernel* k : kernels) {
+      if (opt_.flush_each_kernel) l2_->empty();
       l2_->reset_counters();
       dram_.reset_counters();
       KernelPrediction kp = KernelRun(*k, ctx_, opt_, *l2_, amap_).run();

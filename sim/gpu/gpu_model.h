@@ -37,6 +37,11 @@ struct GpuModelOptions {
   /// Cold: the L2 starts empty. Warm: it holds what one earlier run of the same schedule left, written
   /// back (clean), as in a timing loop after its first iteration.
   bool warm = false;
+  /// Empty the L2 before every kernel of the pass, not only before the first: what Nsight Compute's
+  /// default cache control (--cache-control all) does to each kernel it profiles, so that its per-kernel
+  /// counters of a pass of several kernels can be set beside the model. Off: the L2 is kept from kernel
+  /// to kernel, as in a timed run. With it, cold and warm are the same.
+  bool flush_each_kernel = false;
   std::string replacement = "lru";
   L2Mode l2 = L2Mode::exact;
   /// Fast mode: the first stride tried (every sample_stride-th set simulated; a power of two
@@ -91,6 +96,7 @@ struct Prediction {
   bool warm = false;
   LaunchOrder order = LaunchOrder::x_major;  ///< how the blocks were launched (the time model follows it)
   L2Mode l2 = L2Mode::exact;
+  bool flushed_each_kernel = false;  ///< GpuModelOptions::flush_each_kernel: each kernel from an empty L2
   std::uint32_t sample_stride = 1;  ///< 1 in 1 sets simulated (1: all)
   std::uint32_t sector_bytes = 32;
   std::vector<KernelPrediction> kernels;

@@ -36,6 +36,10 @@ class L2Cache final : public MemoryLevel {
   void write(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
   void reduce(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
   void flush() override;
+  void empty() override {
+    flush();
+    invalidate();
+  }
   Bytes dirty_bytes() const override;
   std::uint64_t dirty_sectors(std::uint64_t set) const override;
   const LevelCounters& counters() const override { return counters_; }

@@ -103,6 +103,9 @@ class MemoryLevel {
   virtual void prefetch(std::uint64_t /*line*/, Request /*r*/, std::uint32_t /*sm*/) {}
   /// Writes every dirty sector below, leaving the contents clean and resident.
   virtual void flush() = 0;
+  /// Writes every dirty sector below, then drops every line: the empty level a profiler's cache flush
+  /// leaves. A level that holds nothing: flush() alone.
+  virtual void empty() { flush(); }
   /// Bytes this level holds dirty (not yet written below).
   [[nodiscard]] virtual Bytes dirty_bytes() const = 0;
   [[nodiscard]] virtual const LevelCounters& counters() const = 0;

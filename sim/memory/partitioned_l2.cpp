@@ -85,6 +85,10 @@ void PartitionedL2::flush() {
   for (auto& p : part_) p->flush();
 }
 
+void PartitionedL2::empty() {
+  for (auto& p : part_) p->empty();
+}
+
 Bytes PartitionedL2::dirty_bytes() const { return part_[0]->dirty_bytes() + part_[1]->dirty_bytes(); }
 
 void PartitionedL2::reset_counters() {

@@ -45,6 +45,7 @@ class PartitionedL2 final : public MemoryLevel {
   void write(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
   void reduce(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
   void flush() override;
+  void empty() override;
   Bytes dirty_bytes() const override;
   /// Dirty sectors in set `set` of both partitions.
   std::uint64_t dirty_sectors(std::uint64_t set) const override {

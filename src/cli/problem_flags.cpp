@@ -207,6 +207,9 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
                     : "the schedule whose tiles to search (default flash2)");
   app.add_option("--launch-order", f.launch_order, "GPU model: blocks launched x-first (x, default) or heads-first (heads)");
   app.add_option("--l2-policy", f.l2_policy, "GPU model: L2 replacement, lru (default), fifo or random");
+  app.add_flag("--l2-flush-kernels", f.l2_flush_kernels,
+               "GPU model: empty the L2 before every kernel of a pass, as Nsight Compute's default cache control "
+               "does (default: kept between kernels, as in a timed run)");
   app.add_option("--l2", f.l2_mode,
                  "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
   app.add_option("--kernels", f.kernels,
@@ -371,6 +374,7 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
     }
   }
   r.run.gpu.replacement = f.l2_policy.empty() ? "lru" : f.l2_policy;
+  r.run.gpu.flush_each_kernel = f.l2_flush_kernels;
   if (r.run.gpu.replacement != "lru" && r.run.gpu.replacement != "fifo" && r.run.gpu.replacement != "random") {
     throw InputError("--l2-policy must be lru, fifo or random (got '" + f.l2_policy + "')");
   }

@@ -195,7 +195,9 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
   w.field("dirty_at_end_bytes", p.dirty_at_end.value);
   w.field("smem_wavefronts", wavefronts);
   w.field("time_ms", t.total_s * 1e3).field("binding", t.binding);
-  w.field("l2_mode", l2_mode_name(p.l2)).field("l2_sample_stride", std::uint64_t{p.sample_stride}).end_object();
+  w.field("l2_mode", l2_mode_name(p.l2)).field("l2_sample_stride", std::uint64_t{p.sample_stride});
+  if (p.flushed_each_kernel) w.field("l2_flushed_each_kernel", true);
+  w.end_object();
 }
 
 }  // namespace
