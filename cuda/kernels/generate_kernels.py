@@ -167,21 +167,22 @@ COMPILED_COLUMNS = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch
                     "spill_stores_bytes", "spill_loads_bytes"]
 
 
-def read_compiled(path, rows):
-    """A table of compiled variants (scripts/ptxas-registers.py --table): each row one of the menu's."""
+def read_variant_table(path, rows, columns, text_columns):
+    """A table with a row per compiled variant of the menu (the header names `columns`; the columns not in
+    `text_columns` whole numbers; `arch` sm_<number>; each row's variant one of the menu's), as dicts."""
     with open(path, encoding="utf-8") as f:
         lines = [(i, line) for i, line in enumerate(f, 1) if line.strip() and not line.lstrip().startswith("#")]
-    if not lines or [c.strip() for c in lines[0][1].split(",")] != COMPILED_COLUMNS:
-        fail(f"{path}: the first row must name the columns {','.join(COMPILED_COLUMNS)}")
+    if not lines or [c.strip() for c in lines[0][1].split(",")] != columns:
+        fail(f"{path}: the first row must name the columns {','.join(columns)}")
     menu = {(r["kernel"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"]) for r in rows}
     out = []
     for (lineno, line) in lines[1:]:
         cells = [c.strip() for c in line.split(",")]
-        if len(cells) != len(COMPILED_COLUMNS):
-            fail(f"{path}:{lineno}: {len(cells)} cells, not {len(COMPILED_COLUMNS)}")
-        r = dict(zip(COMPILED_COLUMNS, cells))
-        for k in COMPILED_COLUMNS:
-            if k not in ("kernel", "dtype", "arch"):
+        if len(cells) != len(columns):
+            fail(f"{path}:{lineno}: {len(cells)} cells, not {len(columns)}")
+        r = dict(zip(columns, cells))
+        for k in columns:
+            if k not in text_columns:
                 if not r[k].isdigit():
                     fail(f"{path}:{lineno}: {k} must be a whole number, not '{r[k]}'")
                 r[k] = int(r[k])
@@ -190,8 +191,13 @@ def read_compiled(path, rows):
         key = (r["kernel"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"])
         if key not in menu:
             fail(f"{path}:{lineno}: {' '.join(map(str, key))} is no kernel of the menu")
-        out.append(r)
+        out.append((lineno, r))
     return out
+
+
+def read_compiled(path, rows):
+    """A table of compiled variants (scripts/ptxas-registers.py --table): each row one of the menu's."""
+    return [r for _, r in read_variant_table(path, rows, COMPILED_COLUMNS, ("kernel", "dtype", "arch"))]
 
 
 STEP_PIPES = ["tensor", "mufu", "alu", "uniform", "shared", "global", "shuffle", "barrier", "other"]
@@ -201,31 +207,12 @@ STEP_KINDS = ("unmasked", "masked", "window")
 
 def read_steps(path, rows):
     """A table of step mixes (scripts/sass-step-mix.py --table): each row one of the menu's variants."""
-    with open(path, encoding="utf-8") as f:
-        lines = [(i, line) for i, line in enumerate(f, 1) if line.strip() and not line.lstrip().startswith("#")]
-    if not lines or [c.strip() for c in lines[0][1].split(",")] != STEP_COLUMNS:
-        fail(f"{path}: the first row must name the columns {','.join(STEP_COLUMNS)}")
-    menu = {(r["kernel"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"]) for r in rows}
     out = []
-    for (lineno, line) in lines[1:]:
-        cells = [c.strip() for c in line.split(",")]
-        if len(cells) != len(STEP_COLUMNS):
-            fail(f"{path}:{lineno}: {len(cells)} cells, not {len(STEP_COLUMNS)}")
-        r = dict(zip(STEP_COLUMNS, cells))
-        for k in STEP_COLUMNS:
-            if k not in ("kernel", "dtype", "arch", "step"):
-                if not r[k].isdigit():
-                    fail(f"{path}:{lineno}: {k} must be a whole number, not '{r[k]}'")
-                r[k] = int(r[k])
-        if not r["arch"].startswith("sm_") or not r["arch"][3:].isdigit():
-            fail(f"{path}:{lineno}: arch must be sm_<number>, not '{r['arch']}'")
+    for lineno, r in read_variant_table(path, rows, STEP_COLUMNS, ("kernel", "dtype", "arch", "step")):
         if r["step"] not in STEP_KINDS:
             fail(f"{path}:{lineno}: step must be one of {', '.join(STEP_KINDS)}, not '{r['step']}'")
         if sum(r[p] for p in STEP_PIPES) != r["total"] or r["total"] == 0:
             fail(f"{path}:{lineno}: total must be the pipes' sum and not 0, not {r['total']}")
-        key = (r["kernel"], r["d"], r["dtype"], r["br"], r["bc"], r["warps"], r["stages"])
-        if key not in menu:
-            fail(f"{path}:{lineno}: {' '.join(map(str, key))} is no kernel of the menu")
         out.append(r)
     return out
 
