@@ -52,6 +52,12 @@ def with_figure(config, directory, value):
     return path
 
 
+def fail(message):
+    """One line naming the problem on stderr, exit 2 (the project's bad-input convention)."""
+    print(f"fit-tma-copy: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def matches(run, selector):
     for key, want in selector.items():
         have = run["problem"].get(key)
@@ -70,13 +76,16 @@ def main():
     try:
         selector = dict(kv.split("=", 1) for kv in args.fit.split(","))
     except ValueError:
-        sys.exit(f"fit-tma-copy: --fit {args.fit!r}: expected key=value,...")
+        fail(f"--fit {args.fit!r}: expected key=value,...")
     runs = []
     for path in args.files:
-        runs += [r for r in json.load(open(path))["runs"] if tv.measured_ms(r)]
+        try:
+            runs += [r for r in json.load(open(path))["runs"] if tv.measured_ms(r)]
+        except (OSError, ValueError, KeyError) as e:
+            fail(f"{path}: not a validation JSON ({e})")
     fit = [r for r in runs if matches(r, selector)]
     if len(fit) != 1:
-        sys.exit(f"fit-tma-copy: --fit {args.fit} selects {len(fit)} runs, not one")
+        fail(f"--fit {args.fit} selects {len(fit)} runs, not one")
     fit = fit[0]
     target = tv.measured_ms(fit)
     with tempfile.TemporaryDirectory() as tmp:
@@ -89,14 +98,14 @@ def main():
             config = with_figure(args.config, tmp, value)
             p = tv.predict(args.iosim, config, run)
             if "refused" in p:
-                sys.exit(f"fit-tma-copy: the model refuses a run: {p['refused']}")
+                fail(f"the model refuses a run: {p['refused']}")
             return p["cold"]["time_ms"]
 
         lo, hi = 0.1, 4000.0
         if predicted(hi, fit) < target:
-            sys.exit(f"fit-tma-copy: even {hi} cycles a copy predicts less than the measured {target:.4g} ms")
+            fail(f"even {hi} cycles a copy predicts less than the measured {target:.4g} ms")
         if predicted(lo, fit) > target:
-            sys.exit("fit-tma-copy: the fit run is slower in the model without TMA costs: not TMA-bound")
+            fail("the fit run is slower in the model without TMA costs: not TMA-bound")
         while hi - lo > 0.5:
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if predicted(mid, fit) < target else (lo, mid)
