@@ -73,3 +73,19 @@ TEST_CASE("a family whose layout is unknown is not counted; one without shared m
   CHECK(counts_wavefronts(family_of("flash2_fwd")));
   CHECK_FALSE(counts_wavefronts(family_of("flash2_fwd", KernelSource::pytorch)));
 }
+
+TEST_CASE("a backward's row statistics: warp stores of 32 rows, a lane's of one, each warp's loads of 8 rows") {
+  const KernelFamily::RowStats fa2{.stored = 3, .read = 3};
+  // 64 rows, 4 warps: one m16 tile a warp down the rows; 3 statistics × 2 halves each.
+  CHECK(row_stat_wavefronts(fa2, 64, 4).ld == 3 * 4 * 1 * 2);
+  CHECK(row_stat_wavefronts(fa2, 64, 4).st == 3 * 2);  // 64 rows: 2 warp stores a statistic
+  // 32 rows, 4 warps: 2 warps down, 2 across; every warp reads its rows' statistics.
+  CHECK(row_stat_wavefronts(fa2, 32, 4).ld == 3 * 4 * 1 * 2);
+  // 128 rows, 4 warps: 2 m16 tiles a warp.
+  CHECK(row_stat_wavefronts(fa2, 128, 4).ld == 3 * 4 * 2 * 2);
+  const KernelFamily::RowStats fa1{.stored = 2, .stored_by_lane = 1, .read = 3};
+  CHECK(row_stat_wavefronts(fa1, 64, 4).st == 2 * 2 + 64);  // D_i: one lane's store a row
+  CHECK(row_stat_wavefronts(KernelFamily::RowStats{}, 64, 4).total() == 0);
+  CHECK(family_of("flash2_bwd").row_stats.read == 3);
+  CHECK(family_of("flash2_fwd").row_stats.read == 0);
+}

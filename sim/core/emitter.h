@@ -20,7 +20,10 @@ class Emitter {
   [[nodiscard]] Emitter repeated(std::uint64_t k) const { return Emitter(*sink_, walk_, checked_mul(times_, k)); }
 
   void load(const TileRef& t) const { sink_->on_transfer({t, Direction::hbm_to_sram, times_}); }
-  void store(const TileRef& t) const { sink_->on_transfer({t, Direction::sram_to_hbm, times_}); }
+  /// `requests_per_sector`: Transfer::requests_per_sector (a store written in pieces smaller than a sector).
+  void store(const TileRef& t, std::uint32_t requests_per_sector = 1) const {
+    sink_->on_transfer({t, Direction::sram_to_hbm, times_, requests_per_sector});
+  }
   void reduce(const TileRef& t) const { sink_->on_transfer({t, Direction::reduce, times_}); }
 
   /// (m × k) · (k × n): 2mnk tensor-core FLOPs, reading `sram_read` bytes of operands from shared memory.

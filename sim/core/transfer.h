@@ -31,6 +31,10 @@ struct Transfer {
   TileRef tile;
   Direction dir = Direction::hbm_to_sram;
   std::uint64_t times = 1;
+  /// A store's requests per sector: how many store requests write each sector of the tile (the L2
+  /// counts a sector once per request that writes it; HBM sees it once). 1 where every sector is
+  /// written whole by one request.
+  std::uint32_t requests_per_sector = 1;
 };
 
 enum class ComputeKind : std::uint8_t {

@@ -9,6 +9,7 @@
 #include "sim/gpu/fast_replay.h"
 #include "sim/gpu/request_batch.h"
 #include "sim/gpu/spill_stores.h"
+#include "sim/gpu/store_requests.h"
 #include "sim/memory/dram.h"
 #include "sim/memory/l2_cache.h"
 #include "sim/memory/partitioned_l2.h"
@@ -283,11 +284,13 @@ ColdWarm replay_cold_warm(const Schedule& s, const ScheduleContext& ctx, const G
 
 }  // namespace
 
-// The replays count what the schedule's kernels ask of the L2; a compiled kernel's spills are added
-// after them, cold and warm alike (spill_stores.h).
+// The replays count what the schedule's kernels ask of the L2; a compiled kernel's spills and the
+// further requests of stores written in pieces smaller than a sector are added after them, cold and
+// warm alike (spill_stores.h, store_requests.h).
 Prediction predict(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   Prediction p = replay(s, ctx, opt);
   add_spill_stores(p, s.kernels(), ctx);
+  add_store_requests(p, s.kernels(), ctx);
   return p;
 }
 
@@ -296,6 +299,8 @@ ColdWarm predict_cold_warm(const Schedule& s, const ScheduleContext& ctx, const 
   const std::vector<const Kernel*> kernels = s.kernels();
   add_spill_stores(out.cold, kernels, ctx);
   add_spill_stores(out.warm, kernels, ctx);
+  add_store_requests(out.cold, kernels, ctx);
+  add_store_requests(out.warm, kernels, ctx);
   return out;
 }
 

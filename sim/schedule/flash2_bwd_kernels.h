@@ -30,9 +30,11 @@ namespace iosim {
 using BackwardStep = std::function<void(const Span& i, const Span& j, bool masked, const Emitter& e)>;
 
 /// The three kernels at tile t (four with grouped K/V heads), in launch order; `main` is the main
-/// kernel's launch. The kernels copy what they read (the problem, the tile, `step`): they outlive this call.
+/// kernel's launch; `dkv_requests`, the main kernel's store requests per sector of dK_j and dV_j
+/// (Transfer::requests_per_sector). The kernels copy what they read (the problem, the tile, `step`): they outlive this call.
 [[nodiscard]] inline std::vector<std::unique_ptr<GridKernel>> flash2_backward_kernels(
-    const std::string& name, const Problem& p, TileShape t, const LaunchShape& main, BackwardStep step) {
+    const std::string& name, const Problem& p, TileShape t, const LaunchShape& main, BackwardStep step,
+    std::uint32_t dkv_requests = 1) {
   const std::uint64_t d = p.d;
   const Tiling rows{p.n, t.br};
   const Tiling cols{p.n_kv, t.bc};
@@ -48,7 +50,7 @@ using BackwardStep = std::function<void(const Span& i, const Span& j, bool maske
     e.step();
   };
   // One thread block: K/V tile j against every Q tile that sees it.
-  const auto kv_block = [p, d, rows, step, dk, dv](const Span& j, const Emitter& e) {
+  const auto kv_block = [p, d, rows, step, dk, dv, dkv_requests](const Span& j, const Emitter& e) {
     const QRange q = Mask(p).q_for_cols(j.begin, j.begin + j.size, rows);
     if (!q.empty()) {
       e.load(rows_of(Tensor::K, j, d));
@@ -58,8 +60,8 @@ using BackwardStep = std::function<void(const Span& i, const Span& j, bool maske
     e.loop(rows, q.full_lo, q.full_hi, [&](const Span& i, const Emitter& ei) { step(i, j, false, ei); });
     e.loop(rows, q.full_hi, q.end, [&](const Span& i, const Emitter& ei) { step(i, j, true, ei); });
     e.vector(flops::kScalePerElement * j.size * d);
-    e.store(rows_of(dk, j, d));
-    e.store(rows_of(dv, j, d));
+    e.store(rows_of(dk, j, d), dkv_requests);
+    e.store(rows_of(dv, j, d), dkv_requests);
   };
   const auto convert = [d](const Span& i, const Emitter& e) {
     e.load(rows_of(Tensor::dQacc, i, d));

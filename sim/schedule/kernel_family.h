@@ -238,6 +238,18 @@ struct KernelFamily {
   /// memory by 32-bit loads beyond its products' operands: an output accumulated in place there (read
   /// before each update) and element-wise operands (FlashAttention's O_i and dO_i for D_i = rowsum(dO ∘ O)).
   std::uint32_t shared_tile_reads = 0;
+  /// Row statistics a backward step keeps in shared memory beside its tiles, 4 bytes a row of Q_i each
+  /// (iosim's kernels: the exponent's offset and factor from L_i, or m_i and l_i, and D_i).
+  struct RowStats {
+    /// Written by one thread a row: 32 rows a warp instruction, one store wavefront each.
+    std::uint32_t stored = 0;
+    /// Written by one lane a row after a warp's reduction (flash1's D_i): one store wavefront a row.
+    std::uint32_t stored_by_lane = 0;
+    /// Read by every warp of the step's first product for its fragments' rows: one load per statistic
+    /// and half m16 tile (8 rows, a quad of lanes a row on the same word), one wavefront each.
+    std::uint32_t read = 0;
+  };
+  RowStats row_stats = {};
 };
 
 /// The spills of `family`'s kernel `kernel_name` at compiled head dimension `head_dim`, under the causal

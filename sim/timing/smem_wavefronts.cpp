@@ -19,6 +19,20 @@ MatmulRole role_of(const KernelFamily& f, std::size_t i) {
 
 }  // namespace
 
+SmemWavefronts row_stat_wavefronts(const KernelFamily::RowStats& r, std::uint64_t rows, std::uint64_t warps) {
+  SmemWavefronts out;
+  if (r.stored + r.stored_by_lane + r.read == 0 || rows == 0) return out;
+  warps = std::max<std::uint64_t>(1, warps);
+  // The first product's warp grid (cuda/kernels/common.cuh, warp_grid): min(warps, rows / 16) warps
+  // down the rows, each over rows / 16 / that many m16 tiles; every warp reads its rows' statistics.
+  const std::uint64_t m16 = std::max<std::uint64_t>(1, up_div(rows, 16));
+  const std::uint64_t down = std::min(warps, m16);
+  const std::uint64_t tiles = up_div(m16, down);
+  out.ld = static_cast<double>(r.read * warps * tiles * 2);
+  out.st = static_cast<double>(r.stored * up_div(rows, 32) + r.stored_by_lane * rows);
+  return out;
+}
+
 double estimated_wavefronts(double smem_bytes) { return smem_bytes / kWavefrontBytes; }
 
 bool counts_wavefronts(const KernelFamily& f) {
@@ -42,6 +56,7 @@ SmemWavefronts step_wavefronts(const Segment& s, bool first, const KernelFamily&
                                   std::max<std::uint64_t>(1, up_div(mm.k, 16));
       out.ld += kLdmatrixWavefronts * static_cast<double>(tiles) * w;
     }
+    if (i == 0) out.add(row_stat_wavefronts(f.row_stats, mm.m, warps));
     if (i == 0 && f.shared_tile_reads > 0) {
       out.ld += static_cast<double>(f.shared_tile_reads * mm.m * mm.k) * kOperandBytes / kWavefrontBytes;
     }

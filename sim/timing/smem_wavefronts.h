@@ -8,7 +8,9 @@
 //   - a 32-bit st.shared per lane (accumulator pairs packed to 16 bits: P and dS staged for a later
 //     product, the output tile staged for the global stores): 1 store wavefront;
 //   - a 16-byte ld.shared per lane (the staged output read back for 16-byte global stores): 4 load
-//     wavefronts.
+//     wavefronts;
+//   - a backward's row statistics (4 bytes a row): a warp's store of 32 rows, or one lane's of one,
+//     and a warp's load of 8 rows (a quad a row, one word: broadcast), 1 wavefront each.
 // cp.async and TMA fill shared memory outside the LSU's wavefronts (the data pipe counts them
 // elsewhere), and wgmma reads its operands through a descriptor, not the LSU: both count 0.
 #pragma once
@@ -38,6 +40,12 @@ struct SmemWavefronts {
 
 /// Whether the model counts `f`'s wavefronts (its layout is known) rather than leaving them to an estimate.
 [[nodiscard]] bool counts_wavefronts(const KernelFamily& f);
+
+/// One block's wavefronts a step for the row statistics `r` of a step whose first product has `rows`
+/// rows (B_r), run by `warps` warps: stores of 32 rows an instruction (or one lane's a row), and each
+/// warp's loads of its fragments' rows, 8 rows a load (KernelFamily::RowStats).
+[[nodiscard]] SmemWavefronts row_stat_wavefronts(const KernelFamily::RowStats& r, std::uint64_t rows,
+                                                 std::uint64_t warps);
 
 /// One block's wavefronts in step `s` of a kernel of family `f` run by `warps` warps, given the step's
 /// per-warp instruction mix `mix` (sm_model.h's step_cost). `first`: the block's first step, where a

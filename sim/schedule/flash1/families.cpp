@@ -29,7 +29,9 @@ std::vector<KernelFamily> flash1_families() {
   // flash_bwd_common.cuh, as fa2-bwd, with Q_i, O_i, dO_i, dQ_i, l_i, m_i loaded each step (its row
   // reductions' shuffles, which the model does not issue for a backward, are among the overhead).
   // Beyond the products a step reads three B_r × d tiles from shared memory: O_i and dO_i for
-  // D_i = rowsum(dO ∘ O), and dQ_i before adding dS K_j in place.
+  // D_i = rowsum(dO ∘ O), and dQ_i before adding dS K_j in place. Row statistics in shared memory:
+  // the exponent's offset and factor (from m_i, l_i) stored by one thread a row, D_i by one lane a row
+  // after its warp's reduction, all three read by bwd_probs (flash_bwd_common.cuh).
   f.push_back({.name = "fa1-bwd",
                .source = "cuda/kernels/flash1_bwd.cuh",
                .matmuls = {kGridSharedStaged, kGridShared, kGridSharedStaged, kGridShared},
@@ -41,7 +43,8 @@ std::vector<KernelFamily> flash1_families() {
                .waits = {.per_instruction = 1.97, .per_mio = 26.4},
                .smem_layout = SharedLayout::swizzled,
                .output_staged = true,
-               .shared_tile_reads = 3});
+               .shared_tile_reads = 3,
+               .row_stats = {.stored = 2, .stored_by_lane = 1, .read = 3}});
   return f;
 }
 

@@ -35,6 +35,8 @@ std::vector<KernelFamily> flash2_families() {
   // there for the transposed products); no row reductions (P from the saved L); Q_i, dO_i, L_i, D_i
   // are loaded at the top of each step and waited for at once; three barriers a step. The overhead's
   // per_row: the dQ accumulation's index arithmetic, shared-memory read and bounds test for each RED.
+  // Row statistics in shared memory: L_i (as the exponent's offset), a factor of 1 and D_i, stored by
+  // one thread a row and read by bwd_probs (flash_bwd_common.cuh).
   f.push_back({.name = "fa2-bwd",
                .source = "cuda/kernels/flash2_bwd.cuh",
                .matmuls = {kGridSharedStaged, kGridShared, kGridSharedStaged, kGridShared},
@@ -44,7 +46,8 @@ std::vector<KernelFamily> flash2_families() {
                .overhead = {.per_step = 103, .per_score = 7.57, .per_row = 25.0, .per_column = 1.14},
                .waits = {.per_instruction = 2.01, .per_mio = 15.6},
                .smem_layout = SharedLayout::swizzled,
-               .output_staged = true});
+               .output_staged = true,
+               .row_stats = {.stored = 3, .read = 3}});
   // PyTorch's FlashAttention-2 forward (SDPA's flash backend: flash-attention's
   // csrc/flash_attn/src/flash_fwd_kernel.h, compute_attn_1rowblock), at the tiles its launch template
   // picks (128 × 128 at d = 64, 128 × 64 at d = 128, 4 warps): warps own B_r / warps rows; Q is read

@@ -27,6 +27,19 @@ inline constexpr double kFa3ReservedRegisters = 24;
 /// (cuda/kernels/flash3/flash3_fwd.h, kPageBox), so its smallest page.
 inline constexpr std::uint64_t kFa3PagedBoxRows = 16;
 
+/// Store requests per sector of a tile stored straight from wgmma accumulators, two adjacent values a
+/// thread a store, `elem` bytes each (iosim's flash3 backward stores dK and dV so). In the accumulator
+/// layout lane ℓ of a warp holds, of each of its rows, columns 8·k + 2·(ℓ % 4) + {0, 1} for every n8
+/// block k, one register pair per block: a store instruction writes, per row, one n8 block's 8
+/// columns (the 4 lanes ℓ / 4 shares, 8 · elem bytes), so a sector of `sector_bytes` bytes holds
+/// sector_bytes / (8 · elem) blocks, each written by another instruction (1 where a block fills a
+/// sector or more).
+[[nodiscard]] constexpr std::uint32_t wgmma_pair_store_requests(std::uint64_t elem, std::uint32_t sector_bytes) {
+  constexpr std::uint64_t kBlockColumns = 8;  // the n8 block: 4 lanes × 2 values
+  const std::uint64_t block_bytes = kBlockColumns * elem;
+  return block_bytes >= sector_bytes ? 1 : static_cast<std::uint32_t>(sector_bytes / block_bytes);
+}
+
 /// Throws InputError unless `hw` has TMA and wgmma: sm_90 (Hopper; wgmma is sm_90a only, Blackwell
 /// has tcgen05 instead), and the head dimension is one FlashAttention-3 runs (a multiple of 8, ≤ 256).
 void require_hopper(const HardwareSpec& hw, const Problem& p);

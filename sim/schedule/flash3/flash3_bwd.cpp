@@ -9,7 +9,9 @@
 //        consumer warpgroups:    S = τ·Q_i K_jᵀ; dP = dO_i V_jᵀ; P = exp(S − L_i); dS = P ∘ (dP − D_i)
 //                                (P, dS stored to shared memory); dV_j += Pᵀ dO_i; dK_j += dSᵀ Q_i;
 //                                dQ_i = dS K_j into shared memory for the producer's reduction
-//        store dK_j ← τ·dK_j, dV_j
+//        store dK_j ← τ·dK_j, dV_j (iosim's kernel: 4-byte pairs straight from the wgmma
+//                                accumulators, so each 32-byte sector by two store requests, which the
+//                                L2 counts both of: wgmma_pair_store_requests, flash3.h)
 //   3. convert, per Q tile:      load dQacc_i; store dQ_i = τ·dQacc_i
 // HBM traffic per head: flash2's backward (the same dataflow): reads 2·N·d + 2·N_kv·d + T_c·(2·N·d +
 // 2·N) + N·d (fp32), writes N + N·d (fp32) + 2·N_kv·d + N·d, and T_c·N·d fp32 elements reduced into dQacc.
@@ -50,10 +52,15 @@ class Flash3Backward final : public TiledSchedule {
                        ": the backward's B_r and B_c must be multiples of 16 (wgmma k16)");
     }
     require_registers(groups_, fragments(), tiles_, "dK, dV and S, dP");
-    kernels_ = flash2_backward_kernels("flash3_bwd", p_, tiles_, launch(),
-                                       [this](const Span& i, const Span& j, bool masked, const Emitter& e) {
-                                         step(i, j, masked, e);
-                                       });
+    // iosim's kernel (cuda/kernels/flash3/flash3_bwd.cuh) stores dK, dV from the accumulators in
+    // pairs; FlashAttention-3's own epilogue stages them through shared memory (one request a sector).
+    const std::uint32_t dkv_requests =
+        ctx.kernel.source == KernelSource::iosim
+            ? wgmma_pair_store_requests(size_bytes(p_.dtype), ctx.hardware.l2.sector_bytes)
+            : 1;
+    kernels_ = flash2_backward_kernels(
+        "flash3_bwd", p_, tiles_, launch(),
+        [this](const Span& i, const Span& j, bool masked, const Emitter& e) { step(i, j, masked, e); }, dkv_requests);
   }
 
  private:
