@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""One K/V step of iosim's flash2 forward kernels, unmasked and masked, by pipe, from their SASS and line information.
+"""One K/V step of iosim's flash2 forward kernels (unmasked and masked) and one Q step of its backward kernel, by
+pipe, from their SASS and line information.
 
-  sass-step-mix.py --table OUT.csv [--arch 90]   compile every flash2 forward row of cuda/kernels/menu.csv
+  sass-step-mix.py --table OUT.csv [--arch 90] [--only KERNEL]
+                                                 compile every flash2 forward and backward row of cuda/kernels/menu.csv
                                                  (nvcc -O3 -DNDEBUG -arch=sm_ARCH -cubin -lineinfo, one
                                                  instantiation file of generate_kernels.py --full at a time),
                                                  disassemble (the triton wheel's nvdisasm -gi -c) and write
-                                                 the table the time model reads (cuda/kernels/step-mix-sm90.csv)
-  sass-step-mix.py --excerpt LISTING OUT         one kernel of an nvdisasm -gi -c listing cut to the
+                                                 the table the time model reads (cuda/kernels/step-mix-sm90.csv);
+                                                 --only: compile that kernel's rows alone, keeping OUT's others
+  sass-step-mix.py --excerpt LISTING OUT         the first kernel of an nvdisasm -gi -c listing cut to the
                                                  instructions and the kernel's own line annotations
   sass-step-mix.py --check TABLE LISTING...      exit 1 where a listing's kernel derives a row that differs
                                                  from TABLE's (or TABLE has none); 0 where all match
@@ -24,11 +27,22 @@ mask's test of p.window > 0 lets it drop the window's comparison from one copy: 
 any other number, no masked row. Counts are per warp: each warp issues every instruction of the path
 once (predicated off or not). Prologue and epilogue are left out: the table is a step's, as the time model prices steps.
 
-The unmasked rows were checked against ncu's executed instructions per warp and step on 42 kernels
+flash2's backward (flash2_bwd.cuh): the step is one trip of the Q loop (the kernel's outermost loop) by
+warp 0. It has two loops of its own whose trips the compiler does not know: the statistics' (one row a
+thread: ⌈B_r / threads⌉ trips for warp 0) and the dQacc atomics' (B_r·d / threads trips), each compiled as
+a remainder and a loop unrolled by four. Each trip of the one runs one store of row_mul (the line that sets
+it), of the other one RED, so the step is the shortest path from the loop's head to its backward branch that
+runs those exactly so many times (a path that skips an atomic's guard and makes it up in one more trip is
+longer). Warp 0 is the busiest warp (the statistics' rows go to the first warps) and the barriers make the
+others wait for it. The mask is computed without a branch (bwd_probs' predicates): a masked step runs the
+same instructions, so the backward kernel has `unmasked` rows only.
+
+The unmasked forward rows were checked against ncu's executed instructions per warp and step on 42 kernels
 (results/sass-lineinfo-2026-12-06); the masked rows are not so checked.
 A malformed table or listing: one line naming it, exit 2.
 """
 import argparse
+import collections
 import glob
 import os
 import re
@@ -47,6 +61,8 @@ from _iosim_sass import pipes, sass  # noqa: E402
 
 SOURCE = ROOT / "cuda" / "kernels" / "flash2_fwd.cuh"
 KERNEL = "flash2_fwd"
+BWD_SOURCE = ROOT / "cuda" / "kernels" / "flash2_bwd.cuh"
+BWD_KERNEL = "flash2_bwd"
 KEY = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch", "step"]
 STEPS = ("unmasked", "masked", "window")
 COLUMNS = KEY + list(pipes.PIPES) + ["total"]
@@ -54,6 +70,10 @@ LINE = re.compile(r'//## File "[^"]*/flash2_fwd\.cuh", line (\d+)\s*$')
 TRAITS = re.compile(r"flash2_fwd_kernelI(6__half|13__nv_bfloat16)NS\d+_15Flash2FwdTraits"
                     r"ILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
 DTYPE = {"6__half": "fp16", "13__nv_bfloat16": "bf16"}
+BWD_LINE = re.compile(r'//## File "[^"]*/flash2_bwd\.cuh", line (\d+)\s*$')
+BWD_TRAITS = re.compile(r"flash2_bwd_kernelI(6__half|13__nv_bfloat16)NS\d+_14FlashBwdTraits"
+                        r"ILi(\d+)ELi(\d+)ELi(\d+)ELb0ELi(\d+)E")
+ATOMICS = ("RED", "REDG", "ATOM", "ATOMG")
 
 
 def fail(msg):
@@ -61,14 +81,14 @@ def fail(msg):
     sys.exit(2)
 
 
-def block_lines(text, start):
+def block_lines(text, start, source=SOURCE):
     """The 1-based numbers of the lines inside the braced block that line index `start` opens."""
     depth = 1
     for i in range(start + 1, len(text)):
         depth += text[i].count("{") - text[i].count("}")
         if depth == 0:
             return set(range(start + 2, i + 1))
-    fail(f"{SOURCE}: the block at line {start + 1} does not close")
+    fail(f"{source}: the block at line {start + 1} does not close")
 
 
 def regions(source):
@@ -95,11 +115,11 @@ def functions(text):
                          "warps": warps, "stages": stages}, body
 
 
-def kernel_lines(body):
+def kernel_lines(body, pattern=LINE):
     """{address: kernel line} of a function's body."""
     lines, cur = {}, None
     for ln in body.splitlines():
-        mm = LINE.search(ln)
+        mm = pattern.search(ln)
         if mm:
             cur = int(mm.group(1))
             continue
@@ -188,6 +208,101 @@ def derive(listing, masked_lines, arch):
     return rows
 
 
+def bwd_regions(source):
+    """The backward kernel's two loops inside its Q loop: (lines of the statistics' loop, the line that
+    stores row_mul), (lines of the atomics' loop)."""
+    text = source.splitlines()
+    try:
+        stats = next(i for i, line in enumerate(text) if "for (int r = tid; r < kBr; r += Tr::kThreads) {" in line)
+        mul = next(i for i in range(stats, len(text)) if "sm.row_mul[r] = 1.f;" in text[i])
+        atomics = next(i for i, line in enumerate(text) if "for (int idx = tid; idx < kBr * kD; idx += Tr::kThreads) {"
+                       in line)
+    except StopIteration:
+        fail(f"{BWD_SOURCE}: no statistics' loop, row_mul store or atomics' loop found in the Q loop")
+    # The for line itself holds the loop's test and increment.
+    return ((block_lines(text, stats, BWD_SOURCE) | {stats + 1}, mul + 1),
+            block_lines(text, atomics, BWD_SOURCE) | {atomics + 1})
+
+
+def bwd_functions(text):
+    """(name, key dict, body text) of each flash2 backward kernel of a -gi -c listing."""
+    parts = re.split(r"\n\s*\.text\.(\S+):", text)
+    for name, body in zip(parts[1::2], parts[2::2]):
+        m = BWD_TRAITS.search(name)
+        if m:
+            d, br, bc, warps = (int(x) for x in m.groups()[1:])
+            yield name, {"kernel": BWD_KERNEL, "d": d, "dtype": DTYPE[m.group(1)], "br": br, "bc": bc,
+                         "warps": warps, "stages": 1}, body
+
+
+def counted_path(instructions, loop, marks, trips):
+    """The shortest path from the loop's head to its backward branch (inner loops' backward branches
+    taken as often as the path needs) that runs the instructions each of `marks` accepts exactly the
+    matching `trips` times, or None where none does."""
+    body = [i for i in instructions if loop.contains(i.addr)]
+    index = {ins.addr: k for k, ins in enumerate(body)}
+    n = len(body)
+    seen = [tuple(int(bool(m(ins))) for m in marks) for ins in body]
+    start = (0, seen[0])
+    end = (n - 1, tuple(trips))
+    came = {start: None}
+    queue = collections.deque([start])
+    while queue and end not in came:
+        k, counts = queue.popleft()
+        ins = body[k]
+        if k == n - 1:
+            continue
+        succ = []
+        if ins.target is not None and ins.target in index:
+            succ.append(index[ins.target])
+        if not unconditional(ins):
+            succ.append(k + 1)
+        for s in succ:
+            now = tuple(a + b for a, b in zip(counts, seen[s]))
+            if s < n and all(a <= t for a, t in zip(now, trips)) and (s, now) not in came:
+                came[(s, now)] = (k, counts)
+                queue.append((s, now))
+    if end not in came:
+        return None
+    path, state = [], end
+    while state is not None:
+        path.append(body[state[0]])
+        state = came[state]
+    return path[::-1]
+
+
+def derive_bwd(listing, loops, arch):
+    """The table rows of every flash2 backward kernel in a -gi -c listing: warp 0's Q step (`unmasked`;
+    a masked step runs the same instructions). A kernel with no such path gets none (its reason on stderr)."""
+    (stats, mul), atomics = loops
+    rows = []
+    for name, key, body in bwd_functions(listing):
+        instructions = sass.parse(body)
+        lines = kernel_lines(body, BWD_LINE)
+        top = [lp for lp in sass.find_loops(instructions) if lp.depth == 0]
+        if not top:
+            print(f"sass-step-mix: {name}: no loop", file=sys.stderr)
+            continue
+        loop = max(top, key=lambda lp: lp.end - lp.start)
+        threads = 32 * key["warps"]
+        marks = (lambda ins: lines.get(ins.addr) == mul and pipes.base(ins.opcode) == "STS",
+                 lambda ins: lines.get(ins.addr) in atomics and pipes.base(ins.opcode) in ATOMICS)
+        trips = (-(-key["br"] // threads), key["br"] * key["d"] // threads)
+        path = counted_path(instructions, loop, marks, trips)
+        if path is None:
+            print(f"sass-step-mix: {name}: no Q step runs {trips[0]} statistics' and {trips[1]} atomics' trips",
+                  file=sys.stderr)
+            continue
+        rows.append({**key, "arch": f"sm_{arch}", "step": "unmasked", **mix(path)})
+    return rows
+
+
+def derive_all(listing, arch):
+    """derive() and derive_bwd() of one listing."""
+    return (derive(listing, regions(SOURCE.read_text()), arch) +
+            derive_bwd(listing, bwd_regions(BWD_SOURCE.read_text()), arch))
+
+
 def listing_arch(listing):
     m = re.search(r"\.target\s+sm_(\d+)", listing)
     return int(m.group(1)) if m else None
@@ -220,12 +335,13 @@ def read_table(path):
 
 def write_table(path, rows, arch, nvcc):
     with open(path, "w", encoding="utf-8") as f:
-        f.write(f"# Warp instructions of one steady-state K/V step of iosim's flash2 forward kernels, by pipe\n"
-                f"# (python/iosim/triton/pipes.py), as compiled for sm_{arch} by nvcc {nvcc}: written by\n"
-                f"# scripts/sass-step-mix.py --table from each menu variant's SASS and line information. step:\n"
-                f"# unmasked (no masking block), masked (through it), window (through its copy for a sliding\n"
-                f"# window, where the compiler made one). The time model prices a step of these variants from\n"
-                f"# here (\"sass\"), of any other from its fitted overhead (\"fit\").\n")
+        f.write(f"# Warp instructions of one steady-state K/V step of iosim's flash2 forward kernels, and of one Q\n"
+                f"# step of warp 0 of its backward kernel, by pipe (python/iosim/triton/pipes.py), as compiled for\n"
+                f"# sm_{arch} by nvcc {nvcc}: written by scripts/sass-step-mix.py --table from each menu variant's\n"
+                f"# SASS and line information. step: unmasked (no masking block), masked (through it), window\n"
+                f"# (through its copy for a sliding window, where the compiler made one); the backward kernel masks\n"
+                f"# without a branch, unmasked alone. The time model prices a step of these variants from here\n"
+                f"# (\"sass\"), of any other from its fitted overhead (\"fit\").\n")
         f.write(",".join(COLUMNS) + "\n")
         for r in sorted(rows, key=lambda r: tuple(r[k] for k in KEY)):
             f.write(",".join(str(r[c]) for c in COLUMNS) + "\n")
@@ -236,76 +352,86 @@ def nvdisasm_gi(cubin):
                           text=True).stdout
 
 
-def build_table(out, arch):
+def build_table(out, arch, only=None):
     nvcc = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
     if not os.access(nvcc, os.X_OK):
         fail(f"no nvcc at {nvcc} (set CUDA_HOME)")
+    if only not in (None, KERNEL, BWD_KERNEL):
+        fail(f"--only takes {KERNEL} or {BWD_KERNEL}, not '{only}'")
     version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     m = re.search(r"release ([\d.]+), (V[\d.]+)", version)
-    masked = regions(SOURCE.read_text())
+    kernels = [only] if only else [KERNEL, BWD_KERNEL]
+    # --only keeps the other kernels' rows of the table it rewrites.
+    rows = [r for r in read_table(out) if r["kernel"] not in kernels] if only and os.path.exists(out) else []
     gen = ROOT / "cuda" / "kernels" / "generate_kernels.py"
     menu = ROOT / "cuda" / "kernels" / "menu.csv"
-    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         inc = os.path.join(tmp, "include", "iosim_generated")
         os.makedirs(inc)
         subprocess.run([sys.executable, gen, menu, "--model", os.path.join(inc, "kernel_menu.h")], check=True)
         subprocess.run([sys.executable, gen, menu, "--cuda", tmp, "--full"], check=True)
         # The instantiation files lie in a folder per kernel architecture (inst/sm80/ for flash2's).
-        for src in sorted(glob.glob(os.path.join(tmp, "inst", "**", f"{KERNEL}_*.cu"), recursive=True)):
-            cubin = src[:-3] + ".cubin"
-            subprocess.run([nvcc, "-O3", "-DNDEBUG", "-std=c++20", f"-arch=sm_{arch}", "-cubin", "-lineinfo",
-                            f"-I{ROOT}", f"-I{tmp}", f"-I{os.path.join(tmp, 'include')}", "-o", cubin, src], check=True)
-            rows += derive(nvdisasm_gi(cubin), masked, arch)
-    if not rows:
-        fail(f"no {KERNEL} kernel of the menu gave a row")
+        for kernel in kernels:
+            found = 0
+            for src in sorted(glob.glob(os.path.join(tmp, "inst", "**", f"{kernel}_*.cu"), recursive=True)):
+                cubin = src[:-3] + ".cubin"
+                subprocess.run(["nice", nvcc, "-O3", "-DNDEBUG", "-std=c++20", f"-arch=sm_{arch}", "-cubin",
+                                "-lineinfo", f"-I{ROOT}", f"-I{tmp}", f"-I{os.path.join(tmp, 'include')}", "-o", cubin,
+                                src], check=True)
+                derived = derive_all(nvdisasm_gi(cubin), arch)
+                found += len(derived)
+                rows += derived
+            if not found:
+                fail(f"no {kernel} kernel of the menu gave a row")
     write_table(out, rows, arch, f"{m.group(1)} ({m.group(2)})" if m else "?")
-    print(f"{len(rows)} variants -> {out}")
+    print(f"{len(rows)} rows -> {out}")
 
 
 def excerpt(listing, out):
-    """The K/V loop of the first flash2 forward kernel of a listing: its instruction lines, labels and the
-    kernel's own line annotations (the helpers' inlined ones left out), enough for derive()."""
+    """The outermost loop of the first flash2 forward or backward kernel of a listing: its instruction lines,
+    labels and the kernel's own line annotations (the helpers' inlined ones left out), enough for derive()
+    and derive_bwd()."""
     text = Path(listing).read_text()
     arch = listing_arch(text)
-    for name, _, body in functions(text):
-        top = [lp for lp in sass.find_loops(sass.parse(body)) if lp.depth == 0]
-        if not top:
-            fail(f"{listing}: {name} has no loop")
-        loop = max(top, key=lambda lp: lp.end - lp.start)
-        keep = [f"\t.target\tsm_{arch}", f"\n\t.text.{name}:"]
-        labels, note, last = [], None, None
-        for ln in body.splitlines():
-            mm = LINE.search(ln)
-            mi = sass._INSTR.search(ln)
-            if mm:
-                note = f'\t//## File "cuda/kernels/flash2_fwd.cuh", line {mm.group(1)}'
-            elif sass._LABEL.match(ln):
-                labels.append(ln)
-            elif mi:
-                if loop.contains(int(mi.group(1), 16)):
-                    keep += labels
-                    if note != last:
-                        keep.append(note)
-                        last = note
-                    keep.append(ln)
-                labels = []
-        Path(out).write_text("\n".join(keep) + "\n")
-        return
-    fail(f"{listing}: no flash2 forward kernel")
+    for found, pattern, file in ((functions(text), LINE, "flash2_fwd.cuh"),
+                                 (bwd_functions(text), BWD_LINE, "flash2_bwd.cuh")):
+        for name, _, body in found:
+            top = [lp for lp in sass.find_loops(sass.parse(body)) if lp.depth == 0]
+            if not top:
+                fail(f"{listing}: {name} has no loop")
+            loop = max(top, key=lambda lp: lp.end - lp.start)
+            keep = [f"\t.target\tsm_{arch}", f"\n\t.text.{name}:"]
+            labels, note, last = [], None, None
+            for ln in body.splitlines():
+                mm = pattern.search(ln)
+                mi = sass._INSTR.search(ln)
+                if mm:
+                    note = f'\t//## File "cuda/kernels/{file}", line {mm.group(1)}'
+                elif sass._LABEL.match(ln):
+                    labels.append(ln)
+                elif mi:
+                    if loop.contains(int(mi.group(1), 16)):
+                        keep += labels
+                        if note != last:
+                            keep.append(note)
+                            last = note
+                        keep.append(ln)
+                    labels = []
+            Path(out).write_text("\n".join(keep) + "\n")
+            return
+    fail(f"{listing}: no flash2 forward or backward kernel")
 
 
 def check(table, listings):
     have = {tuple(r[k] for k in KEY): r for r in read_table(table)}
-    masked = regions(SOURCE.read_text())
     bad = n = kernels = 0
     for path in listings:
         text = Path(path).read_text()
         arch = listing_arch(text)
         if arch is None:
             fail(f"{path}: no .target sm_<number> line")
-        kernels += sum(1 for _ in functions(text))
-        for r in derive(text, masked, arch):
+        kernels += sum(1 for _ in functions(text)) + sum(1 for _ in bwd_functions(text))
+        for r in derive_all(text, arch):
             n += 1
             row = have.get(tuple(r[k] for k in KEY))
             if row != r:
@@ -321,11 +447,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--table", metavar="OUT")
     ap.add_argument("--arch", type=int, default=90)
+    ap.add_argument("--only", metavar="KERNEL")
     ap.add_argument("--excerpt", nargs=2, metavar=("LISTING", "OUT"))
     ap.add_argument("--check", nargs="+", metavar=("TABLE", "LISTING"))
     a = ap.parse_args()
     if a.table:
-        build_table(a.table, a.arch)
+        build_table(a.table, a.arch, a.only)
     elif a.excerpt:
         excerpt(*a.excerpt)
     elif a.check:

@@ -129,3 +129,62 @@ TEST_CASE("a masked step is priced from the masked row, the window's copy where 
   CHECK(per_mma >= static_cast<double>(window->total) / window->tensor * 0.999);
   CHECK(per_mma <= static_cast<double>(window->total) / window->tensor * 1.1);
 }
+
+namespace {
+
+/// flash2's backward at variant `m` (n = 4096) on `hw` with kernels of `source`: its main kernel's time.
+KernelTime flash2_bwd_time(const kernel_menu::StepMix& m, const HardwareSpec& hw, KernelSource source) {
+  Problem p = problem(4096, m.d);
+  p.dtype = m.bf16 ? DType::bf16 : DType::fp16;
+  ScheduleContext ctx = context(p, hw, tiles(m.br, m.bc));
+  ctx.kernel = {m.warps, m.stages, source};
+  const auto s = make_schedule("flash2", Pass::bwd, ctx);
+  for (const KernelTime& k : predict_time(*s, ctx, predict(*s, ctx), ctx.hardware).kernels) {
+    if (k.name == "flash2_bwd") return k;
+  }
+  FAIL("no flash2_bwd kernel");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a backward Q step's SASS: its products' m16n8k16s, one exp2 a score, warp 0's loads and atomics") {
+  int rows = 0;
+  for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
+    if (m.kernel != "flash2_bwd") continue;
+    ++rows;
+    CAPTURE(m.d);
+    CAPTURE(m.br);
+    CAPTURE(m.bc);
+    CAPTURE(m.warps);
+    const std::uint64_t threads = 32ull * m.warps;
+    // The mask is computed without a branch: one kind of step.
+    CHECK(m.step == "unmasked");
+    // S, dP (B_r × B_c × d), dV, dK (B_c × d × B_r), dQ (B_r × d × B_c): five products of B_r·B_c·d
+    // multiply-adds, 16·8·16 an mma.sync, shared by the warps.
+    CHECK(m.tensor == 5 * m.br * m.bc * m.d / (16 * 8 * 16) / m.warps);
+    CHECK(m.mufu == m.br * m.bc / threads);  // P = exp2(…): one a score
+    // Warp 0: its rows' L and D (two loads a trip of the statistics' loop), Q_i and dO_i by 16-byte
+    // cp.async, one commit, and one RED a trip of the atomics' loop (B_r·d / threads).
+    const std::uint64_t stat_trips = (m.br + threads - 1) / threads;
+    CHECK(m.global == 2 * stat_trips + 2 * m.br * m.d / 8 / threads + 1 + m.br * m.d / threads);
+    CHECK(m.barrier == 4);  // three block barriers and the cp.async wait
+  }
+  CHECK(rows > 0);
+}
+
+TEST_CASE("the time model prices flash2's backward from its SASS where the table has the variant") {
+  const kernel_menu::StepMix* m = first_fp16("flash2_bwd");
+  REQUIRE(m != nullptr);
+  const KernelTime sass = flash2_bwd_time(*m, sm90(), KernelSource::iosim);
+  CHECK(sass.overhead_from == OverheadSource::sass);
+  // Every Q step issues the SASS's count: over the kernel, instructions per mma as in one step (the
+  // K/V loads and the dK, dV stores add a little).
+  const double per_mma = sass.instructions.total() / sass.instructions.mma;
+  CHECK(per_mma >= static_cast<double>(m->total) / m->tensor * 0.999);
+  CHECK(per_mma <= static_cast<double>(m->total) / m->tensor * 1.05);
+  HardwareSpec other = sm90();
+  other.arch = "sm_89";
+  CHECK(flash2_bwd_time(*m, other, KernelSource::iosim).overhead_from == OverheadSource::fit);
+  CHECK(flash2_bwd_time(*m, sm90(), KernelSource::pytorch).overhead_from == OverheadSource::fit);
+}

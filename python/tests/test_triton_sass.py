@@ -56,6 +56,7 @@ def test_classify_uses_one_table():
     assert pipes.classify("LDSM.16.M88.4") == "shared"
     assert pipes.classify("UTMALDG.2D") == "global"
     assert pipes.classify("LDGDEPBAR") == "global"
+    assert pipes.classify("REDG.E.ADD.F32.FTZ.RN.STRONG.GPU") == "global"  # sm_90's atomicAdd, result unused
     assert pipes.classify("SYNCS.ARRIVE.TRANS64") == "barrier"
     assert pipes.classify("WARPGROUP.ARRIVE") == "barrier"
     assert pipes.classify("UIADD3") == "uniform"

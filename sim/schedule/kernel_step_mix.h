@@ -1,5 +1,6 @@
-// A kernel's warp instructions in one K/V step, from the compiled kernel where its SASS gives them: the
-// steady-state steps of the menu's variant, unmasked and masked, read through the line information
+// A kernel's warp instructions in one step, from the compiled kernel where its SASS gives them: the
+// steady-state steps of the menu's variant (flash2's forward: a K/V step, unmasked and masked; its
+// backward: a Q step of warp 0, which masks without a branch), read through the line information
 // (cuda/kernels/step-mix-sm*.csv, scripts/sass-step-mix.py, compiled into the model as
 // kernel_menu::kStepMix); else the SM model prices what the schedule does not name from the family's
 // fitted step overhead (kernel_family.h's StepOverhead).
