@@ -376,6 +376,35 @@ TEST_CASE("a step's atomic adds are bounded by the SM's share of the L2's reduct
   CHECK(step_time(c, four, 2, Overlap::staggered).cycles == doctest::Approx(2 * 1024.0));
   // Queued, the two blocks' warps also wait for each other at the reduction: longer still.
   CHECK(step_time(c, four, 2, Overlap::queued).cycles > 2 * 1024.0);
+  // Unless a product follows the reductions: then the bound is their rate, not a wait.
+  KernelFamily overlapped = f;
+  overlapped.reductions_overlapped = true;
+  CHECK(step_time(step_cost(s, false, false, overlapped, four, r), four, 2, Overlap::queued).cycles ==
+        doctest::Approx(2 * 1024.0));
+}
+
+TEST_CASE("queued, reductions a product follows add only their issue slots below their rate") {
+  KernelFamily f = family_of("flash2_bwd");
+  f.reductions_overlapped = true;  // as PyTorch's FlashAttention-2 backward (torch-fa2-bwd), alone
+  for (const KernelFamily& k : kernel_families()) CHECK(k.reductions_overlapped == (k.name == "torch-fa2-bwd"));
+  Segment s;
+  s.matmuls = {{128, 128, 64}};
+  s.reduce_bytes = 128.0 * 64 * 4;  // a 128 × 64 fp32 dQ tile: 32 KiB
+  SmRates r = tensor_only(0);
+  const BlockShape eight{8, 1, 1};
+  const StepCost unbounded = step_cost(s, false, false, f, eight, r);  // rate not measured: no bound
+  const double alone = step_time(unbounded, eight, 1, Overlap::queued).cycles;
+  REQUIRE(alone > 0);
+  // The SM's share of the rate takes half the step: the step is as long as without the bound.
+  r.red_bytes_per_cycle = s.reduce_bytes / (alone / 2);
+  const StepCost below = step_cost(s, false, false, f, eight, r);
+  CHECK(below.block_reduce == doctest::Approx(alone / 2));
+  CHECK(below.mix.reduce == unbounded.mix.reduce);
+  CHECK(step_time(below, eight, 1, Overlap::queued).cycles == doctest::Approx(alone));
+  // Four times the step: the rate is the step.
+  r.red_bytes_per_cycle = s.reduce_bytes / (4 * alone);
+  CHECK(step_time(step_cost(s, false, false, f, eight, r), eight, 1, Overlap::queued).cycles ==
+        doctest::Approx(4 * alone));
 }
 
 TEST_CASE("decoding is priced as its kernel runs: the stages it keeps, its warps on columns for few rows") {

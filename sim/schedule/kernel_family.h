@@ -205,6 +205,12 @@ struct KernelFamily {
   /// with s stages, s − 1 steps of compute cover a load's latency. False: every step waits for its
   /// own loads (the latency of a round trip to the L2 or DRAM is on the critical path).
   bool loads_pipelined = false;
+  /// True: the step's dQ reductions (RED, which returns nothing) are followed by a product before the
+  /// next barrier, so a queued warp goes on while the L2 applies them and only their rate bounds the
+  /// step (PyTorch's FlashAttention-2: atomicAdd from the accumulators, then dK += dSᵀ Q). False: the
+  /// warps queue for the SM's share of the reduction rate as at a pipe (iosim's flash2 backward issues
+  /// them in a loop of their own between two barriers).
+  bool reductions_overlapped = false;
   /// Registers per thread = base + per_fragment × the fragment registers the thread holds across a
   /// step (its share of the fp32 accumulators and of operands kept in registers, as the schedule
   /// counts them): the rest is addresses, indices, B fragments in flight and softmax temporaries,

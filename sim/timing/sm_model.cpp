@@ -258,6 +258,7 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.mix.reduce = s.reduce_bytes / (kReduceBytes * kWarpLanes * w);
     instructions += c.mix.reduce;
     c.block_reduce = r.red_bytes_per_cycle > 0 ? s.reduce_bytes / r.red_bytes_per_cycle : 0;
+    c.reductions_overlapped = f.reductions_overlapped;
   }
   if (!s.matmuls.empty() && shape.sass_step_instructions > 0) {
     // The compiled kernel's step (its SASS): what the schedule does not name is the rest of its count,
@@ -350,9 +351,13 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
   if (overlap == Overlap::queued) {
     // One sub-partition's warps: the SM-wide shared memory and reductions as stations of a quarter of
     // their rate each (the four sub-partitions' warps share them), the rest of the chain as the delay.
+    // Reductions a product follows are no station (KernelFamily::reductions_overlapped): a RED returns
+    // nothing, so its warp goes on once it is issued (its issue slot is in pipe_issue) while the L2
+    // applies it; their rate still bounds the step's throughput (`issue`).
     const double sm_share = per_smsp > 0 ? static_cast<double>(blocks) / per_smsp : 0;  // = 4 / warps
+    const double reduce = c.reductions_overlapped ? 0 : sm_share * c.block_reduce;
     const double demands[] = {c.pipe_tensor, c.pipe_sfu,  c.pipe_fp32, c.pipe_shfl, c.pipe_issue,
-                              sm_share * c.block_smem, sm_share * c.block_reduce};
+                              sm_share * c.block_smem, reduce};
     double work = 0;
     for (double d : demands) work += d;
     const double cycles =

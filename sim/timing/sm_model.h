@@ -22,7 +22,9 @@
 //             shuffle, and the issue slot for the rest; the slot's whole load, in the issue bound, at
 //             1 + the dispatch stalls an instruction), its share of the SM's shared-memory bandwidth
 //             and of the L2's fp32 reduction rate (the backward's dQ atomics; `measured:
-//             l2_red_gb_per_s`, none where not measured).
+//             l2_red_gb_per_s`, none where not measured). A RED returns nothing: where the family's
+//             code follows its reductions with a product (KernelFamily::reductions_overlapped), the
+//             queued warps do not wait for them and only their rate bounds the step.
 //
 // With w warps resident on a sub-partition (b blocks on the SM):
 //   queued    (FlashAttention-2's families) the warps are the customers of a closed queueing network
@@ -144,6 +146,7 @@ struct StepCost {
   double pipe_tensor = 0, pipe_sfu = 0, pipe_fp32 = 0, pipe_shfl = 0, pipe_issue = 0;
   double block_smem = 0;   ///< the block's shared-memory cycles
   double block_reduce = 0; ///< the block's atomic adds at its SM's share of the L2's reduction rate
+  bool reductions_overlapped = false;  ///< the family's (kernel_family.h): the reductions no station
   double block_tma = 0;    ///< the block's TMA copies at the SM's TMA unit (HopperTraits::tma_copy_cycles)
   InstructionMix mix;      ///< one warp's instructions
   const char* pipe = "";   ///< that busiest pipe

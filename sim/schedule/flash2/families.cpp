@@ -71,12 +71,14 @@ std::vector<KernelFamily> flash2_families() {
   // flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel: one block per K/V tile, dQ accumulated by atomics):
   // 128 × 128 at d = 64, 64 × 128 at d = 128, 8 warps; five products tiled by the warps as a grid,
   // operands from shared memory; Q and dO double-buffered (loads pipelined); three barriers a step;
-  // 255 registers.
+  // 255 registers. Its dQ atomics are issued from the accumulators and followed by dK += dSᵀ Q with no
+  // barrier between, so they drain while that product runs.
   f.push_back({.name = "torch-fa2-bwd",
                .source = "PyTorch SDPA flash backend: flash-attention csrc/flash_attn/src/flash_bwd_kernel.h",
                .matmuls = {kGridShared},
                .barriers_per_step = 3,
                .loads_pipelined = true,
+               .reductions_overlapped = true,
                .base_registers = 255,
                .per_fragment = 0,
                .overhead = {.per_score = 7.75, .per_column = 0.974},
