@@ -32,6 +32,10 @@ TEST_CASE("menu architectures: sm80's kernels run on sm_80 and later, sm90a's on
   CHECK_FALSE(menu_arch_runs_on("sm80", "sm_75"));
   CHECK_FALSE(menu_arch_runs_on("sm80", "toy"));
   CHECK(menu_arch_runs_on("sm90a", "sm_90"));
+  CHECK(menu_arch_runs_on("sm90a", "sm_90a"));
+  CHECK(menu_arch_runs_on("sm80", "sm_90a"));
+  CHECK_FALSE(menu_arch_runs_on("sm80", "sm_90b"));
+  CHECK_FALSE(menu_arch_runs_on("sm80", "sm_"));
   CHECK_FALSE(menu_arch_runs_on("sm90a", "sm_80"));
   CHECK_FALSE(menu_arch_runs_on("sm90a", "sm_100"));
 }

@@ -12,11 +12,14 @@ const kernel_menu::Default* menu_default(std::string_view schedule, Pass pass, s
 }
 
 bool menu_arch_runs_on(std::string_view menu_arch, std::string_view arch) {
-  if (menu_arch == "sm90a") return arch == "sm_90";
-  if (menu_arch != "sm80" || !arch.starts_with("sm_")) return false;
+  // A config's arch is sm_<cc>, with an `a` where it names the architecture-specific features (sm_90a).
+  if (!arch.starts_with("sm_")) return false;
   unsigned cc = 0;
-  const auto [end, err] = std::from_chars(arch.data() + 3, arch.data() + arch.size(), cc);
-  return err == std::errc{} && end == arch.data() + arch.size() && cc >= 80;
+  const char* last = arch.data() + arch.size();
+  const auto [end, err] = std::from_chars(arch.data() + 3, last, cc);
+  if (err != std::errc{} || !(end == last || (end + 1 == last && *end == 'a'))) return false;
+  if (menu_arch == "sm90a") return cc == 90;
+  return menu_arch == "sm80" && cc >= 80;
 }
 
 const kernel_menu::Kernel* menu_kernel(std::string_view schedule, Pass pass, std::uint64_t d, DType dtype,
