@@ -19,7 +19,7 @@ namespace iosim {
 [[nodiscard]] const kernel_menu::Default* menu_default(std::string_view schedule, Pass pass, std::uint64_t d);
 
 /// Whether a menu kernel that needs `menu_arch` (the arch column: sm80, sm90a) runs on a GPU of
-/// architecture `arch` (a config's: sm_80, sm_90): sm80's on sm_80 and later, sm90a's on sm_90 alone.
+/// architecture `arch` (a config's: sm_80, sm_90, sm_90a): sm80's on sm_80 and later, sm90a's on sm_90 alone.
 [[nodiscard]] bool menu_arch_runs_on(std::string_view menu_arch, std::string_view arch);
 
 /// The menu's kernel of `schedule`'s pass at d and `dtype` with this tile, warps and stages that runs on
