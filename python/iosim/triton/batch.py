@@ -2,13 +2,13 @@
 
     python3 -m iosim.triton.batch [--jobs N] < configs.json
 
-reads a JSON list of configs (compile.Config's fields: kernel, block_m, block_n, head_dim, causal,
+reads a JSON list of configs (config.Config's fields: kernel, block_m, block_n, head_dim, causal,
 num_warps, num_stages, dtype, arch) and prints a JSON list of their records (family.py), in the same
-order. Records already in the disk cache are read; the others are compiled in parallel, one process a
-config (Triton's compilation holds the GIL), at most --jobs at once (default: the CPUs this process may
-use), and their cubins then disassembled together, one nvdisasm for all (sass.disassemble_many). A
-config that does not compile gives its record with `error` set; the exit status is 0 whenever every
-record was produced.
+order. Records already in the disk cache are read, without importing triton; the others are compiled
+in parallel, one process a config (Triton's compilation holds the GIL), at most --jobs at once
+(default: the CPUs this process may use), and their cubins then disassembled together, one nvdisasm
+for all (sass.disassemble_many). A config that does not compile gives its record with `error` set;
+the exit status is 0 whenever every record was produced.
 """
 
 from __future__ import annotations
@@ -20,19 +20,20 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 
 from . import sass
-from .compile import Config
-from .family import cache_dir, cache_key, compiled, finish, store
+from .config import Config
+from .family import cache_dir, cache_key, compiled, finish, store, triton_fingerprint
 
 
-def _cached(config: Config) -> dict | None:
-    path = cache_dir() / f"{cache_key(config)}.json"
+def _cached(config: Config, fingerprint: str) -> dict | None:
+    path = cache_dir() / f"{cache_key(config, fingerprint)}.json"
     return json.loads(path.read_text()) if path.is_file() else None
 
 
 def records(configs: list[dict], jobs: int | None = None) -> list[dict]:
     """The record of every config, cached ones read, the rest compiled `jobs` at a time."""
     parsed = [Config(**c) for c in configs]
-    out: list[dict | None] = [_cached(c) for c in parsed]
+    fingerprint = triton_fingerprint()
+    out: list[dict | None] = [_cached(c, fingerprint) for c in parsed]
     # Largest tiles first: they take the longest to compile, so the pool ends on short ones.
     missing = sorted((i for i, r in enumerate(out) if r is None),
                      key=lambda i: -parsed[i].block_m * parsed[i].block_n * parsed[i].head_dim)
@@ -51,7 +52,7 @@ def records(configs: list[dict], jobs: int | None = None) -> list[dict]:
             for (i, record, _), text in zip(ones, sass.disassemble_many([c for _, _, c in ones], arch)):
                 finish(parsed[i], record, text)
         for i, (record, _) in zip(missing, stages):
-            store(parsed[i], record)
+            store(parsed[i], record, fingerprint)
             out[i] = record
     return [r for r in out if r is not None]
 

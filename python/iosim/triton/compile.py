@@ -10,40 +10,20 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from triton.runtime.errors import OutOfResources
 
+from .config import Config
 from .kernels import KERNELS, SCALARS
 
 # The largest dynamic shared memory a block may opt in to, by compute capability (CUDA's
 # sharedMemPerBlockOptin); Triton itself checks this only when it loads a kernel on a GPU.
 MAX_SHARED_OPTIN = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448, 120: 101376}
 DTYPES = {"fp16": "*fp16", "bf16": "*bf16"}
-
-
-@dataclass(frozen=True)
-class Config:
-    """One compiled variant of one kernel: its tiles, launch options and data type."""
-    kernel: str = "attn_fwd"
-    block_m: int = 128
-    block_n: int = 64
-    head_dim: int = 64
-    causal: bool = False
-    num_warps: int = 4
-    num_stages: int = 3
-    dtype: str = "fp16"
-    arch: int = 90
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def label(self) -> str:
-        return (f"{self.kernel} {self.dtype} d={self.head_dim} {self.block_m}x{self.block_n} "
-                f"warps={self.num_warps} stages={self.num_stages}{' causal' if self.causal else ''} sm_{self.arch}")
 
 
 @dataclass
@@ -167,9 +147,3 @@ def compile_config(config: Config, stop_over_shared_limit: bool = True) -> Compi
                     shared_bytes=md.shared, num_warps=md.num_warps, num_stages=md.num_stages,
                     cubin=kernel.asm["cubin"], name=md.name, ptxas_log=text)
 
-
-def kernel_source_text() -> str:
-    """The source of the kernels (for cache keys): the kernels module's file."""
-    from . import kernels
-    with open(kernels.__file__, encoding="utf-8") as f:
-        return f.read()

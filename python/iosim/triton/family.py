@@ -12,8 +12,9 @@ loops), role "unmasked" or "masked" (the causal diagonal), then any enclosing lo
 that cannot compile gives the same record with `error` the reason and the compiled fields null.
 
 Records are cached as JSON under $IOSIM_CACHE_DIR/triton (default $XDG_CACHE_HOME/iosim/triton, else
-~/.cache/iosim/triton), keyed by the sha256 of the kernel source, the parser's source, the config,
-the Triton version and the target.
+~/.cache/iosim/triton), keyed by the sha256 of this package's sources that make a record (KEYED_SOURCES),
+the config, the target, and the Triton that compiles it (triton_fingerprint). Reading a cached record
+imports no triton: the key is computed without it.
 
     python3 -m iosim.triton.family --block-m 128 --block-n 64 --warps 4 --stages 3 --d 64 [--causal] [--pass fwd|bwd]
 """
@@ -22,15 +23,15 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.metadata
+import importlib.util
 import json
 import os
 import sys
 from pathlib import Path
 
-import triton
-
 from . import pipes, sass
-from .compile import CompileError, Config, compile_config, kernel_source_text
+from .config import Config
 
 PASS_KERNELS = {"fwd": ["attn_fwd"], "bwd": ["attn_bwd_preprocess", "attn_bwd_dkdv", "attn_bwd_dq"]}
 # The step of each kernel's tile loop: one iteration is one tile of this many rows.
@@ -50,11 +51,41 @@ def target_name(config: Config) -> str:
     return f"cuda:{config.arch}"
 
 
-def cache_key(config: Config) -> str:
+# The modules whose code decides a record: the kernels, how they are compiled, disassembled (batch.py's
+# shared nvdisasm) and read.
+KEYED_SOURCES = ("kernels.py", "compile.py", "batch.py", "sass.py", "pipes.py", "family.py")
+# Environment variables Triton, its MLIR and LLVM passes or ptxas read (TRITON_PTXAS_PATH,
+# TRITON_DEFAULT_FP_FUSION, MLIR_ENABLE_..., PTXAS_OPTIONS...): any of these set is part of the key.
+_KEYED_ENV_PREFIXES = ("TRITON_", "MLIR_", "LLVM_", "PTXAS_", "DISABLE_PTXAS_")
+
+
+def triton_fingerprint() -> str:
+    """The Triton that compiles, found without importing it: its distribution's version, and the size and
+    modification time of its compiler library and of the ptxas it ships (a rebuilt or replaced Triton of
+    the same version gives another key), and the environment variables it reads that are set."""
+    try:
+        version = importlib.metadata.version("triton")
+    except importlib.metadata.PackageNotFoundError:
+        version = "?"
+    parts = [version]
+    spec = importlib.util.find_spec("triton")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        for rel in ("_C/libtriton.so", "backends/nvidia/bin/ptxas"):
+            try:
+                st = os.stat(os.path.join(root, rel))
+                parts.append(f"{rel} {st.st_size} {st.st_mtime_ns}")
+            except OSError:
+                parts.append(f"{rel} absent")
+    parts += sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(_KEYED_ENV_PREFIXES))
+    return "\n".join(parts)
+
+
+def cache_key(config: Config, fingerprint: str | None = None) -> str:
+    """The record's file name in the cache; `fingerprint`, triton_fingerprint() when not given."""
     here = Path(__file__).parent
-    parts = [kernel_source_text(), (here / "sass.py").read_text(), (here / "pipes.py").read_text(),
-             (here / "family.py").read_text(), json.dumps(config.as_dict(), sort_keys=True),
-             triton.__version__, target_name(config)]
+    parts = [(here / name).read_text(encoding="utf-8") for name in KEYED_SOURCES]
+    parts += [json.dumps(config.as_dict(), sort_keys=True), fingerprint or triton_fingerprint(),
+              target_name(config)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -112,6 +143,7 @@ def analyse(config: Config, sass_text: str) -> dict:
 
 
 def _empty(config: Config, error: str | None) -> dict:
+    import triton
     return {"config": config.as_dict(), "kernel": config.kernel, "triton_version": triton.__version__,
             "target": target_name(config), "registers": None, "spills": None, "spill_loads": None,
             "shared_bytes": None, "num_warps": config.num_warps, "num_stages": config.num_stages,
@@ -122,6 +154,7 @@ def _empty(config: Config, error: str | None) -> dict:
 def compiled(config: Config | dict) -> tuple[dict, bytes | None]:
     """The record of `config` but for what its SASS gives (finish() adds that), and its cubin; a config
     that does not compile gives its whole record (`error` set) and no cubin."""
+    from .compile import CompileError, compile_config
     if isinstance(config, dict):
         config = Config(**config)
     try:
@@ -147,9 +180,9 @@ def build(config: Config) -> dict:
     return record if cubin is None else finish(config, record, sass.disassemble(cubin))
 
 
-def store(config: Config, record: dict) -> None:
+def store(config: Config, record: dict, fingerprint: str | None = None) -> None:
     """Writes `record` to the disk cache."""
-    path = cache_dir() / f"{cache_key(config)}.json"
+    path = cache_dir() / f"{cache_key(config, fingerprint)}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(record, indent=1))
