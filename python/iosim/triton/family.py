@@ -51,9 +51,9 @@ def target_name(config: Config) -> str:
     return f"cuda:{config.arch}"
 
 
-# The modules whose code decides a record: the kernels, how they are compiled, disassembled (batch.py's
-# shared nvdisasm) and read.
-KEYED_SOURCES = ("kernels.py", "compile.py", "batch.py", "sass.py", "pipes.py", "family.py")
+# The modules whose code decides a record: the kernels, how they are compiled (config.py's labels are in
+# its refusals), disassembled (batch.py's shared nvdisasm) and read.
+KEYED_SOURCES = ("kernels.py", "config.py", "compile.py", "batch.py", "sass.py", "pipes.py", "family.py")
 # Environment variables Triton, its MLIR and LLVM passes or ptxas read (TRITON_PTXAS_PATH,
 # TRITON_DEFAULT_FP_FUSION, MLIR_ENABLE_..., PTXAS_OPTIONS...): any of these set is part of the key.
 _KEYED_ENV_PREFIXES = ("TRITON_", "MLIR_", "LLVM_", "PTXAS_", "DISABLE_PTXAS_")
@@ -80,10 +80,14 @@ def triton_fingerprint() -> str:
     return "\n".join(parts)
 
 
+def source_text(name: str) -> str:
+    """The text of one of this package's modules (KEYED_SOURCES)."""
+    return (Path(__file__).parent / name).read_text(encoding="utf-8")
+
+
 def cache_key(config: Config, fingerprint: str | None = None) -> str:
     """The record's file name in the cache; `fingerprint`, triton_fingerprint() when not given."""
-    here = Path(__file__).parent
-    parts = [(here / name).read_text(encoding="utf-8") for name in KEYED_SOURCES]
+    parts = [source_text(name) for name in KEYED_SOURCES]
     parts += [json.dumps(config.as_dict(), sort_keys=True), fingerprint or triton_fingerprint(),
               target_name(config)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
@@ -99,8 +103,8 @@ def _iterations_per_trip(config: Config, step: int | None) -> tuple[int, str]:
     return 1, f"counter step {step} not a multiple of the tile ({tile}); assumed one tile a trip"
 
 
-def _loop_record(config, instructions, loop, role) -> dict:
-    c = sass.loop_counts(instructions, loop)
+def _loop_record(config, instructions, loop, role, c) -> dict:
+    """`loop`'s record; `c`, its loop_counts."""
     if role != "outer":
         per_trip, why = _iterations_per_trip(config, sass.counter_step(instructions, loop))
     else:
@@ -120,20 +124,19 @@ def analyse(config: Config, sass_text: str) -> dict:
     """The loops and the counts outside them, from SASS text (no compilation)."""
     instructions = sass.parse(sass_text)
     loops = sass.find_loops(instructions)
-    tiles = [lp for lp in loops if not lp.inner
-             and sass.loop_counts(instructions, lp)["by_pipe"]["tensor"] > 0]
+    counts = {id(lp): sass.loop_counts(instructions, lp) for lp in loops}   # each loop's, once
+    tiles = [lp for lp in loops if not lp.inner and counts[id(lp)]["by_pipe"]["tensor"] > 0]
     if config.causal and len(tiles) == 2:
-        mask_ops = [sum(sass.loop_counts(instructions, lp)["by_opcode"].get(op, 0) for op in _MASK_OPS)
-                    for lp in tiles]
+        mask_ops = [sum(counts[id(lp)]["by_opcode"].get(op, 0) for op in _MASK_OPS) for lp in tiles]
         masked = tiles[mask_ops.index(max(mask_ops))]
         roles = {id(lp): ("masked" if lp is masked else "unmasked") for lp in tiles}
     elif not config.causal and len(tiles) == 1:
         roles = {id(tiles[0]): "unmasked"}
     else:
         roles = {id(lp): "unknown" for lp in tiles}
-    records = [_loop_record(config, instructions, lp, roles[id(lp)]) for lp in tiles]
-    records += [_loop_record(config, instructions, lp, "outer") for lp in loops if lp.inner]
-    records += [_loop_record(config, instructions, lp, "other") for lp in loops
+    records = [_loop_record(config, instructions, lp, roles[id(lp)], counts[id(lp)]) for lp in tiles]
+    records += [_loop_record(config, instructions, lp, "outer", counts[id(lp)]) for lp in loops if lp.inner]
+    records += [_loop_record(config, instructions, lp, "other", counts[id(lp)]) for lp in loops
                 if not lp.inner and id(lp) not in roles]
     outside = sass.outside_counts(instructions, loops)
     return {"loops": records,

@@ -223,24 +223,29 @@ def find_loops(instructions: list[Instruction]) -> list[Loop]:
     return loops
 
 
-def counts(instructions: list[Instruction], keep) -> dict:
-    """Instructions by pipe among those `keep(instruction)` accepts, and by opcode base."""
+def tally(instructions: list[Instruction]) -> dict:
+    """Instructions by pipe, by opcode base (most first; ties in order of first appearance) and the
+    tensor-core ones by whole opcode."""
     by_pipe, by_opcode, tensor = empty_counts(), {}, {}
     for ins in instructions:
-        if keep(ins):
-            pipe = classify(ins.opcode)
-            by_pipe[pipe] += 1
-            b = ins.opcode.split(".", 1)[0]
-            by_opcode[b] = by_opcode.get(b, 0) + 1
-            if pipe == "tensor":  # with their shapes (HGMMA.64x64x16.F32): what each costs the tensor pipe
-                tensor[ins.opcode] = tensor.get(ins.opcode, 0) + 1
+        b = ins.opcode.split(".", 1)[0]
+        pipe = classify(ins.opcode)
+        by_pipe[pipe] += 1
+        by_opcode[b] = by_opcode.get(b, 0) + 1
+        if pipe == "tensor":  # with their shapes (HGMMA.64x64x16.F32): what each costs the tensor pipe
+            tensor[ins.opcode] = tensor.get(ins.opcode, 0) + 1
     return {"by_pipe": by_pipe, "by_opcode": dict(sorted(by_opcode.items(), key=lambda kv: -kv[1])),
             "tensor_opcodes": tensor}
 
 
+def counts(instructions: list[Instruction], keep) -> dict:
+    """Instructions by pipe among those `keep(instruction)` accepts, and by opcode base (tally)."""
+    return tally([i for i in instructions if keep(i)])
+
+
 def loop_counts(instructions: list[Instruction], loop: Loop) -> dict:
     """One trip of `loop`: its body less its inner loops' bodies."""
-    return counts(instructions, lambda i: loop.contains(i.addr) and not any(c.contains(i.addr) for c in loop.inner))
+    return tally(_own_body(instructions, loop))
 
 
 def is_padding(ins: Instruction) -> bool:
@@ -255,18 +260,20 @@ def outside_counts(instructions: list[Instruction], loops: list[Loop]) -> dict:
     first = min((lp.start for lp in top), default=None)
     last = max((lp.end for lp in top), default=None)
 
-    def region(ins: Instruction) -> str:
-        if first is None or ins.addr < first:
-            return "prologue"
-        return "epilogue" if ins.addr > last else "between"
-
-    real = [i for i in instructions if not is_padding(i) and not any(lp.contains(i.addr) for lp in top)]
-    return {name: counts(real, lambda i, name=name: region(i) == name)
-            for name in ("prologue", "between", "epilogue")}
+    spans = [(lp.start, lp.end) for lp in top]
+    regions: dict = {"prologue": [], "between": [], "epilogue": []}
+    for i in instructions:
+        a = i.addr
+        if is_padding(i) or any(s <= a <= e for s, e in spans):
+            continue
+        regions["prologue" if first is None or a < first else "epilogue" if a > last else "between"].append(i)
+    return {name: tally(ones) for name, ones in regions.items()}
 
 
 def _own_body(instructions: list[Instruction], loop: Loop) -> list[Instruction]:
-    return [i for i in instructions if loop.contains(i.addr) and not any(c.contains(i.addr) for c in loop.inner)]
+    s, e = loop.start, loop.end
+    inner = [(c.start, c.end) for c in loop.inner]
+    return [i for i in instructions if s <= i.addr <= e and not any(a <= i.addr <= b for a, b in inner)]
 
 
 _REG = re.compile(r"\bU?R\d+\b")
@@ -304,4 +311,4 @@ def counter_step(instructions: list[Instruction], loop: Loop) -> Optional[int]:
 
 
 __all__ = ["PIPES", "Instruction", "Loop", "disassemble", "disassemble_many", "sole_code", "parse", "find_loops",
-           "loop_counts", "outside_counts", "counter_step", "is_padding", "tool"]
+           "loop_counts", "tally", "outside_counts", "counter_step", "is_padding", "tool"]
