@@ -38,6 +38,8 @@ def records(configs: list[dict], jobs: int | None = None) -> list[dict]:
     missing = sorted((i for i, r in enumerate(out) if r is None),
                      key=lambda i: -parsed[i].block_m * parsed[i].block_n * parsed[i].head_dim)
     if missing:
+        # Triton imported here, once: the pool's workers (forked) start with it.
+        from . import compile  # noqa: F401
         jobs = max(1, min(jobs or len(os.sched_getaffinity(0)), len(missing)))
         dicts = [parsed[i].as_dict() for i in missing]
         if jobs == 1:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import sys
+import tempfile
 from dataclasses import dataclass
 
 import triton
@@ -72,6 +74,29 @@ def _stop_over_shared_limit(limit: int, then=None):
     return hook
 
 
+def _key_without_install_hash(src, backend, backend_options, env_vars) -> str:
+    """Triton's get_cache_key less its triton_key(), a sha256 of Triton's whole install (libtriton.so
+    included) that costs about 0.7 s of CPU the first time in each process."""
+    return f"iosim-{src.hash()}-{backend.hash()}-{backend_options.hash()}-{sorted(env_vars.items())}"
+
+
+@contextlib.contextmanager
+def _private_triton_cache():
+    """Triton's own cache, which compile_config never reads (always_compile) but Triton writes every
+    stage's output to and reads the compiled kernel back from: a temporary folder for the one compile,
+    so its key need not name the install (_key_without_install_hash) and ~/.triton/cache does not fill
+    with what nothing reads."""
+    module = sys.modules["triton.compiler.compiler"]
+    real = module.get_cache_key
+    with tempfile.TemporaryDirectory(prefix="iosim-triton-cache-") as tmp, triton.knobs.cache.scope():
+        triton.knobs.cache.dir = tmp
+        module.get_cache_key = _key_without_install_hash
+        try:
+            yield
+        finally:
+            module.get_cache_key = real
+
+
 def signature(config: Config) -> tuple[dict, dict, dict]:
     """Triton's signature, constexprs and attributes for `config`, as the JIT would specialise a launch
     with 16-byte aligned pointers and n a multiple of 16."""
@@ -119,7 +144,7 @@ def compile_config(config: Config, stop_over_shared_limit: bool = True) -> Compi
         # ptxas -v's report is printed only when this knob is on; a Triton cache hit runs no ptxas, so
         # always compile (the project caches the result itself, family.py).
         with triton.knobs.nvidia.scope(), triton.knobs.compilation.scope(), triton.knobs.runtime.scope(), \
-                contextlib.redirect_stdout(log):
+                _private_triton_cache(), contextlib.redirect_stdout(log):
             triton.knobs.nvidia.dump_ptxas_log = True
             triton.knobs.compilation.always_compile = True
             if limit is not None and stop_over_shared_limit:
