@@ -118,7 +118,10 @@ TEST_CASE("fast L2: steps reused from a step that only hit change no count where
         CAPTURE(pass == Pass::fwd);
         Problem p = problem(2048, 64, 1, 4);
         p.causal = pass == Pass::bwd;
-        const ScheduleContext ctx = context(p, small_gpu(parts, 2));
+        ScheduleContext ctx = context(p, small_gpu(parts, 2));
+        // The backward at 8 warps and 2 stages, the launch the reuse bound below was set for; its default
+        // kernel (the menu's: 4 warps, 1 stage) reuses fewer steps here, which this test does not explain.
+        if (pass == Pass::bwd) ctx.kernel = {8, 2};
         const auto s = make_schedule("flash2", pass, ctx);
         GpuModelOptions o;
         o.replacement = policy;

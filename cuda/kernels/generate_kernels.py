@@ -231,13 +231,26 @@ def model(rows, out, compiled_rows=(), step_rows=()):
     text += "/// The head dimensions the CUDA kernels are compiled for.\n"
     text += f"inline constexpr std::array<int, {len(dims)}> kHeadDims = {{{', '.join(map(str, dims))}}};\n\n"
     text += "/// The default kernel of a schedule's pass at one head dimension: the first row of its group.\n"
+    text += "/// arch: the architecture the kernel needs, as the menu's arch column writes it (sm80, sm90a).\n"
     text += "struct Default {\n  std::string_view schedule;\n  bool forward;\n  std::uint64_t d, br, bc;\n"
-    text += "  std::uint32_t warps, stages;\n};\n\n"
+    text += "  std::uint32_t warps, stages;\n  std::string_view arch;\n};\n\n"
     text += f"inline constexpr std::array<Default, {len(defaults)}> kDefaults = {{{{\n"
     for r in defaults:
         fwd = 'true' if r['pass'] == 'fwd' else 'false'
         text += (f"    {{\"{r['schedule']}\", {fwd}, {r['d']}, {r['br']}, {r['bc']}, "
-                 f"{r['warps']}, {r['stages']}}},\n")
+                 f"{r['warps']}, {r['stages']}, \"{r['arch']}\"}},\n")
+    text += "}};\n\n"
+    text += "/// Every kernel of the menu, lean and full, in its order: a schedule's pass, its launcher template, the\n"
+    text += "/// head dimension and type, the tile, warps, stages and the architecture the kernel needs.\n"
+    text += "struct Kernel {\n  std::string_view schedule;\n  bool forward;\n  std::string_view kernel;\n"
+    text += "  std::uint64_t d;\n  bool bf16;\n  std::uint64_t br, bc;\n  std::uint32_t warps, stages;\n"
+    text += "  std::string_view arch;\n};\n\n"
+    text += f"inline constexpr std::array<Kernel, {len(rows)}> kKernels = {{{{\n"
+    for r in rows:
+        fwd = 'true' if r['pass'] == 'fwd' else 'false'
+        bf16 = "true" if r["dtype"] == "bf16" else "false"
+        text += (f"    {{\"{r['schedule']}\", {fwd}, \"{r['kernel']}\", {r['d']}, {bf16}, {r['br']}, {r['bc']}, "
+                 f"{r['warps']}, {r['stages']}, \"{r['arch']}\"}},\n")
     text += "}};\n\n"
     text += "/// A compiled variant of a menu kernel: its registers and spills for one architecture, as ptxas\n"
     text += "/// reported them (cuda/kernels/compiled-sm*.csv).\n"

@@ -103,8 +103,12 @@ with tempfile.TemporaryDirectory() as tmp:
     registry = read(registry_path) if os.path.isfile(registry_path) else ""
     menu_rows = len(rows_of(MENU)) - 1  # less its header
     check(registry.count("(),\n") == menu_rows + len(example), "kernel_registry() does not list every row")
-    header = read(os.path.join(out, "kernel_menu.h")) if os.path.isfile(os.path.join(out, "kernel_menu.h")) else ""
-    check(header.count('{"rowwise", true, 64, 64, 64, 4, 1}') == 1, "not one model default for rowwise fwd d = 64")
+    header_path = os.path.join(out, "kernel_menu.h")
+    header = read(header_path) if os.path.isfile(header_path) else ""
+    check(header.count('{"rowwise", true, 64, 64, 64, 4, 1, "sm80"}') == 1,
+          "not one model default for rowwise fwd d = 64")
+    check(header.count('{"rowwise", true, "rowwise_fwd",') == len(example),
+          "kernel_menu::kKernels does not list every row")
 
 for f in failures:
     print(f, file=sys.stderr)

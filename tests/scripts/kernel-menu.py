@@ -4,10 +4,11 @@
 The real table: every (schedule, pass, d, dtype) group compiled in the lean build starts with a lean row,
 the lean build's files are a subset of the full build's, every row of the full build is one menu_entry
 call, each architecture's rows go to its own folder (--arch picks them), and the model's header lists one
-default per (schedule, pass, d) with the head dimensions of the rows. flash3's rows (sm90a) generate the
-kernels its hand-written registry listed before they became menu rows: lean, the overlapped forward and
-the backward of fp16 d = 128; full, fp16/bf16 × d 64/128 × overlapped/plain forward and fp16/bf16 × d
-64/128 backward, each at its one tile. A broken table: exit 2 and one line on stderr naming the file's line.
+default per (schedule, pass, d) and every row once (kKernels), with the head dimensions of the rows.
+flash3's rows (sm90a) generate the kernels its hand-written registry listed before they became menu
+rows: lean, the overlapped forward and the backward of fp16 d = 128; full, fp16/bf16 × d 64/128 ×
+overlapped/plain forward and fp16/bf16 × d 64/128 backward, each at its one tile. A broken table: exit 2
+and one line on stderr naming the file's line.
 """
 import csv
 import os
@@ -49,7 +50,10 @@ with tempfile.TemporaryDirectory() as tmp:
     dims = sorted({int(r["d"]) for r in rows})
     check(f"kHeadDims = {{{', '.join(map(str, dims))}}}" in text, "kHeadDims is not the rows' head dimensions")
     groups = {(r["schedule"], r["pass"], r["d"]) for r in rows}
-    check(text.count('{"') == len(groups), "not one default per (schedule, pass, d)")
+    defaults = text.split("kDefaults = ", 1)[1].split("}};", 1)[0]
+    check(defaults.count('{"') == len(groups), "not one default per (schedule, pass, d)")
+    kernels = text.split("kKernels = ", 1)[1].split("}};", 1)[0]
+    check(kernels.count('{"') == len(rows), "kKernels does not hold every row once")
     firsts = {}
     for r in rows:
         firsts.setdefault((r["schedule"], r["pass"], r["d"], r["dtype"]), r)

@@ -12,12 +12,13 @@
 // replaces it), and neither does this count.
 // HBM traffic per head: reads 2·N·d + 2·N_kv·d + T_c·(2·N·d + 2·N) + N·d (fp32), writes N + N·d (fp32)
 // + 2·N_kv·d + N·d, and T_c·N·d fp32 elements reduced (read and written) into dQacc.
-// Kernels: preprocess and convert one block per Q tile; main one block per K/V tile and head, 8 warps.
+// Kernels: preprocess and convert one block per Q tile; main one block per K/V tile and head.
 // Grouped K/V heads (group g > 1): main stores dK_j, dV_j per query head, into dKexp and dVexp, and a
 // fourth kernel, flash2_bwd_group_sum, sums each group's into dK and dV (group_sum.h), as
 // cuda/kernels/flash2_bwd.cuh runs it.
-// Default tiles: the kernel menu's default kernel where one is compiled for d (kernel_menu.h); else, and
-// always with --kernels pytorch, FlashAttention-2's run_mha_bwd_hdim* (kBlockM × kBlockN, defaults.h).
+// Default tiles: the kernel menu's default kernel where one is compiled for d (kernel_menu.h), with its
+// warps and stages; else, and always with --kernels pytorch, FlashAttention-2's run_mha_bwd_hdim*
+// (kBlockM × kBlockN, defaults.h), 8 warps and Q_i double-buffered.
 // Run: iosim --config a100.yaml --n 4096 --d 64 --pass bwd --schedule flash2
 #include <algorithm>
 
@@ -41,12 +42,14 @@ namespace {
 class Flash2Backward final : public TiledSchedule {
  public:
   explicit Flash2Backward(const ScheduleContext& ctx)
-      : TiledSchedule("flash2", Pass::bwd, BoundKind::io_aware, ctx.kernel.warps != 0 ? ctx.kernel.warps : 8u,
-                      ctx.kernel.stages != 0 ? ctx.kernel.stages : 2u),
-        p_(ctx.problem) {
+      : TiledSchedule("flash2", Pass::bwd, BoundKind::io_aware), p_(ctx.problem) {
     const bool user = ctx.tiles.br.has_value() || ctx.tiles.bc.has_value();
-    choose(ctx, menu_tile_or(name(), Pass::bwd, ctx, {fa2_backward_tiles(p_, ctx.hardware, user), tile_source::kFa2}),
-           Shrink::rows_first);
+    // FlashAttention-2's 8 warps and double-buffered Q_i, where the menu has no kernel to take.
+    const DefaultKernel def = menu_kernel_or(
+        name(), Pass::bwd, ctx, {{fa2_backward_tiles(p_, ctx.hardware, user), tile_source::kFa2}, 8, 2});
+    warps_ = def.warps;
+    stages_ = def.stages;  // before choose: the plan holds `stages_` copies of Q_i
+    choose(ctx, def.tile, Shrink::rows_first);
     kernels_ = flash2_backward_kernels("flash2_bwd", p_, tiles_, launch(),
                                        [this](const Span& i, const Span& j, bool masked, const Emitter& e) {
                                          step(i, j, masked, e);
