@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""One K/V step of iosim's flash2 forward kernels (unmasked and masked), one Q step of its backward kernel and
-one Q step of flash1's forward and backward kernels, by pipe, from their SASS and line information.
+"""One K/V step of iosim's flash2 forward kernels (unmasked and masked) and one Q step of its backward kernel, by
+pipe, from their SASS and line information.
 
   sass-step-mix.py --table OUT.csv [--arch 90] [--only KERNEL]
-                                                 compile every flash2 and flash1 row of cuda/kernels/menu.csv
+                                                 compile every flash2 forward and backward row of cuda/kernels/menu.csv
                                                  (nvcc -O3 -DNDEBUG -arch=sm_ARCH -cubin -lineinfo, one
                                                  instantiation file of generate_kernels.py --full at a time),
                                                  disassemble (the triton wheel's nvdisasm -gi -c) and write
@@ -36,16 +36,6 @@ runs those exactly so many times (a path that skips an atomic's guard and makes 
 longer). Warp 0 is the busiest warp (the statistics' rows go to the first warps) and the barriers make the
 others wait for it. The mask is computed without a branch (bwd_probs' predicates): a masked step runs the
 same instructions, so the backward kernel has `unmasked` rows only.
-
-flash1 (flash1_fwd.cuh, flash1_bwd.cuh): the step is one trip of the Q loop (inside the K/V loop) by
-warp 0, in a steady state: every row below n, every l positive. A warp issues an if's body when any of its
-lanes enters it, so the step runs every guarded store; it never runs a division's or reciprocal's slow path
-(a CALL, for operands outside the fast path's range). It is the shortest such path (counted_path) that runs
-the marked instructions so many times: the forward's 4 MUFUs of the divisions c_old, c_new (two row pairs),
-its 4 l, m stores and its O chunks (16·d/8/32 STGs); the backward's ⌈B_r/threads⌉ row_mul stores and
-reciprocals, ⌈B_r/warps⌉ rows of D_i (a row_d store and 2·⌈d/64⌉ FMAs each) and its dQ chunks
-(⌈B_r·d/8/threads⌉ STGs). The forward's mask is compiled twice (causal and not, both without a branch per
-tile): the shortest path takes the shorter, non-causal copy; the table has `unmasked` rows only.
 
 The unmasked forward rows were checked against ncu's executed instructions per warp and step on 42 kernels
 (results/sass-lineinfo-2026-12-06); the masked rows are not so checked.
@@ -84,16 +74,6 @@ BWD_LINE = re.compile(r'//## File "[^"]*/flash2_bwd\.cuh", line (\d+)\s*$')
 BWD_TRAITS = re.compile(r"flash2_bwd_kernelI(6__half|13__nv_bfloat16)NS\d+_14FlashBwdTraits"
                         r"ILi(\d+)ELi(\d+)ELi(\d+)ELb0ELi(\d+)E")
 ATOMICS = ("RED", "REDG", "ATOM", "ATOMG")
-F1_SOURCE = ROOT / "cuda" / "kernels" / "flash1_fwd.cuh"
-F1_KERNEL = "flash1_fwd"
-F1_BWD_SOURCE = ROOT / "cuda" / "kernels" / "flash1_bwd.cuh"
-F1_BWD_KERNEL = "flash1_bwd"
-F1_LINE = re.compile(r'//## File "[^"]*/flash1_fwd\.cuh", line (\d+)\s*$')
-F1_TRAITS = re.compile(r"flash1_fwd_kernelI(6__half|13__nv_bfloat16)NS\d+_15Flash1FwdTraits"
-                       r"ILi(\d+)ELi(\d+)ELi(\d+)EE")
-F1_BWD_LINE = re.compile(r'//## File "[^"]*/flash1_bwd\.cuh", line (\d+)\s*$')
-F1_BWD_TRAITS = re.compile(r"flash1_bwd_kernelI(6__half|13__nv_bfloat16)NS\d+_14FlashBwdTraits"
-                           r"ILi(\d+)ELi(\d+)ELi(\d+)ELb1ELi(\d+)E")
 
 
 def fail(msg):
@@ -150,9 +130,7 @@ def kernel_lines(body, pattern=LINE):
 
 
 def unconditional(ins):
-    # BRA.DIV leaves for a fallback when the warp has diverged; a converged warp falls through.
-    return (pipes.base(ins.opcode) in ("BRA", "JMP", "EXIT", "RET") and not ins.predicate
-            and not ins.opcode.startswith("BRA.DIV"))
+    return pipes.base(ins.opcode) in ("BRA", "JMP", "EXIT", "RET") and not ins.predicate
 
 
 def step_paths(instructions, loop, allowed, through=lambda ins: True):
@@ -257,10 +235,10 @@ def bwd_functions(text):
                          "warps": warps, "stages": 1}, body
 
 
-def counted_path(instructions, loop, marks, trips, allowed=lambda ins: True):
+def counted_path(instructions, loop, marks, trips):
     """The shortest path from the loop's head to its backward branch (inner loops' backward branches
-    taken as often as the path needs) through `allowed` instructions only that runs the instructions each
-    of `marks` accepts exactly the matching `trips` times, or None where none does."""
+    taken as often as the path needs) that runs the instructions each of `marks` accepts exactly the
+    matching `trips` times, or None where none does."""
     body = [i for i in instructions if loop.contains(i.addr)]
     index = {ins.addr: k for k, ins in enumerate(body)}
     n = len(body)
@@ -281,7 +259,7 @@ def counted_path(instructions, loop, marks, trips, allowed=lambda ins: True):
             succ.append(k + 1)
         for s in succ:
             now = tuple(a + b for a, b in zip(counts, seen[s]))
-            if s < n and allowed(body[s]) and all(a <= t for a, t in zip(now, trips)) and (s, now) not in came:
+            if s < n and all(a <= t for a, t in zip(now, trips)) and (s, now) not in came:
                 came[(s, now)] = (k, counts)
                 queue.append((s, now))
     if end not in came:
@@ -319,94 +297,10 @@ def derive_bwd(listing, loops, arch):
     return rows
 
 
-def source_line(text, pattern, source):
-    """The 1-based number of the first line of `text` that holds `pattern`."""
-    try:
-        return next(i + 1 for i, line in enumerate(text) if pattern in line)
-    except StopIteration:
-        fail(f"{source}: no line holds '{pattern}'")
-
-
-def flash1_regions():
-    """The lines of flash1's kernels the step's marks name: {kernel: {what: line}}."""
-    fwd, bwd = F1_SOURCE.read_text().splitlines(), F1_BWD_SOURCE.read_text().splitlines()
-    return {F1_KERNEL: {"loop": source_line(fwd, "for (int i = first_q; i < end_q; ++i) {", F1_SOURCE),
-                        "div": (source_line(fwd, "c_old[h] = l_new > 0.f", F1_SOURCE),
-                                source_line(fwd, "c_new[h] = l_new > 0.f", F1_SOURCE)),
-                        "stats": (source_line(fwd, "l[r] = l_i[h];", F1_SOURCE),
-                                  source_line(fwd, "m[r] = m_i[h];", F1_SOURCE)),
-                        "store": source_line(fwd, "store_rows<16, kD, kWarpSize>(o, ow", F1_SOURCE)},
-            F1_BWD_KERNEL: {"loop": source_line(bwd, "for (int i = first_q; i < end_q; ++i) {", F1_BWD_SOURCE),
-                            "mul": source_line(bwd, "sm.row_mul[r] = li > 0.f ? 1.f / li", F1_BWD_SOURCE),
-                            "dot": source_line(bwd, "acc = fmaf(a.x, b.x, fmaf(a.y, b.y, acc));", F1_BWD_SOURCE),
-                            "row_d": source_line(bwd, "if (lane == 0) sm.row_d[r] = acc;", F1_BWD_SOURCE),
-                            "store": source_line(bwd, "store_rows<kBr, kD, Tr::kThreads>(dq, sm.dq", F1_BWD_SOURCE)}}
-
-
-def f1_functions(text):
-    """(name, key dict, body text, line pattern) of each flash1 forward and backward kernel of a -gi -c listing."""
-    parts = re.split(r"\n\s*\.text\.(\S+):", text)
-    for name, body in zip(parts[1::2], parts[2::2]):
-        m = F1_TRAITS.search(name)
-        if m:
-            d, br, bc = (int(x) for x in m.groups()[1:])
-            yield name, {"kernel": F1_KERNEL, "d": d, "dtype": DTYPE[m.group(1)], "br": br, "bc": bc,
-                         "warps": br // 16, "stages": 1}, body, F1_LINE
-        m = F1_BWD_TRAITS.search(name)
-        if m:
-            d, br, bc, warps = (int(x) for x in m.groups()[1:])
-            yield name, {"kernel": F1_BWD_KERNEL, "d": d, "dtype": DTYPE[m.group(1)], "br": br, "bc": bc,
-                         "warps": warps, "stages": 1}, body, F1_BWD_LINE
-
-
-def derive_flash1(listing, marks_at, arch):
-    """The table rows of every flash1 kernel in a -gi -c listing: one trip of its Q loop by warp 0
-    (`unmasked`), or none where no path has the step's counts (its reason on stderr)."""
-    rows = []
-    for name, key, body, pattern in f1_functions(listing):
-        at = marks_at[key["kernel"]]
-        instructions = sass.parse(body)
-        lines = kernel_lines(body, pattern)
-        loops = [lp for lp in sass.find_loops(instructions)
-                 if lines.get(lp.end) == at["loop"] and lines.get(lp.start) is not None]
-        if not loops:
-            print(f"sass-step-mix: {name}: no Q loop", file=sys.stderr)
-            continue
-        loop = max(loops, key=lambda lp: lp.end - lp.start)
-        base = pipes.base
-
-        def mark(line, opcode):
-            lines_ = line if isinstance(line, tuple) else (line,)
-            return lambda ins: lines.get(ins.addr) in lines_ and base(ins.opcode) == opcode
-
-        threads = 32 * key["warps"]
-        d, br = key["d"], key["br"]
-        if key["kernel"] == F1_KERNEL:
-            # Each warp owns 16 rows: 2 divisions a row pair (c_old, c_new, h = 0, 1), l and m stored by
-            # the quad leaders (2 rows each), its 16 rows of O_i stored in 16-byte chunks by its 32 lanes.
-            marks = (mark(at["div"], "MUFU"), mark(at["stats"], "STG"), mark(at["store"], "STG"))
-            trips = (4, 4, -(-16 * d // 8 // 32))
-        else:
-            # Warp 0: ⌈B_r / threads⌉ statistics' rows (a row_mul store and a reciprocal each), ⌈B_r / warps⌉
-            # rows of D_i (d / 64 trips of two FMAs each, one row_d store), and its chunks of dQ_i.
-            stats = -(-br // threads)
-            rows_d = -(-br // key["warps"])
-            marks = (mark(at["mul"], "STS"), mark(at["mul"], "MUFU"), mark(at["row_d"], "STS"),
-                     mark(at["dot"], "FFMA"), mark(at["store"], "STG"))
-            trips = (stats, stats, rows_d, 2 * rows_d * -(-d // 64), -(-br * d // 8 // threads))
-        path = counted_path(instructions, loop, marks, trips, lambda ins: base(ins.opcode) != "CALL")
-        if path is None:
-            print(f"sass-step-mix: {name}: no Q step has the counts {trips}", file=sys.stderr)
-            continue
-        rows.append({**key, "arch": f"sm_{arch}", "step": "unmasked", **mix(path)})
-    return rows
-
-
 def derive_all(listing, arch):
-    """derive(), derive_bwd() and derive_flash1() of one listing."""
+    """derive() and derive_bwd() of one listing."""
     return (derive(listing, regions(SOURCE.read_text()), arch) +
-            derive_bwd(listing, bwd_regions(BWD_SOURCE.read_text()), arch) +
-            derive_flash1(listing, flash1_regions(), arch))
+            derive_bwd(listing, bwd_regions(BWD_SOURCE.read_text()), arch))
 
 
 def listing_arch(listing):
@@ -462,12 +356,11 @@ def build_table(out, arch, only=None):
     nvcc = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
     if not os.access(nvcc, os.X_OK):
         fail(f"no nvcc at {nvcc} (set CUDA_HOME)")
-    every = [KERNEL, BWD_KERNEL, F1_KERNEL, F1_BWD_KERNEL]
-    if only not in (None, *every):
-        fail(f"--only takes one of {', '.join(every)}, not '{only}'")
+    if only not in (None, KERNEL, BWD_KERNEL):
+        fail(f"--only takes {KERNEL} or {BWD_KERNEL}, not '{only}'")
     version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     m = re.search(r"release ([\d.]+), (V[\d.]+)", version)
-    kernels = [only] if only else every
+    kernels = [only] if only else [KERNEL, BWD_KERNEL]
     # --only keeps the other kernels' rows of the table it rewrites.
     rows = [r for r in read_table(out) if r["kernel"] not in kernels] if only and os.path.exists(out) else []
     gen = ROOT / "cuda" / "kernels" / "generate_kernels.py"
@@ -477,7 +370,7 @@ def build_table(out, arch, only=None):
         os.makedirs(inc)
         subprocess.run([sys.executable, gen, menu, "--model", os.path.join(inc, "kernel_menu.h")], check=True)
         subprocess.run([sys.executable, gen, menu, "--cuda", tmp, "--full"], check=True)
-        # The instantiation files lie in a folder per kernel architecture (inst/sm80/ for flash1's, flash2's).
+        # The instantiation files lie in a folder per kernel architecture (inst/sm80/ for flash2's).
         for kernel in kernels:
             found = 0
             for src in sorted(glob.glob(os.path.join(tmp, "inst", "**", f"{kernel}_*.cu"), recursive=True)):
@@ -500,21 +393,10 @@ def excerpt(listing, out):
     and derive_bwd()."""
     text = Path(listing).read_text()
     arch = listing_arch(text)
-    q_loops = {k: at["loop"] for k, at in flash1_regions().items()}
-    flash1 = ((name, key, body) for name, key, body, _ in f1_functions(text))
     for found, pattern, file in ((functions(text), LINE, "flash2_fwd.cuh"),
-                                 (bwd_functions(text), BWD_LINE, "flash2_bwd.cuh"),
-                                 (flash1, None, None)):
-        for name, key, body in found:
-            loops = sass.find_loops(sass.parse(body))
-            if file is None:
-                # flash1: its Q loop (inside the K/V loop), whose backward branch is the loop's line.
-                file = f"{key['kernel']}.cuh"
-                pattern = F1_LINE if key["kernel"] == F1_KERNEL else F1_BWD_LINE
-                lines = kernel_lines(body, pattern)
-                top = [lp for lp in loops if lines.get(lp.end) == q_loops[key["kernel"]]]
-            else:
-                top = [lp for lp in loops if lp.depth == 0]
+                                 (bwd_functions(text), BWD_LINE, "flash2_bwd.cuh")):
+        for name, _, body in found:
+            top = [lp for lp in sass.find_loops(sass.parse(body)) if lp.depth == 0]
             if not top:
                 fail(f"{listing}: {name} has no loop")
             loop = max(top, key=lambda lp: lp.end - lp.start)
@@ -537,7 +419,7 @@ def excerpt(listing, out):
                     labels = []
             Path(out).write_text("\n".join(keep) + "\n")
             return
-    fail(f"{listing}: no flash2 or flash1 kernel")
+    fail(f"{listing}: no flash2 forward or backward kernel")
 
 
 def check(table, listings):
@@ -548,8 +430,7 @@ def check(table, listings):
         arch = listing_arch(text)
         if arch is None:
             fail(f"{path}: no .target sm_<number> line")
-        kernels += (sum(1 for _ in functions(text)) + sum(1 for _ in bwd_functions(text)) +
-                    sum(1 for _ in f1_functions(text)))
+        kernels += sum(1 for _ in functions(text)) + sum(1 for _ in bwd_functions(text))
         for r in derive_all(text, arch):
             n += 1
             row = have.get(tuple(r[k] for k in KEY))

@@ -5,7 +5,6 @@
 
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "sim/schedule/kernel_registers.h"
 #include "sim/schedule/kernel_step_mix.h"
@@ -188,82 +187,4 @@ TEST_CASE("the time model prices flash2's backward from its SASS where the table
   other.arch = "sm_89";
   CHECK(flash2_bwd_time(*m, other, KernelSource::iosim).overhead_from == OverheadSource::fit);
   CHECK(flash2_bwd_time(*m, sm90(), KernelSource::pytorch).overhead_from == OverheadSource::fit);
-}
-
-namespace {
-
-/// iosim's flash1 `pass` at variant `m` (n = 4096) on `hw` with kernels of `source`: its main kernel's time.
-KernelTime flash1_time(Pass pass, const kernel_menu::StepMix& m, const HardwareSpec& hw, KernelSource source) {
-  Problem p = problem(4096, m.d);
-  p.dtype = m.bf16 ? DType::bf16 : DType::fp16;
-  ScheduleContext ctx = context(p, hw, tiles(m.br, m.bc));
-  ctx.kernel = {m.warps, m.stages, source};
-  const auto s = make_schedule("flash1", pass, ctx);
-  for (const KernelTime& k : predict_time(*s, ctx, predict(*s, ctx), ctx.hardware).kernels) {
-    if (k.name == m.kernel) return k;
-  }
-  FAIL("no " << m.kernel << " kernel");
-  return {};
-}
-
-}  // namespace
-
-TEST_CASE("flash1's forward Q step's SASS: a warp's 16 rows, their two products, exps, loads and stores") {
-  int rows = 0;
-  for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
-    if (m.kernel != "flash1_fwd") continue;
-    ++rows;
-    CAPTURE(m.d);
-    CAPTURE(m.br);
-    CAPTURE(m.bc);
-    // The mask is computed without a branch: one kind of step (a causal problem's steps run the
-    // causal copy of the mask's code, a few instructions more, which the table does not hold).
-    CHECK(m.step == "unmasked");
-    CHECK(m.warps == m.br / 16);
-    // A warp's 16 rows: S (16 × B_c × d) and P̃ V (16 × d × B_c), 16·8·16 an mma.sync.
-    CHECK(m.tensor == 2 * 16 * m.bc * m.d / (16 * 8 * 16));
-    // One exp2 a score (16·B_c over 32 lanes), and per row pair e^(m_i − m_new), e^(m̃ − m_new) and the
-    // reciprocals of the divisions c_old, c_new (two row pairs a lane).
-    CHECK(m.mufu == 16 * m.bc / 32 + 8);
-    // Q_i and O_i by 16-byte cp.async (d/16 each), one commit, l_i and m_i loaded and stored (two rows a
-    // lane), O_i stored in 16-byte chunks (d/16).
-    CHECK(m.global == 2 * m.d / 16 + 1 + 4 + 4 + m.d / 16);
-    CHECK(m.barrier == 2);  // the cp.async wait and the warp barrier after it
-  }
-  CHECK(rows == 34);
-}
-
-TEST_CASE("flash1's backward Q step's SASS: warp 0's share of five products, its statistics' and D_i's rows") {
-  int rows = 0;
-  for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
-    if (m.kernel != "flash1_bwd") continue;
-    ++rows;
-    CAPTURE(m.d);
-    CAPTURE(m.br);
-    CAPTURE(m.bc);
-    CAPTURE(m.warps);
-    const std::uint64_t threads = 32ull * m.warps;
-    CHECK(m.step == "unmasked");
-    CHECK(m.tensor == 5 * m.br * m.bc * m.d / (16 * 8 * 16) / m.warps);  // as flash2's backward
-    // P = exp2(…): one a score; 1/l_i: one a trip of the statistics' loop.
-    const std::uint64_t stat_trips = (m.br + threads - 1) / threads;
-    CHECK(m.mufu == m.br * m.bc / threads + stat_trips);
-    // Q_i, O_i, dO_i, dQ_i by 16-byte cp.async, one commit, l and m a statistics' trip, dQ_i stored.
-    CHECK(m.global == 4 * m.br * m.d / 8 / threads + 1 + 2 * stat_trips + m.br * m.d / 8 / threads);
-    // Four block barriers, two warp barriers, the cp.async wait.
-    CHECK(m.barrier == 7);
-  }
-  CHECK(rows == 28);
-}
-
-TEST_CASE("the time model prices flash1's steps from their SASS where the table has the variant") {
-  for (const auto& [pass, kernel] : {std::pair{Pass::fwd, "flash1_fwd"}, std::pair{Pass::bwd, "flash1_bwd"}}) {
-    CAPTURE(kernel);
-    const kernel_menu::StepMix* m = first_fp16(kernel);
-    REQUIRE(m != nullptr);
-    CHECK(flash1_time(pass, *m, sm90(), KernelSource::iosim).overhead_from == OverheadSource::sass);
-    HardwareSpec other = sm90();
-    other.arch = "sm_89";
-    CHECK(flash1_time(pass, *m, other, KernelSource::iosim).overhead_from == OverheadSource::fit);
-  }
 }

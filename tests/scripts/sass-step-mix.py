@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""scripts/sass-step-mix.py: the committed K/V loop of one compiled flash2 forward kernel, the Q loop of one
-flash2 backward kernel and the Q loop of one flash1 forward kernel (data/, cut by its --excerpt from
-nvdisasm -gi -c of the menu's cubin) derive the rows cuda/kernels/step-mix-sm90.csv holds (flash2's
-forward's unmasked, masked and window steps; the others' step); a row that differs fails --check (exit 1);
-a malformed table is one line, exit 2. The excerpts' line annotations name the kernels' lines as compiled:
-after an edit of a kernel, regenerate the table (scripts/sass-step-mix.py --table) and its excerpt (--excerpt)."""
+"""scripts/sass-step-mix.py: the committed K/V loop of one compiled flash2 forward kernel and the Q loop of one
+backward kernel (data/, cut by its --excerpt from nvdisasm -gi -c of the menu's cubin) derive the rows
+cuda/kernels/step-mix-sm90.csv holds (the forward's unmasked, masked and window steps; the backward's step);
+a row that differs fails --check (exit 1); a malformed table is one line, exit 2. The excerpts' line
+annotations name flash2_fwd.cuh's and flash2_bwd.cuh's lines as compiled: after an edit of a kernel,
+regenerate the table (scripts/sass-step-mix.py --table) and its excerpt (--excerpt)."""
 import os
 import subprocess
 import sys
@@ -18,8 +18,6 @@ EXCERPT = os.path.join(HERE, "data", "flash2_fwd_d64_fp16_128x32_w4_s2.sass")
 VARIANT = "flash2_fwd,64,fp16,128,32,4,2,sm_90,"
 BWD_EXCERPT = os.path.join(HERE, "data", "flash2_bwd_d64_fp16_64x64_w4.sass")
 BWD_VARIANT = "flash2_bwd,64,fp16,64,64,4,1,sm_90,"
-F1_EXCERPT = os.path.join(HERE, "data", "flash1_fwd_d64_fp16_32x32_w2.sass")
-F1_VARIANT = "flash1_fwd,64,fp16,32,32,2,1,sm_90,"
 ALU = 11  # the alu cell of a row
 
 
@@ -47,13 +45,10 @@ def main():
     r = run("--check", TABLE, BWD_EXCERPT)
     if r.returncode != 0 or "1 rows of 1 kernels" not in r.stdout:
         failures.append(f"the committed backward excerpt against the table: exit {r.returncode}: {r.stdout}{r.stderr}")
-    r = run("--check", TABLE, F1_EXCERPT)
-    if r.returncode != 0 or "1 rows of 1 kernels" not in r.stdout:
-        failures.append(f"the committed flash1 excerpt against the table: exit {r.returncode}: {r.stdout}{r.stderr}")
     with open(TABLE) as f:
         lines = f.read().splitlines()
     for variant, step, excerpt in [(VARIANT, s, EXCERPT) for s in ("unmasked", "masked", "window")] + [
-            (BWD_VARIANT, "unmasked", BWD_EXCERPT), (F1_VARIANT, "unmasked", F1_EXCERPT)]:
+            (BWD_VARIANT, "unmasked", BWD_EXCERPT)]:
         row = [i for i, line in enumerate(lines) if line.startswith(f"{variant}{step},")]
         if len(row) != 1:
             failures.append(f"the table has {len(row)} {step} rows for {variant}")
