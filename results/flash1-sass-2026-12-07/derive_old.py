@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""derive_old.py TREE OUT: the flash1 and flash2-backward step rows of c44b366's cubins (compile.sh, TREE/out/)
-by scripts/sass-step-mix.py copied into TREE (c44b366's sources: `git archive c44b366`), its ROOT so TREE;
-the Q loop's line is found by c44b366's text. One part table a cubin (TREE/out/NAME.csv), then OUT."""
+"""derive_old.py TREE OUT: the flash1 and flash2-backward step rows of c44b366's cubins (compile.sh,
+TREE/out/) by branch sassf1's scripts/sass-step-mix.py (its derive_flash1; not on main) copied into TREE
+(c44b366's sources: `git archive c44b366`), its ROOT so TREE; the Q loop's line is found by c44b366's
+text. One part table a cubin (TREE/out/NAME.csv), then OUT."""
 import glob
 import importlib.util
 import os
