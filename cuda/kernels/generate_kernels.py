@@ -217,6 +217,22 @@ def read_steps(path, rows):
     return out
 
 
+def forward(r):
+    return "true" if r["pass"] == "fwd" else "false"
+
+
+def variant_fields(r):
+    """A compiled variant's fields as the tables write them: d, bf16, the tile, warps, stages, arch."""
+    bf16 = "true" if r["dtype"] == "bf16" else "false"
+    return f"{r['d']}, {bf16}, {r['br']}, {r['bc']}, {r['warps']}, {r['stages']}, \"{r['arch']}\""
+
+
+def table(type_name, name, rows, fields):
+    """One inline constexpr std::array of the header, a line of braced fields(r) a row."""
+    body = "".join(f"    {{{fields(r)}}},\n" for r in rows)
+    return f"inline constexpr std::array<{type_name}, {len(rows)}> {name} = {{{{\n{body}}}}};\n\n"
+
+
 def model(rows, out, compiled_rows=(), step_rows=()):
     dims = sorted({r["d"] for r in rows})
     defaults = []
@@ -234,47 +250,34 @@ def model(rows, out, compiled_rows=(), step_rows=()):
     text += "/// arch: the architecture the kernel needs, as the menu's arch column writes it (sm80, sm90a).\n"
     text += "struct Default {\n  std::string_view schedule;\n  bool forward;\n  std::uint64_t d, br, bc;\n"
     text += "  std::uint32_t warps, stages;\n  std::string_view arch;\n};\n\n"
-    text += f"inline constexpr std::array<Default, {len(defaults)}> kDefaults = {{{{\n"
-    for r in defaults:
-        fwd = 'true' if r['pass'] == 'fwd' else 'false'
-        text += (f"    {{\"{r['schedule']}\", {fwd}, {r['d']}, {r['br']}, {r['bc']}, "
-                 f"{r['warps']}, {r['stages']}, \"{r['arch']}\"}},\n")
-    text += "}};\n\n"
+    text += table("Default", "kDefaults", defaults, lambda r: (
+        f"\"{r['schedule']}\", {forward(r)}, {r['d']}, {r['br']}, {r['bc']}, {r['warps']}, {r['stages']}, "
+        f"\"{r['arch']}\""))
     text += "/// Every kernel of the menu, lean and full, in its order: a schedule's pass, its launcher template, the\n"
     text += "/// head dimension and type, the tile, warps, stages and the architecture the kernel needs.\n"
     text += "struct Kernel {\n  std::string_view schedule;\n  bool forward;\n  std::string_view kernel;\n"
     text += "  std::uint64_t d;\n  bool bf16;\n  std::uint64_t br, bc;\n  std::uint32_t warps, stages;\n"
     text += "  std::string_view arch;\n};\n\n"
-    text += f"inline constexpr std::array<Kernel, {len(rows)}> kKernels = {{{{\n"
-    for r in rows:
-        fwd = 'true' if r['pass'] == 'fwd' else 'false'
-        bf16 = "true" if r["dtype"] == "bf16" else "false"
-        text += (f"    {{\"{r['schedule']}\", {fwd}, \"{r['kernel']}\", {r['d']}, {bf16}, {r['br']}, {r['bc']}, "
-                 f"{r['warps']}, {r['stages']}, \"{r['arch']}\"}},\n")
-    text += "}};\n\n"
+    text += table("Kernel", "kKernels", rows,
+                  lambda r: f"\"{r['schedule']}\", {forward(r)}, \"{r['kernel']}\", {variant_fields(r)}")
     text += "/// A compiled variant of a menu kernel: its registers and spills for one architecture, as ptxas\n"
     text += "/// reported them (cuda/kernels/compiled-sm*.csv).\n"
     text += "struct Compiled {\n  std::string_view kernel;\n  std::uint64_t d;\n  bool bf16;\n  std::uint64_t br, bc;\n"
     text += "  std::uint32_t warps, stages;\n  std::string_view arch;\n  std::uint32_t registers;\n"
     text += "  std::uint32_t spill_stores_bytes, spill_loads_bytes;\n};\n\n"
-    text += f"inline constexpr std::array<Compiled, {len(compiled_rows)}> kCompiled = {{{{\n"
-    for r in compiled_rows:
-        bf16 = "true" if r["dtype"] == "bf16" else "false"
-        text += (f"    {{\"{r['kernel']}\", {r['d']}, {bf16}, {r['br']}, {r['bc']}, {r['warps']}, {r['stages']}, "
-                 f"\"{r['arch']}\", {r['registers']}, {r['spill_stores_bytes']}, {r['spill_loads_bytes']}}},\n")
-    text += "}};\n\n"
+    text += table("Compiled", "kCompiled", compiled_rows, lambda r: (
+        f"\"{r['kernel']}\", {variant_fields(r)}, {r['registers']}, "
+        f"{r['spill_stores_bytes']}, {r['spill_loads_bytes']}"))
     text += "/// A compiled variant's warp instructions in one steady-state K/V step, by pipe, as its SASS gives\n"
     text += "/// them (cuda/kernels/step-mix-sm*.csv; the pipes of python/iosim/triton/pipes.py). step: unmasked,\n"
     text += "/// masked (through the masking block) or window (through its copy for a sliding window).\n"
     text += "struct StepMix {\n  std::string_view kernel;\n  std::uint64_t d;\n  bool bf16;\n  std::uint64_t br, bc;\n"
     text += "  std::uint32_t warps, stages;\n  std::string_view arch;\n  std::string_view step;\n"
     text += "".join(f"  std::uint32_t {p};\n" for p in STEP_PIPES) + "  std::uint32_t total;\n};\n\n"
-    text += f"inline constexpr std::array<StepMix, {len(step_rows)}> kStepMix = {{{{\n"
-    for r in step_rows:
-        bf16 = "true" if r["dtype"] == "bf16" else "false"
-        text += (f"    {{\"{r['kernel']}\", {r['d']}, {bf16}, {r['br']}, {r['bc']}, {r['warps']}, {r['stages']}, "
-                 f"\"{r['arch']}\", \"{r['step']}\", {', '.join(str(r[p]) for p in STEP_PIPES)}, {r['total']}}},\n")
-    text += "}};\n\n}  // namespace iosim::kernel_menu\n"
+    text += table("StepMix", "kStepMix", step_rows, lambda r: (
+        f"\"{r['kernel']}\", {variant_fields(r)}, \"{r['step']}\", "
+        f"{', '.join(str(r[p]) for p in STEP_PIPES)}, {r['total']}"))
+    text += "}  // namespace iosim::kernel_menu\n"
     write(out, text)
 
 
