@@ -7,20 +7,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <memory>
 #include <string>
 
+#include "bench/lab_args.h"
 #include "sim/gpu/fast_replay.h"
 #include "sim/schedule/registry.h"
 #include "src/config/hardware_config.h"
 
 namespace {
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 void print(const char* what, std::uint32_t stride, double s, const iosim::FastKernelStats& before,
            const iosim::FastKernelStats& after, double error) {
@@ -37,12 +32,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s CONFIG SCHEDULE fwd|bwd N D HEADS KV_HEADS CAUSAL\n", argv[0]);
     return 2;
   }
-  Problem p;
-  p.n = p.n_kv = std::strtoull(argv[4], nullptr, 10);
-  p.d = std::strtoull(argv[5], nullptr, 10);
-  p.heads = std::strtoull(argv[6], nullptr, 10);
-  p.kv_heads = std::strtoull(argv[7], nullptr, 10);
-  p.causal = std::string(argv[8]) == "1";
+  const Problem p = lab::problem_from(argv + 4);
   const ScheduleContext ctx{p, config::load_hardware(argv[1]), {}, 0, {}};
   const auto s = make_schedule(argv[2], std::string(argv[3]) == "bwd" ? Pass::bwd : Pass::fwd, ctx);
   const std::vector<const Kernel*> kernels = s->kernels();
@@ -54,15 +44,15 @@ int main(int argc, char** argv) {
   std::uint32_t stride = first.stride;
   for (;;) {
     auto r = std::make_unique<FastReplay>(ctx, o, stride);
-    const double t0 = cpu_seconds();
+    const double t0 = lab::cpu_seconds();
     (void)r->pass(kernels);
-    const double t1 = cpu_seconds();
+    const double t1 = lab::cpu_seconds();
     const double e = r->standard_error();
     print("pass", stride, t1 - t0, FastKernelStats{}, r->stats(), e);
     if (stride == 1 || e <= FastReplay::kMaxStandardError) {
       const FastKernelStats before = r->stats();
       (void)r->warm(kernels);
-      print("warm", stride, cpu_seconds() - t1, before, r->stats(), 0);
+      print("warm", stride, lab::cpu_seconds() - t1, before, r->stats(), 0);
       break;
     }
     const double ratio = (FastReplay::kMaxStandardError / e) * (FastReplay::kMaxStandardError / e);

@@ -21,13 +21,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "bench/lab_args.h"
 #include "sim/core/emitter.h"
 #include "sim/gpu/address_map.h"
 #include "sim/gpu/block_recorder.h"
@@ -43,12 +43,6 @@
 namespace {
 
 using namespace iosim;
-
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 /// One line request of the stream, with what the lab reports it by.
 struct Req {
@@ -246,12 +240,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s CONFIG N D HEADS KV_HEADS CAUSAL [check]\n", argv[0]);
     return 2;
   }
-  Problem p;
-  p.n = p.n_kv = std::strtoull(argv[2], nullptr, 10);
-  p.d = std::strtoull(argv[3], nullptr, 10);
-  p.heads = std::strtoull(argv[4], nullptr, 10);
-  p.kv_heads = std::strtoull(argv[5], nullptr, 10);
-  p.causal = std::string(argv[6]) == "1";
+  const Problem p = lab::problem_from(argv + 2);
   const bool check = argc == 8 && std::string(argv[7]) == "check";
   const ScheduleContext ctx{p, config::load_hardware(argv[1]), {}, 0, {}};
   const auto s = make_schedule("flash2", Pass::fwd, ctx);
@@ -270,12 +259,12 @@ int main(int argc, char** argv) {
 
   // Pass 0: the stream alone (what generating it costs).
   std::uint64_t requests = 0, read_sectors = 0;
-  double t0 = cpu_seconds();
+  double t0 = lab::cpu_seconds();
   each_request(kernels, ctx, amap, [&](const Req& q) {
     ++requests;
     if (q.r == Request::read) read_sectors += sector_count(q.mask);
   });
-  const double stream_s = cpu_seconds() - t0;
+  const double stream_s = lab::cpu_seconds() - t0;
 
   // Pass 1: exact.
   Counts exact;
@@ -287,9 +276,9 @@ int main(int argc, char** argv) {
     } else {
       l2 = std::make_unique<L2Cache>(spec, make_replacement("lru"), dram);
     }
-    t0 = cpu_seconds();
+    t0 = lab::cpu_seconds();
     each_request(kernels, ctx, amap, [&](const Req& q) { l2->request(q.r, q.line, q.mask, q.sm); });
-    exact.seconds = cpu_seconds() - t0;
+    exact.seconds = lab::cpu_seconds() - t0;
     exact.dram_read_sectors = static_cast<double>(dram.counters().read_sectors);
     exact.near_hit_read_sectors = static_cast<double>(l2->counters().read_sectors - l2->counters().read_miss_sectors);
   }
@@ -318,7 +307,7 @@ int main(int argc, char** argv) {
     for (std::uint32_t i = 0; i < parts; ++i) rd.emplace_back(horizon);
     const auto ph = [&](std::uint64_t d) { return d < table.size() ? table[d] : 0.0; };
     std::uint64_t i = 0, kv_reads = 0;
-    t0 = cpu_seconds();
+    t0 = lab::cpu_seconds();
     each_request(kernels, ctx, amap, [&](const Req& q) {
       const std::uint32_t near = q.sm % parts, h = home(q.line, near);
       const double sectors = static_cast<double>(sector_count(q.mask));
@@ -351,7 +340,7 @@ int main(int argc, char** argv) {
       if (h != near && coin(i++) < miss) miss *= 1 - ph(rd[h].touch(q.line));
       c.dram_read_sectors += sectors * miss;
     });
-    c.seconds = cpu_seconds() - t0;
+    c.seconds = lab::cpu_seconds() - t0;
     return c;
   };
   const Counts binom = by_distance(hit_table(sets, ways), true);
@@ -363,7 +352,7 @@ int main(int argc, char** argv) {
   {
     std::vector<SetStacks> st;
     for (std::uint32_t i = 0; i < parts; ++i) st.emplace_back(sets);
-    t0 = cpu_seconds();
+    t0 = lab::cpu_seconds();
     each_request(kernels, ctx, amap, [&](const Req& q) {
       const std::uint32_t near = q.sm % parts, h = home(q.line, near);
       const std::uint64_t sectors = sector_count(q.mask);
@@ -379,7 +368,7 @@ int main(int argc, char** argv) {
         stack.dram_read_sectors += static_cast<double>(sectors);
       }
     });
-    stack.seconds = cpu_seconds() - t0;
+    stack.seconds = lab::cpu_seconds() - t0;
   }
 
   const auto row = [&](const char* what, const Counts& c) {
@@ -427,11 +416,11 @@ int main(int argc, char** argv) {
   if (check) {
     GpuModelOptions o;
     o.l2 = L2Mode::exact;
-    t0 = cpu_seconds();
+    t0 = lab::cpu_seconds();
     const Prediction pr = predict(*s, ctx, o);
     std::printf("check: predict(--l2 exact) dram_read_sectors %llu (this stream's exact pass %.0f) cpu_s %.2f\n",
                 static_cast<unsigned long long>(pr.dram_read().value / spec.sector_bytes), exact.dram_read_sectors,
-                cpu_seconds() - t0);
+                lab::cpu_seconds() - t0);
   }
   return 0;
 }

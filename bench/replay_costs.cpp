@@ -3,23 +3,15 @@
 // counts replay_work() gives. Usage: replay_costs CONFIG SCHEDULE N D HEADS [CONFIG SCHEDULE N D HEADS …]
 // Prints, per case, the counts, the seconds, and the seconds left after the sectors at the fitted
 // per-sector cost, per event and per record byte.
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "bench/lab_args.h"
 #include "sim/gpu/gpu_model.h"
 #include "sim/schedule/registry.h"
 #include "sim/work_estimate.h"
 #include "src/config/hardware_config.h"
-
-namespace {
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace iosim;
@@ -35,9 +27,9 @@ int main(int argc, char** argv) {
     const ReplayWork w = replay_work(*s, ctx);
     GpuModelOptions o;
     o.l2 = L2Mode::exact;
-    const double t0 = cpu_seconds();
+    const double t0 = lab::cpu_seconds();
     const Prediction pr = predict(*s, ctx, o);
-    const double t = cpu_seconds() - t0;
+    const double t = lab::cpu_seconds() - t0;
     const WorkCosts c;
     const double ns = schedule_entry(s->name()).caps.streaming ? c.ns_per_sector_streaming : c.ns_per_sector_tiled;
     const double left = t * 1e9 - w.sectors * ns;
