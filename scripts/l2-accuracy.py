@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The fast L2 replay against the exact one: every counter of every kernel, cold and warm.
+"""The fast L2 replay against the exact one: every counter of every kernel, cold and warm (a kernel's
+DRAM reads and writes as a share of its DRAM bytes, reads and writes: what the sample's error bounds).
 
 Runs `iosim --predict -f json` twice per problem (--l2 fast, --l2 exact), prints one row per problem
 with the largest relative error over its counters and both timings, then per counter the largest and
@@ -74,19 +75,24 @@ def run(iosim, p, mode):
     return json.loads(out)["runs"][0]["schedules"][0]["predicted"], time.monotonic() - t
 
 
+DRAM = ("dram__bytes_read", "dram__bytes_write")
+
+
 def values(pred):
-    """(name, value) of every counter: per kernel, cold and warm, and the dirty bytes at the end."""
+    """(key, name, value, scale) of every counter: per kernel, cold and warm, and the dirty bytes at the
+    end; scale is what an error is relative to (None: the counter's own exact value)."""
     for temp in ("cold", "warm"):
         for k in pred[temp]["kernels"]:
             for key, _ in COUNTERS:
-                yield key, f"{temp}.{k['name']}.{key}", k[key]
-        yield "dirty_at_end_bytes", f"{temp}.dirty_at_end_bytes", pred[temp]["dirty_at_end_bytes"]
+                yield key, f"{temp}.{k['name']}.{key}", k[key], sum(k[d] for d in DRAM) if key in DRAM else None
+        yield "dirty_at_end_bytes", f"{temp}.dirty_at_end_bytes", pred[temp]["dirty_at_end_bytes"], None
 
 
-def error(fast, exact):
-    if exact == 0:
-        return 0.0 if fast == 0 else float("inf")
-    return abs(fast - exact) / exact
+def error(fast, exact, scale=None):
+    scale = exact if scale is None else scale
+    if scale == 0:
+        return 0.0 if fast == exact else float("inf")
+    return abs(fast - exact) / scale
 
 
 def main():
@@ -107,8 +113,8 @@ def main():
     with ThreadPoolExecutor(a.jobs) as pool:
         for p, fast, tf, exact, te in pool.map(one, problems):
             worst, where = 0.0, ""
-            for (key, name, fv), (_, _, ev) in zip(values(fast), values(exact)):
-                e = error(fv, ev)
+            for (key, name, fv, _), (_, _, ev, scale) in zip(values(fast), values(exact)):
+                e = error(fv, ev, scale)
                 per_counter[key].append(e)
                 if e > worst:
                     worst, where = e, name
@@ -117,7 +123,8 @@ def main():
             print(f"{label(p):55s} max {100 * worst:6.3f}% ({where}) stride {stride:4d} "
                   f"fast {tf:6.2f} s exact {te:7.2f} s",
                   file=sys.stderr, flush=True)
-    print(f"{len(rows)} problems; per counter (cold and warm, every kernel), error = |fast − exact| / exact\n")
+    print(f"{len(rows)} problems; per counter (cold and warm, every kernel), error = |fast − exact| / exact "
+          "(DRAM bytes: / the kernel's exact DRAM bytes, reads and writes)\n")
     print("| counter | max error | median error |\n|---|---|---|")
     names = dict(COUNTERS + [("dirty_at_end_bytes", "dirty at end")])
     for key, errs in per_counter.items():

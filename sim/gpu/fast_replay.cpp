@@ -149,11 +149,16 @@ double sample_error(const std::vector<double>& per_set, std::uint32_t stride) {
 }
 
 double SampledDram::relative_error(std::uint32_t stride) const {
+  const auto total = static_cast<double>(counters_.read_sectors + counters_.write_sectors);
+  if (total == 0) return 0;
   double worst = 0;
   std::vector<double> v(per_set_.size());
   for (std::size_t which = 0; which < 2; ++which) {
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(per_set_[i][which]);
-    worst = std::max(worst, sample_error(v, stride));
+    double sum = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) sum += v[i] = static_cast<double>(per_set_[i][which]);
+    // The error in sectors, as a share of all the kernel's DRAM sectors: a few sectors written
+    // beside many read cannot force a smaller stride however unevenly the sets hold them.
+    worst = std::max(worst, sample_error(v, stride) * sum / total);
   }
   return worst;
 }

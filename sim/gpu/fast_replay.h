@@ -54,8 +54,8 @@ class SampledDram final : public MemoryLevel {
   Bytes dirty_bytes() const override { return Bytes(0); }
   const LevelCounters& counters() const override { return counters_; }
   void reset_counters() override;
-  /// The larger relative standard error, reads or writes, of the whole cache's counts estimated as
-  /// `stride` × the sampled sets' (sample_error()).
+  /// The larger standard error, reads or writes, of the whole cache's counts estimated as `stride` ×
+  /// the sampled sets' (sample_error()), relative to all the DRAM sectors counted, reads and writes.
   [[nodiscard]] double relative_error(std::uint32_t stride) const;
 
  private:
@@ -124,7 +124,7 @@ class FastReplay {
   Prediction warm(const std::vector<const Kernel*>& kernels);
 
   [[nodiscard]] std::uint32_t stride() const { return sample_.stride(); }
-  /// The largest relative standard error of any kernel's DRAM counts in the last pass.
+  /// The largest standard error of any kernel's DRAM counts (relative to its DRAM sectors) in the last pass.
   [[nodiscard]] double standard_error() const { return error_; }
   /// What the kernels' replays did, all passes so far.
   [[nodiscard]] const FastKernelStats& stats() const { return stats_; }
