@@ -10,6 +10,7 @@
 #include "sim/schedule/kernel_registers.h"
 #include "sim/schedule/kernel_step_mix.h"
 #include "sim/timing/time_model.h"
+#include "src/config/hardware_config.h"
 #include "support/fixtures.h"
 
 using namespace iosim;
@@ -198,6 +199,24 @@ TEST_CASE("the time model prices flash2's backward from its SASS where the table
   CHECK(flash2_bwd_time(*m, sm90(), KernelSource::pytorch).overhead_from == OverheadSource::fit);
 }
 
+namespace {
+
+HardwareSpec h200() { return config::load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/h200.yaml"); }
+
+/// flash3's forward at variant `m` (n = 4096, causal where asked) on `hw` with kernels of `source`: its kernel's time.
+KernelTime flash3_fwd_time(const kernel_menu::StepMix& m, const HardwareSpec& hw, KernelSource source,
+                           bool causal = false) {
+  Problem p = problem(4096, m.d);
+  p.dtype = m.bf16 ? DType::bf16 : DType::fp16;
+  p.causal = causal;
+  ScheduleContext ctx = context(p, hw, tiles(m.br, m.bc));
+  ctx.kernel = {m.warps, m.stages, source};
+  const auto s = make_schedule("flash3", Pass::fwd, ctx);
+  return predict_time(*s, ctx, predict(*s, ctx), ctx.hardware).kernels.at(0);
+}
+
+}  // namespace
+
 TEST_CASE("a flash3 forward K/V step's SASS: its products' wgmmas, one exp2 a score, a consumer warp's waits") {
   int rows = 0;
   for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
@@ -224,4 +243,26 @@ TEST_CASE("a flash3 forward K/V step's SASS: its products' wgmmas, one exp2 a sc
     CHECK(m.shared == 0);  // wgmma reads shared memory through its descriptors
   }
   CHECK(rows > 0);
+}
+
+TEST_CASE("the time model prices flash3's forward from its SASS where the table has the variant") {
+  const kernel_menu::StepMix* m = nullptr;
+  for (const kernel_menu::StepMix& r : kernel_menu::kStepMix) {
+    if (r.kernel == "flash3_fwd" && !r.bf16 && r.step == "unmasked") m = &r;
+  }
+  REQUIRE(m != nullptr);
+  const HardwareSpec hw = h200();
+  const KernelTime sass = flash3_fwd_time(*m, hw, KernelSource::iosim);
+  CHECK(sass.overhead_from == OverheadSource::sass);
+  // Every K/V step issues the SASS's count: over the kernel, instructions per wgmma as in one step (the
+  // Q load and the epilogue add a little).
+  const double per_mma = sass.instructions.total() / sass.instructions.mma;
+  CHECK(per_mma >= static_cast<double>(m->total) / m->tensor * 0.999);
+  CHECK(per_mma <= static_cast<double>(m->total) / m->tensor * 1.03);
+  // Causal: the diagonal's steps run the masking block, more instructions a step.
+  const KernelTime causal = flash3_fwd_time(*m, hw, KernelSource::iosim, true);
+  CHECK(causal.overhead_from == OverheadSource::sass);
+  CHECK(causal.instructions.total() / causal.instructions.mma > per_mma);
+  // FlashAttention-3's own kernels (PyTorch's): not the menu's variant.
+  CHECK(flash3_fwd_time(*m, hw, KernelSource::pytorch).overhead_from != OverheadSource::sass);
 }
