@@ -51,7 +51,11 @@ where any of its annotations names a line of the mask lambda's `if (ragged || di
 A stage wait's first try succeeds (the producer runs ahead of a consumer-bound loop): the branch that
 tests its token is taken, and the second try it skips is not the step's. Unmasked: a path through no
 masking-block instruction; masked: through it (one copy: the window's test is predicated, so `masked`
-alone). The masking block has no branch of its own, so each is one path.
+alone). The masking block has no branch of its own, so each is one path. Producer: one trip of the
+producer warp's own K/V loop (the smallest loop ending on its `for` line: load_k(j), load_v(j − 1)) over
+contiguous K/V, the path through no line of the paged code (boxes_of, the load lambdas past their
+`if (table == nullptr)` block); its stage waits' retries lie after the kernel's exit, so the path is
+their first tries'. The time model prices it on the producer warp's sub-partition (sm_model.h).
 
 The unmasked forward rows of flash2 were checked against ncu's executed instructions per warp and step on
 42 kernels (results/sass-lineinfo-2026-12-06); the masked rows and flash3's are not so checked.
@@ -221,7 +225,24 @@ def derive(listing, masked_lines, arch):
             continue
         for step, length in zip(("masked", "window"), sorted(masked)):
             rows.append({**row, "step": step, **mix(masked[length])})
+        producer = f3_producer_step(instructions, chains, producer_line, paged)
+        if producer is None:
+            print(f"sass-step-mix: {name}: the producer's loop is not one contiguous-K/V path", file=sys.stderr)
+            continue
+        rows.append({**row, "step": "producer", **mix(producer)})
     return rows
+
+
+def f3_producer_step(instructions, chains, loop_line, paged):
+    """The producer warp's step: one trip of its K/V loop (load_k(j), load_v(j − 1)) over contiguous K/V,
+    the path through no instruction of the paged code; its stage waits' first tries succeed (their retry
+    loops lie after the kernel's exit). None where the loop or that one path is not found."""
+    found = [lp for lp in sass.find_loops(instructions) if chains.get(lp.end, (None,))[0] == loop_line]
+    if not found:
+        return None
+    loop = min(found, key=lambda lp: lp.end - lp.start)
+    plain = step_paths(instructions, loop, lambda ins: not chains.get(ins.addr, (None, set()))[1] & paged)
+    return next(iter(plain.values())) if len(plain) == 1 else None
 
 
 def bwd_regions(source):
@@ -335,9 +356,19 @@ def f3_regions(source):
         loop = next(i for i in range(overlap, len(text)) if "for (int j = 1; j < kv_tiles; ++j) {" in text[i])
         mask = next(i for i, line in enumerate(text) if re.match(r"\s*if \(ragged \|\| diagonal.*\) \{$", line))
         retry = next(i for i, line in enumerate(text) if "pipe.consumer_wait(st, token);" in line)
+        first = next(i for i, line in enumerate(text) if "load_k(0, write_k);" in line)
+        producer = next(i for i in range(first, len(text)) if "for (int j = 1; j < kv_tiles; ++j) {" in text[i])
+        boxes = next(i for i, line in enumerate(text) if "auto boxes_of = [&](int tile) {" in line)
+        loads = [i for i, line in enumerate(text) if re.match(r"\s*auto load_[kv] = \[&\]\(int j, const PipelineState& st\) \{$", line)]
     except StopIteration:
-        fail(f"{F3_SOURCE}: no consumers' K/V loop, masking block or stage wait found")
-    return loop + 1, block_lines(text, mask, F3_SOURCE), retry + 1
+        fail(f"{F3_SOURCE}: no consumers' K/V loop, masking block, stage wait or producer loop found")
+    if len(loads) != 2 or any("if (table == nullptr) {" not in text[i + 1] for i in loads):
+        fail(f"{F3_SOURCE}: no load_k and load_v lambdas opening with `if (table == nullptr) {{`")
+    # Paged K/V: the boxes' lambda and what the load lambdas run after their contiguous block.
+    paged = block_lines(text, boxes, F3_SOURCE)
+    for i in loads:
+        paged |= block_lines(text, i, F3_SOURCE) - block_lines(text, i + 1, F3_SOURCE) - {i + 2}
+    return loop + 1, block_lines(text, mask, F3_SOURCE), retry + 1, producer + 1, paged
 
 
 def f3_functions(text):
@@ -378,7 +409,7 @@ def derive_f3(listing, regions, arch):
     """The table rows of every flash3 forward kernel in a -gi -c listing: one consumer warp's K/V step of
     the overlapped mainloop, unmasked (where one path) and masked (one length: `masked`; two: `masked`
     the fewer, `window` the more)."""
-    loop_line, mask, retry = regions
+    loop_line, mask, retry, producer_line, paged = regions
     rows = []
     for name, key, body in f3_functions(listing):
         instructions = sass.parse(body)
@@ -416,7 +447,24 @@ def derive_f3(listing, regions, arch):
             continue
         for step, length in zip(("masked", "window"), sorted(masked)):
             rows.append({**row, "step": step, **mix(masked[length])})
+        producer = f3_producer_step(instructions, chains, producer_line, paged)
+        if producer is None:
+            print(f"sass-step-mix: {name}: the producer's loop is not one contiguous-K/V path", file=sys.stderr)
+            continue
+        rows.append({**row, "step": "producer", **mix(producer)})
     return rows
+
+
+def f3_producer_step(instructions, chains, loop_line, paged):
+    """The producer warp's step: one trip of its K/V loop (load_k(j), load_v(j − 1)) over contiguous K/V,
+    the path through no instruction of the paged code; its stage waits' first tries succeed (their retry
+    loops lie after the kernel's exit). None where the loop or that one path is not found."""
+    found = [lp for lp in sass.find_loops(instructions) if chains.get(lp.end, (None,))[0] == loop_line]
+    if not found:
+        return None
+    loop = min(found, key=lambda lp: lp.end - lp.start)
+    plain = step_paths(instructions, loop, lambda ins: not chains.get(ins.addr, (None, set()))[1] & paged)
+    return next(iter(plain.values())) if len(plain) == 1 else None
 
 
 def derive_all(listing, arch):
@@ -464,7 +512,8 @@ def write_table(path, rows, arch, nvcc):
                 f"# by nvcc {nvcc}: written by scripts/sass-step-mix.py --table from each menu variant's SASS\n"
                 f"# and line information. step: unmasked (no masking block), masked (through it), window\n"
                 f"# (through its copy for a sliding window, where the compiler made one); flash2's backward masks\n"
-                f"# without a branch, unmasked alone. The time model prices a step of these variants from here\n"
+                f"# without a branch, unmasked alone; producer (flash3): one trip of the producer warp's K/V loop\n"
+                f"# over contiguous K/V. The time model prices a step of these variants from here\n"
                 f"# (\"sass\"), of any other from its fitted overhead (\"fit\").\n")
         f.write(",".join(COLUMNS) + "\n")
         for r in sorted(rows, key=lambda r: tuple(r[k] for k in KEY)):
