@@ -9,6 +9,7 @@
 
 #include "sim/schedule/kernel_registers.h"
 #include "sim/schedule/kernel_step_mix.h"
+#include "sim/timing/sm_model.h"
 #include "sim/timing/time_model.h"
 #include "src/config/hardware_config.h"
 #include "support/fixtures.h"
@@ -64,7 +65,8 @@ TEST_CASE("each step-mix row is a compiled variant whose pipes add up to its tot
     CAPTURE(m.br);
     CAPTURE(m.bc);
     CHECK(m.tensor + m.mufu + m.alu + m.uniform + m.shared + m.global + m.shuffle + m.barrier + m.other == m.total);
-    CHECK(m.tensor > 0);
+    // A producer warp's step issues loads only; every other step its products.
+    CHECK((m.tensor > 0) == (m.step != "producer"));
     if (m.kernel.starts_with("flash3")) {
       // sm_90a's kernels have no ptxas row (their registers are setmaxnreg's): the menu's default tile.
       CHECK(std::any_of(kernel_menu::kDefaults.begin(), kernel_menu::kDefaults.end(), [&](const auto& k) {
@@ -77,12 +79,13 @@ TEST_CASE("each step-mix row is a compiled variant whose pipes add up to its tot
     }
     CHECK(step_mix_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br, m.bc, m.warps, m.stages,
                            m.arch, m.step) == &m);
-    // Every variant with a masked step has its unmasked one, which runs no more instructions.
+    // Every variant with a masked or producer step has its unmasked one, which runs no more instructions
+    // than a masked step (a producer's step is another warp's).
     if (m.step != "unmasked") {
       const kernel_menu::StepMix* plain = step_mix_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br,
                                                            m.bc, m.warps, m.stages, m.arch);
       REQUIRE(plain != nullptr);
-      CHECK(plain->total <= m.total);
+      if (m.step != "producer") CHECK(plain->total <= m.total);
     }
   }
 }
@@ -220,7 +223,7 @@ KernelTime flash3_fwd_time(const kernel_menu::StepMix& m, const HardwareSpec& hw
 TEST_CASE("a flash3 forward K/V step's SASS: its products' wgmmas, one exp2 a score, a consumer warp's waits") {
   int rows = 0;
   for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
-    if (m.kernel != "flash3_fwd") continue;
+    if (m.kernel != "flash3_fwd" || m.step == "producer") continue;
     ++rows;
     CAPTURE(m.d);
     CAPTURE(m.bf16);
@@ -245,6 +248,46 @@ TEST_CASE("a flash3 forward K/V step's SASS: its products' wgmmas, one exp2 a sc
   CHECK(rows > 0);
 }
 
+TEST_CASE("a flash3 forward producer step's SASS: a K and a V tile by TMA, a stage acquire each") {
+  int rows = 0;
+  for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
+    if (m.kernel != "flash3_fwd" || m.step != "producer") continue;
+    ++rows;
+    CAPTURE(m.d);
+    CAPTURE(m.bf16);
+    CHECK(m.tensor == 0);
+    CHECK(m.mufu == 0);
+    CHECK(m.shuffle == 0);
+    CHECK(m.shared == 0);
+    // One TMA copy a box of 128-byte rows (16-bit elements: d · 2 bytes a row), for K_j and V_{j−1}.
+    CHECK(m.global == 2 * (m.d * 2 / 128));
+    // Each tile's stage: wait for it empty (its first try), arrive expecting the tile's bytes.
+    CHECK(m.barrier == 2 * 2);
+  }
+  // Every flash3 forward variant with consumer rows has its producer's.
+  CHECK(rows == std::count_if(kernel_menu::kStepMix.begin(), kernel_menu::kStepMix.end(), [](const auto& m) {
+          return m.kernel == "flash3_fwd" && m.step == "unmasked";
+        }));
+  CHECK(rows > 0);
+}
+
+TEST_CASE("a producer warp's issue adds to its sub-partition's consumer warps' issue bound") {
+  StepCost c;
+  c.chain = 10;
+  c.warp_issue = 100;  // the issue slot the busiest pipe
+  c.warp_slot = 100;
+  c.producer_issue = 30;
+  BlockShape shape;
+  shape.warps = 8;  // two consumer warps a sub-partition a block
+  CHECK(step_time(c, shape, 1, Overlap::staggered).cycles == doctest::Approx(2 * 100 + 30));
+  CHECK(step_time(c, shape, 2, Overlap::staggered).cycles == doctest::Approx(4 * 100 + 2 * 30));
+  // Another pipe the busiest (the tensor pipe's 100 a warp, the slot's 80): the producer adds to the slot only.
+  c.warp_slot = 80;
+  CHECK(step_time(c, shape, 1, Overlap::staggered).cycles == doctest::Approx(2 * 100));
+  c.producer_issue = 50;
+  CHECK(step_time(c, shape, 1, Overlap::staggered).cycles == doctest::Approx(2 * 80 + 50));
+}
+
 TEST_CASE("the time model prices flash3's forward from its SASS where the table has the variant") {
   const kernel_menu::StepMix* m = nullptr;
   for (const kernel_menu::StepMix& r : kernel_menu::kStepMix) {
@@ -254,11 +297,16 @@ TEST_CASE("the time model prices flash3's forward from its SASS where the table 
   const HardwareSpec hw = h200();
   const KernelTime sass = flash3_fwd_time(*m, hw, KernelSource::iosim);
   CHECK(sass.overhead_from == OverheadSource::sass);
-  // Every K/V step issues the SASS's count: over the kernel, instructions per wgmma as in one step (the
-  // Q load and the epilogue add a little).
+  // Every K/V step issues the SASS's count, each consumer warp's and (after the first) the producer's:
+  // over the kernel, instructions per wgmma as in one step (the Q load and the epilogue add a little).
+  const kernel_menu::StepMix* producer = step_mix_variant(m->kernel, m->d, DType::fp16, m->br, m->bc, m->warps,
+                                                          m->stages, m->arch, "producer");
+  REQUIRE(producer != nullptr);
+  const double consumers = m->warps - 4;
   const double per_mma = sass.instructions.total() / sass.instructions.mma;
   CHECK(per_mma >= static_cast<double>(m->total) / m->tensor * 0.999);
-  CHECK(per_mma <= static_cast<double>(m->total) / m->tensor * 1.03);
+  CHECK(per_mma > static_cast<double>(m->total) / m->tensor * 1.005);  // the producer's loop
+  CHECK(per_mma <= (m->total + producer->total / consumers) / m->tensor * 1.03);
   // Causal: the diagonal's steps run the masking block, more instructions a step.
   const KernelTime causal = flash3_fwd_time(*m, hw, KernelSource::iosim, true);
   CHECK(causal.overhead_from == OverheadSource::sass);

@@ -31,7 +31,7 @@ enum class OverheadSource : std::uint8_t {
 }
 
 /// The menu's step mix of `kernel` at this variant for `arch` and kind of step (the table's `step`:
-/// unmasked, masked or window), or nullptr where the table has none.
+/// unmasked, masked, window or producer), or nullptr where the table has none.
 [[nodiscard]] const kernel_menu::StepMix* step_mix_variant(std::string_view kernel, std::uint64_t d, DType dtype,
                                                            std::uint64_t br, std::uint64_t bc, std::uint32_t warps,
                                                            std::uint32_t stages, std::string_view arch,
@@ -43,6 +43,9 @@ struct KernelStepMix {
   /// The masked step: the window's copy of the masking block where the problem has a sliding window and
   /// the table that row, else the plain masked row; nullptr where the table has neither.
   const kernel_menu::StepMix* masked = nullptr;
+  /// The producer warp's step (a warp-specialised kernel's loads), over contiguous K/V; nullptr where the
+  /// table has none or the problem's K/V is paged (its producer runs another path, not counted).
+  const kernel_menu::StepMix* producer = nullptr;
 };
 
 /// The step mixes of iosim's kernel `kernel` launched as `launch`, for ctx's problem and GPU: only where
