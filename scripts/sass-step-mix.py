@@ -225,24 +225,7 @@ def derive(listing, masked_lines, arch):
             continue
         for step, length in zip(("masked", "window"), sorted(masked)):
             rows.append({**row, "step": step, **mix(masked[length])})
-        producer = f3_producer_step(instructions, chains, producer_line, paged)
-        if producer is None:
-            print(f"sass-step-mix: {name}: the producer's loop is not one contiguous-K/V path", file=sys.stderr)
-            continue
-        rows.append({**row, "step": "producer", **mix(producer)})
     return rows
-
-
-def f3_producer_step(instructions, chains, loop_line, paged):
-    """The producer warp's step: one trip of its K/V loop (load_k(j), load_v(j − 1)) over contiguous K/V,
-    the path through no instruction of the paged code; its stage waits' first tries succeed (their retry
-    loops lie after the kernel's exit). None where the loop or that one path is not found."""
-    found = [lp for lp in sass.find_loops(instructions) if chains.get(lp.end, (None,))[0] == loop_line]
-    if not found:
-        return None
-    loop = min(found, key=lambda lp: lp.end - lp.start)
-    plain = step_paths(instructions, loop, lambda ins: not chains.get(ins.addr, (None, set()))[1] & paged)
-    return next(iter(plain.values())) if len(plain) == 1 else None
 
 
 def bwd_regions(source):
@@ -359,7 +342,8 @@ def f3_regions(source):
         first = next(i for i, line in enumerate(text) if "load_k(0, write_k);" in line)
         producer = next(i for i in range(first, len(text)) if "for (int j = 1; j < kv_tiles; ++j) {" in text[i])
         boxes = next(i for i, line in enumerate(text) if "auto boxes_of = [&](int tile) {" in line)
-        loads = [i for i, line in enumerate(text) if re.match(r"\s*auto load_[kv] = \[&\]\(int j, const PipelineState& st\) \{$", line)]
+        load = re.compile(r"\s*auto load_[kv] = \[&\]\(int j, const PipelineState& st\) \{$")
+        loads = [i for i, line in enumerate(text) if load.match(line)]
     except StopIteration:
         fail(f"{F3_SOURCE}: no consumers' K/V loop, masking block, stage wait or producer loop found")
     if len(loads) != 2 or any("if (table == nullptr) {" not in text[i + 1] for i in loads):
