@@ -9,9 +9,7 @@
 
 #include "sim/schedule/kernel_registers.h"
 #include "sim/schedule/kernel_step_mix.h"
-#include "sim/timing/sm_model.h"
 #include "sim/timing/time_model.h"
-#include "src/config/hardware_config.h"
 #include "support/fixtures.h"
 
 using namespace iosim;
@@ -202,24 +200,6 @@ TEST_CASE("the time model prices flash2's backward from its SASS where the table
   CHECK(flash2_bwd_time(*m, sm90(), KernelSource::pytorch).overhead_from == OverheadSource::fit);
 }
 
-namespace {
-
-HardwareSpec h200() { return config::load_hardware(std::string(IOSIM_SOURCE_DIR) + "/configs/h200.yaml"); }
-
-/// flash3's forward at variant `m` (n = 4096, causal where asked) on `hw` with kernels of `source`: its kernel's time.
-KernelTime flash3_fwd_time(const kernel_menu::StepMix& m, const HardwareSpec& hw, KernelSource source,
-                           bool causal = false) {
-  Problem p = problem(4096, m.d);
-  p.dtype = m.bf16 ? DType::bf16 : DType::fp16;
-  p.causal = causal;
-  ScheduleContext ctx = context(p, hw, tiles(m.br, m.bc));
-  ctx.kernel = {m.warps, m.stages, source};
-  const auto s = make_schedule("flash3", Pass::fwd, ctx);
-  return predict_time(*s, ctx, predict(*s, ctx), ctx.hardware).kernels.at(0);
-}
-
-}  // namespace
-
 TEST_CASE("a flash3 forward K/V step's SASS: its products' wgmmas, one exp2 a score, a consumer warp's waits") {
   int rows = 0;
   for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
@@ -269,48 +249,4 @@ TEST_CASE("a flash3 forward producer step's SASS: a K and a V tile by TMA, a sta
           return m.kernel == "flash3_fwd" && m.step == "unmasked";
         }));
   CHECK(rows > 0);
-}
-
-TEST_CASE("a producer warp's issue adds to its sub-partition's consumer warps' issue bound") {
-  StepCost c;
-  c.chain = 10;
-  c.warp_issue = 100;  // the issue slot the busiest pipe
-  c.warp_slot = 100;
-  c.producer_issue = 30;
-  BlockShape shape;
-  shape.warps = 8;  // two consumer warps a sub-partition a block
-  CHECK(step_time(c, shape, 1, Overlap::staggered).cycles == doctest::Approx(2 * 100 + 30));
-  CHECK(step_time(c, shape, 2, Overlap::staggered).cycles == doctest::Approx(4 * 100 + 2 * 30));
-  // Another pipe the busiest (the tensor pipe's 100 a warp, the slot's 80): the producer adds to the slot only.
-  c.warp_slot = 80;
-  CHECK(step_time(c, shape, 1, Overlap::staggered).cycles == doctest::Approx(2 * 100));
-  c.producer_issue = 50;
-  CHECK(step_time(c, shape, 1, Overlap::staggered).cycles == doctest::Approx(2 * 80 + 50));
-}
-
-TEST_CASE("the time model prices flash3's forward from its SASS where the table has the variant") {
-  const kernel_menu::StepMix* m = nullptr;
-  for (const kernel_menu::StepMix& r : kernel_menu::kStepMix) {
-    if (r.kernel == "flash3_fwd" && !r.bf16 && r.step == "unmasked") m = &r;
-  }
-  REQUIRE(m != nullptr);
-  const HardwareSpec hw = h200();
-  const KernelTime sass = flash3_fwd_time(*m, hw, KernelSource::iosim);
-  CHECK(sass.overhead_from == OverheadSource::sass);
-  // Every K/V step issues the SASS's count, each consumer warp's and (after the first) the producer's:
-  // over the kernel, instructions per wgmma as in one step (the Q load and the epilogue add a little).
-  const kernel_menu::StepMix* producer = step_mix_variant(m->kernel, m->d, DType::fp16, m->br, m->bc, m->warps,
-                                                          m->stages, m->arch, "producer");
-  REQUIRE(producer != nullptr);
-  const double consumers = m->warps - 4;
-  const double per_mma = sass.instructions.total() / sass.instructions.mma;
-  CHECK(per_mma >= static_cast<double>(m->total) / m->tensor * 0.999);
-  CHECK(per_mma > static_cast<double>(m->total) / m->tensor * 1.005);  // the producer's loop
-  CHECK(per_mma <= (m->total + producer->total / consumers) / m->tensor * 1.03);
-  // Causal: the diagonal's steps run the masking block, more instructions a step.
-  const KernelTime causal = flash3_fwd_time(*m, hw, KernelSource::iosim, true);
-  CHECK(causal.overhead_from == OverheadSource::sass);
-  CHECK(causal.instructions.total() / causal.instructions.mma > per_mma);
-  // FlashAttention-3's own kernels (PyTorch's): not the menu's variant.
-  CHECK(flash3_fwd_time(*m, hw, KernelSource::pytorch).overhead_from != OverheadSource::sass);
 }

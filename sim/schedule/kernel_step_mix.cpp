@@ -21,11 +21,10 @@ KernelStepMix kernel_step_mix(std::string_view kernel, const LaunchShape& launch
     return step_mix_variant(kernel, p.d, p.dtype, launch.br, launch.bc, launch.threads / 32, launch.stages,
                             ctx.hardware.arch, step);
   };
-  KernelStepMix m{row("unmasked"), nullptr, nullptr};
+  KernelStepMix m{row("unmasked"), nullptr};
   if (m.unmasked == nullptr) return {};
   if (p.window > 0) m.masked = row("window");
   if (m.masked == nullptr) m.masked = row("masked");
-  if (!p.paged()) m.producer = row("producer");
   return m;
 }
 

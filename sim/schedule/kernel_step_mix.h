@@ -43,9 +43,6 @@ struct KernelStepMix {
   /// The masked step: the window's copy of the masking block where the problem has a sliding window and
   /// the table that row, else the plain masked row; nullptr where the table has neither.
   const kernel_menu::StepMix* masked = nullptr;
-  /// The producer warp's step (a warp-specialised kernel's loads), over contiguous K/V; nullptr where the
-  /// table has none or the problem's K/V is paged (its producer runs another path, not counted).
-  const kernel_menu::StepMix* producer = nullptr;
 };
 
 /// The step mixes of iosim's kernel `kernel` launched as `launch`, for ctx's problem and GPU: only where

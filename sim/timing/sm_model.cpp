@@ -272,13 +272,6 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
     c.chain += c.mix.other;
     c.chain_busy += c.mix.other;
   }
-  if (shape.sass_producer_step_instructions > 0 && !first && s.load_bytes > 0) {
-    // The producer warp's loop issues this step's loads (one trip a step after the first, which its
-    // prologue loads) on its own sub-partition's issue slot; it runs ahead of the consumers, so it adds
-    // to that slot's work (step_time), not to their chain.
-    c.producer_instructions = shape.sass_producer_step_instructions;
-    c.producer_issue = c.producer_instructions * (1 + f.waits.dispatch);
-  }
   // One warp alone through the step (its serial bound): each instruction issued, the fixed-latency and
   // MIO waits on its own results the family's compiled code has (kernel_family.h's DependencyWaits), and
   // the barriers. The chain above is the other bound: the named dependences, queued behind the warps in
@@ -306,7 +299,6 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   c.pipe_shfl = shfl;
   c.pipe_issue = std::max(0.0, instructions - c.mix.mma - c.mix.fp32 - c.mix.ex2 - c.mix.shuffle);
   c.warp_issue = busiest->first;
-  c.warp_slot = instructions * (1 + f.waits.dispatch);
   c.pipe = busiest->second;
   c.block_smem = r.smem_bytes_per_cycle > 0 ? smem_bytes / r.smem_bytes_per_cycle : 0;
   WarpStep& sim = c.sim;
@@ -341,11 +333,8 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
   const auto per_smsp = static_cast<double>(resident);
   // The resident blocks' loads at the SM's share of the L2's bandwidth bound the step's throughput like
   // its pipes; a load's wait is its round trip (`memory`), its bytes arriving while other SMs compute.
-  // A warp-specialised block's producer warp is its warp 0: blocks of whole warpgroups put every block's
-  // on the same sub-partition, whose issue slot takes its instructions beside its consumer warps'.
   const double issue =
-      std::max({per_smsp * c.warp_issue, per_smsp * c.warp_slot + static_cast<double>(blocks) * c.producer_issue,
-                static_cast<double>(blocks) * c.block_smem,
+      std::max({per_smsp * c.warp_issue, static_cast<double>(blocks) * c.block_smem,
                 static_cast<double>(blocks) * c.block_reduce, static_cast<double>(blocks) * c.memory_per_block,
                 static_cast<double>(blocks) * c.block_tma});
   // The steps between a load and its use cover its round trip; each at least the larger bound (for a
@@ -426,7 +415,6 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
     out.cycles += cycles;
     out.latency_cycles += (t.cycles - t.busy) * static_cast<double>(rest);
     out.instructions.add(c.mix, static_cast<double>(shape.warps) * static_cast<double>(rest));
-    out.instructions.other += c.producer_instructions * static_cast<double>(rest);
     out.wavefronts.add(step_wavefronts(run.segment, false, f, c.mix, shape.warps), static_cast<double>(rest));
     if (!last) last_step = c;
     if (t.busy * static_cast<double>(rest) > longest_issue) {

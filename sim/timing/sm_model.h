@@ -24,9 +24,7 @@
 //             and of the L2's fp32 reduction rate (the backward's dQ atomics; `measured:
 //             l2_red_gb_per_s`, none where not measured). A RED returns nothing: where the family's
 //             code follows its reductions with a product (KernelFamily::reductions_overlapped), the
-//             queued warps do not wait for them and only their rate bounds the step. A warp-specialised
-//             kernel's producer warp, where its SASS is counted (BlockShape), adds its loop's issue to
-//             its own sub-partition's slot: each block's warp 0, so one sub-partition takes every block's.
+//             queued warps do not wait for them and only their rate bounds the step.
 //
 // With w warps resident on a sub-partition (b blocks on the SM):
 //   queued    (FlashAttention-2's families) the warps are the customers of a closed queueing network
@@ -122,10 +120,6 @@ struct BlockShape {
   /// The same of a masked step (flash2_forward_step_masked: the causal diagonal, a window's edge, the
   /// last tile past n_kv), through the kernel's masking block; 0: masked steps count as unmasked ones.
   double sass_masked_step_instructions = 0;
-  /// One producer warp's instructions in a K/V step of a warp-specialised kernel (HopperTraits::producer_warps),
-  /// from its SASS: its loads' loop, one trip a step after the first. It issues on its own sub-partition,
-  /// beside that sub-partition's consumer warps; 0: not priced (the fit, or no such row).
-  double sass_producer_step_instructions = 0;
 };
 
 /// One segment's cost for a block of `shape`, in cycles.
@@ -154,11 +148,6 @@ struct StepCost {
   double block_reduce = 0; ///< the block's atomic adds at its SM's share of the L2's reduction rate
   bool reductions_overlapped = false;  ///< the family's (kernel_family.h): the reductions no station
   double block_tma = 0;    ///< the block's TMA copies at the SM's TMA unit (HopperTraits::tma_copy_cycles)
-  /// The block's producer warp on its sub-partition's issue slot (BlockShape::sass_producer_step_instructions
-  /// at 1 + the dispatch stalls an instruction), on top of that sub-partition's consumer warps.
-  double producer_issue = 0;
-  double warp_slot = 0;  ///< one consumer warp's load on its issue slot (1 + the dispatch stalls an instruction)
-  double producer_instructions = 0;  ///< its instructions (the block's mix counts them once, not per warp)
   InstructionMix mix;      ///< one warp's instructions
   const char* pipe = "";   ///< that busiest pipe
   WarpStep sim;            ///< the step as the SM simulation issues it (sm_sim.h)

@@ -80,7 +80,6 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
     const KernelStepMix mix = kernel_step_mix(k.name, k.launch, ctx);
     shape.sass_step_instructions = mix.unmasked != nullptr ? mix.unmasked->total : 0;
     shape.sass_masked_step_instructions = mix.masked != nullptr ? mix.masked->total : 0;
-    shape.sass_producer_step_instructions = mix.producer != nullptr ? mix.producer->total : 0;
     t.overhead_from = mix.unmasked != nullptr ? OverheadSource::sass : OverheadSource::fit;
   }
   t.blocks_per_sm = per_sm;

@@ -97,14 +97,10 @@ class Flash3Forward final : public TiledSchedule {
   }
 
   /// Its producer copies a K/V tile by TMA whole, or (paged K/V of pages smaller than the tile) in
-  /// boxes of kFa3PagedBoxRows rows, each within one page. Its tile names its compiled variant (the
-  /// menu's SASS step, kernel_step_mix.h).
+  /// boxes of kFa3PagedBoxRows rows, each within one page.
   LaunchShape launch() const {
     const bool boxes = p_.paged() && p_.page_size < tiles_.bc;
-    LaunchShape l = groups_.launch(plan(tiles_).peak(), stages_, boxes ? kFa3PagedBoxRows : tiles_.bc);
-    l.br = tiles_.br;
-    l.bc = tiles_.bc;
-    return l;
+    return groups_.launch(plan(tiles_).peak(), stages_, boxes ? kFa3PagedBoxRows : tiles_.bc);
   }
 
   SramPlan plan(TileShape t) const override {
