@@ -55,7 +55,7 @@ alone). The masking block has no branch of its own, so each is one path. Produce
 producer warp's own K/V loop (the smallest loop ending on its `for` line: load_k(j), load_v(j − 1)) over
 contiguous K/V, the path through no line of the paged code (boxes_of, the load lambdas past their
 `if (table == nullptr)` block); its stage waits' retries lie after the kernel's exit, so the path is
-their first tries'. The time model prices it on the producer warp's sub-partition (sm_model.h).
+their first tries'. The time model does not read it (results/flash3-producer-2026-12-07.md).
 
 The unmasked forward rows of flash2 were checked against ncu's executed instructions per warp and step on
 42 kernels (results/sass-lineinfo-2026-12-06); the masked rows and flash3's are not so checked.
@@ -84,7 +84,7 @@ KERNEL = "flash2_fwd"
 BWD_SOURCE = ROOT / "cuda" / "kernels" / "flash2_bwd.cuh"
 BWD_KERNEL = "flash2_bwd"
 KEY = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch", "step"]
-STEPS = ("unmasked", "masked", "window")
+STEPS = ("unmasked", "masked", "window", "producer")
 COLUMNS = KEY + list(pipes.PIPES) + ["total"]
 LINE = re.compile(r'//## File "[^"]*/flash2_fwd\.cuh", line (\d+)\s*$')
 TRAITS = re.compile(r"flash2_fwd_kernelI(6__half|13__nv_bfloat16)NS\d+_15Flash2FwdTraits"
