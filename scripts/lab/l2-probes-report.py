@@ -116,7 +116,7 @@ def capacity(path, binary, cap):
         models = {m: replay(binary, cap, *m, mode, mibs) for m in MODELS} if binary else {}
         print(f"\n`{mode}`: DRAM reads of the second launch (share of the footprint; of the sectors asked), "
               "the L2 lookups that missed (share of the L2's read sectors), fabric sectors (share of the "
-              "footprint's sectors)" + (", and iosim's model of the same launch: DRAM reads ÷ footprint, "
+              "footprint's sectors)" + (", and iosim's model of the same launch: DRAM reads ÷ asked, "
                                        "lookups missed in the partition asked ÷ asked" if binary else "") + "\n")
         head = "| MiB | DRAM read | ÷ footprint | ÷ asked | L2 lookups missed | fabric sectors |"
         rule = "|---|---|---|---|---|---|"
@@ -134,8 +134,8 @@ def capacity(path, binary, cap):
             line = (f"| {mib} | {dram / 1e6:,.1f} MB | {pct(dram / size)} | {pct(dram / SECTOR / asked)} | "
                     f"{pct(1 - hit / lts)} | {pct(fab * SECTOR / size)} |")
             for m in models.values():
-                fp, ask, miss, dr = m[mib]
-                line += f" {pct(dr / fp)}, {pct(miss / ask)} |"
+                _, ask, miss, dr = m[mib]
+                line += f" {pct(dr / ask)}, {pct(miss / ask)} |"
             print(line)
 
 
@@ -145,6 +145,9 @@ def main():
     ap.add_argument("--replay", help="the built scripts/lab/l2-capacity/replay.cpp")
     ap.add_argument("--capacity-bytes", type=int, default=52428800, help="the modelled L2's size (H100: 50 MiB)")
     a = ap.parse_args()
+    for name in ("l2-merge-window.txt", "l2-capacity.txt"):
+        if not (a.results / name).is_file():
+            fail(f"{a.results / name} is missing")
     if a.replay and not Path(a.replay).is_file():
         fail(f"--replay {a.replay} is not a file")
     if a.capacity_bytes <= 0:
