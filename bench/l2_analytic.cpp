@@ -275,6 +275,10 @@ int main(int argc, char** argv) {
                 w.dram_read_sectors, err(w.dram_read_sectors, exact.dram_read_sectors), w.dram_write_sectors,
                 err(w.dram_write_sectors, exact.dram_write_sectors), err(all_window, all_exact),
                 w.fabric_read_sectors, err(w.fabric_read_sectors, exact.fabric_read_sectors), window_s);
+    std::printf("mean      dram_read %.0f (%+.3f%%)  dram_all %+.3f%%  fabric_read %.0f (%+.3f%%)\n",
+                w.dram_read_sectors_mean, err(w.dram_read_sectors_mean, exact.dram_read_sectors),
+                err(w.dram_read_sectors_mean + w.dram_write_sectors, all_exact), w.fabric_read_sectors_mean,
+                err(w.fabric_read_sectors_mean, exact.fabric_read_sectors));
     std::printf("rounds    counted %llu  rewarm %llu  skipped %llu  skips %llu  (W %llu tol %g)\n",
                 static_cast<unsigned long long>(w.rounds_counted), static_cast<unsigned long long>(w.rounds_rewarm),
                 static_cast<unsigned long long>(w.rounds_skipped), static_cast<unsigned long long>(w.skips),

@@ -45,6 +45,10 @@ struct WindowOptions {
 
 struct WindowCounts {
   double dram_read_sectors = 0, dram_write_sectors = 0, fabric_read_sectors = 0;
+  /// The same reads with each skip (and its rewarm) at the mean of the windows before and after it,
+  /// by tensor (a trapezoid where the above takes the window before: a trend in the rates, as the
+  /// launch's mix of blocks drifts, is then followed rather than lagged).
+  double dram_read_sectors_mean = 0, fabric_read_sectors_mean = 0;
   std::uint64_t rounds_counted = 0, rounds_rewarm = 0, rounds_skipped = 0, skips = 0;
 };
 
@@ -92,12 +96,31 @@ inline WindowCounts window_pass(Stream& stream, MemoryLevel& l2, Dram& dram, std
   std::uint64_t round = 0, in_phase = 0, skip = o.window, cur = 0;
   double rewarm_filled = 0, skipped_writes = 0;
   const double rewarm_sectors = o.rewarm_capacities * static_cast<double>(l2_sectors);
+  // DRAM and fabric reads a read sector of tensor i, by `r`'s rates (a tensor absent there: all
+  // counted rounds'; never counted: a miss).
+  const auto rate = [&](const TensorRates& r, std::size_t i) {
+    const TensorRates& u = r.asked[i] > 0 ? r : all;
+    if (u.asked[i] == 0) return std::pair{1.0, 0.0};
+    return std::pair{u.dram[i] / u.asked[i], u.fabric[i] / u.asked[i]};
+  };
+  std::array<double, TensorRates::kTensors> pending{};  // read sectors of skips and rewarms not yet settled
   const auto at_rate = [&](const Req& q) {
     const auto i = static_cast<std::size_t>(q.tensor);
-    const TensorRates& r = used.asked[i] > 0 ? used : all;
-    if (r.asked[i] == 0) return std::pair{static_cast<double>(q.sectors), 0.0};  // never seen: a miss
-    const double a = static_cast<double>(q.sectors) / r.asked[i];
-    return std::pair{a * r.dram[i], a * r.fabric[i]};
+    pending[i] += static_cast<double>(q.sectors);
+    const auto [d, f] = rate(used, i);
+    const auto n = static_cast<double>(q.sectors);
+    return std::pair{n * d, n * f};
+  };
+  // The pending sectors at the mean of the rates before (`used`) and after (`after`, or `used` at the end).
+  const auto settle = [&](const TensorRates& after) {
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (pending[i] == 0) continue;
+      const auto [d0, f0] = rate(used, i);
+      const auto [d1, f1] = rate(after, i);
+      c.dram_read_sectors_mean += pending[i] * (d0 + d1) / 2;
+      c.fabric_read_sectors_mean += pending[i] * (f0 + f1) / 2;
+      pending[i] = 0;
+    }
   };
   const auto replay = [&](const Req& q) {
     if (q.r != Request::read) {
@@ -111,6 +134,7 @@ inline WindowCounts window_pass(Stream& stream, MemoryLevel& l2, Dram& dram, std
     const auto s = static_cast<double>(q.sectors);
     if (phase == Phase::count) {
       c.dram_read_sectors += d, c.fabric_read_sectors += f;
+      c.dram_read_sectors_mean += d, c.fabric_read_sectors_mean += f;
       win.add(q.tensor, s, d, f);
       all.add(q.tensor, s, d, f);
     } else {
@@ -143,9 +167,10 @@ inline WindowCounts window_pass(Stream& stream, MemoryLevel& l2, Dram& dram, std
     }
     ++c.rounds_counted;
     if (in_phase < o.window) continue;
-    const double rate = win.overall();
-    const bool steady = !std::isnan(prev) && std::abs(rate - prev) <= o.tol * std::max(rate, prev);
-    prev = rate;
+    settle(win);
+    const double now = win.overall();
+    const bool steady = !std::isnan(prev) && std::abs(now - prev) <= o.tol * std::max(now, prev);
+    prev = now;
     in_phase = 0;
     if (!steady) skip = o.window;
     if (steady) {
@@ -165,6 +190,7 @@ inline WindowCounts window_pass(Stream& stream, MemoryLevel& l2, Dram& dram, std
     }
     win = TensorRates{};
   }
+  settle(used);
   l2.flush();
   c.dram_write_sectors = static_cast<double>(dram.counters().write_sectors) + skipped_writes;
   return c;
