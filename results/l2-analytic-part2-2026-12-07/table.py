@@ -1,4 +1,5 @@
-"""The markdown table of results/l2-analytic-part2-2026-12-07.md from run.sh's outputs (lab.txt, lab2.txt)."""
+"""The markdown table of results/l2-analytic-part2-2026-12-07.md from run.sh's outputs: table.py lab.txt lab2.txt
+(a problem in a later file replaces its row from an earlier one, in the first file's order)."""
 
 import re
 import sys
@@ -31,7 +32,12 @@ def main():
           "| before: read / write / all / fabric | mean: read / all / fabric | rounds counted / rewarm / skipped "
           "| CPU s exact / window | speedup |")
     print("|" + "---|" * 14)
-    for cfg, n, d, hk, causal, wt, load, x in (r for path in sys.argv[1:] for r in rows(open(path).read())):
+    table = {}
+    for path in sys.argv[1:]:
+        with open(path) as f:
+            for r in rows(f.read()):
+                table[r[:6]] = r
+    for cfg, n, d, hk, causal, wt, load, x in table.values():
         e, w, m, r = x["exact"], x["window"], x["mean"], x["rounds"]
         speed = float(e[3]) / float(w[4])
         print(f"| {cfg} | {int(n):,} | {d} | {hk} | {causal} | {wt} | {load} | {int(x['stream'][0]):,} "
