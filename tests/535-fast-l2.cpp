@@ -94,6 +94,22 @@ std::vector<Case> grid() {
 
 }  // namespace
 
+TEST_CASE("the sample's error from groups of unequal size: counts all equal have none") {
+  // 120 sampled sets (the H200's 15,360 sets a partition at stride 128) in 16 groups of 7 or 8 sets:
+  // even counts estimate the cache's exactly, whichever group a set falls in.
+  const std::vector<double> even(120, 5.0);
+  CHECK(sample_error(even, 128) == doctest::Approx(0.0));
+  // Uneven counts still show: group 0's sets hold more.
+  std::vector<double> uneven(120, 5.0);
+  for (std::size_t i = 0; i < 120; i += 16) uneven[i] = 50.0;
+  CHECK(sample_error(uneven, 128) > FastReplay::kMaxStandardError);
+  // Where the groups are equal (128 sets), the estimate is the groups' sums' spread, as before.
+  std::vector<double> equal(128, 5.0);
+  equal[0] = 13.0;  // group 0 holds 8 more of 648: its estimate 16 × 48 against 16 × 40 for the rest
+  const double mean = 648.0 / 16, spread = std::sqrt((8.0 * 8.0 * 15.0 / 16.0) / 15.0 / 16.0);
+  CHECK(sample_error(equal, 128) == doctest::Approx(spread / mean));
+}
+
 TEST_CASE("the sampled DRAM's error is in sectors of all the kernel's DRAM traffic") {
   // 64 sampled sets at stride 8: reads even over every set, a few writes all in one set.
   SampledDram dram(64);

@@ -35,7 +35,8 @@ namespace iosim {
 inline constexpr std::size_t kErrorGroups = 16;
 
 /// The relative standard error of stride × Σ per_set as an estimate of the whole cache's count:
-/// from kErrorGroups interpenetrating subsamples (set i in group i mod kErrorGroups), or, with fewer
+/// from kErrorGroups interpenetrating subsamples (set i in group i mod kErrorGroups, each group's
+/// count taken per set, as the groups may differ by a set), or, with fewer
 /// than 2 × kErrorGroups sets, the sets taken as drawn at random; 0 when the sum is 0.
 [[nodiscard]] double sample_error(const std::vector<double>& per_set, std::uint32_t stride);
 
