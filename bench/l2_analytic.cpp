@@ -14,8 +14,11 @@
 // Requests are weighted by their sectors. K/V loads' distances (binomial pass) are sampled, by K/V
 // tile column, to show their distribution and whether it is stationary along the columns.
 // Not a test: a prototype for deciding the model (results/l2-analytic-2026-12-07.md). Run as
-//   l2_analytic CONFIG N D HEADS KV_HEADS CAUSAL(0|1) [check]
-// where `check` also runs predict() with --l2 exact and compares its DRAM reads with this stream's.
+//   l2_analytic CONFIG N D HEADS KV_HEADS CAUSAL(0|1) [check | window [W TOL]]
+// where `check` also runs predict() with --l2 exact and compares its DRAM reads with this stream's, and
+// `window` runs, instead of the distance passes, the design's part 2 (l2_analytic_window.h: rounds
+// skipped once stationary, re-warmed, extrapolated) beside exact, every DRAM counter
+// (results/l2-analytic-part2-2026-12-07.md).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -27,6 +30,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/l2_analytic_stream.h"
+#include "bench/l2_analytic_window.h"
 #include "bench/lab_args.h"
 #include "sim/core/emitter.h"
 #include "sim/gpu/address_map.h"
@@ -44,75 +49,8 @@ namespace {
 
 using namespace iosim;
 
-/// One line request of the stream, with what the lab reports it by.
-struct Req {
-  Request r;
-  std::uint64_t line;
-  std::uint32_t mask;
-  std::uint32_t sm;
-  Tensor tensor;
-  std::uint64_t column;  ///< K/V: the tile's first row ÷ its rows (the K/V column of the walk)
-  std::uint64_t head;
-};
-
-/// Calls `f(req)` for every line request, in the order KernelRun sends them to the L2 (x-major).
-void each_request(const std::vector<const Kernel*>& kernels, const ScheduleContext& ctx, const AddressMap& amap,
-                  const std::function<void(const Req&)>& f) {
-  std::vector<LineAccess> lines;
-  for (const Kernel* k : kernels) {
-    const Occupancy occ = occupancy(k->launch(), ctx.hardware.sm);
-    const std::uint64_t xs = k->grid_x().count(), heads = k->grid_heads(), blocks = xs * heads;
-    const std::uint64_t sms = ctx.hardware.sm.count;
-    struct Slot {
-      std::uint64_t head = 0;
-      BlockRecorder rec;
-      std::size_t next = 0;
-      bool busy = false;
-    };
-    std::vector<Slot> slots(std::min<std::uint64_t>(occ.concurrent, blocks));
-    std::uint64_t launched = 0;
-    const auto start = [&](Slot& s) {
-      const std::uint64_t b = launched++;
-      s.head = b / xs;
-      s.rec.reset(ctx.problem.dtype);
-      const Tiling g = k->grid_x();
-      const std::uint64_t x = b % xs;
-      k->block(Span{x, 1, g.size(x), g.begin(x)}, Emitter(s.rec, Walk::each));
-      s.next = 0;
-      s.busy = true;
-    };
-    for (Slot& s : slots) start(s);
-    std::size_t running = slots.size();
-    while (running > 0) {
-      for (std::size_t i = 0; i < slots.size(); ++i) {
-        Slot& s = slots[i];
-        if (!s.busy) continue;
-        bool more = false;
-        auto& ev = s.rec.events;
-        while (s.next < ev.size()) {
-          const auto& e = ev[s.next++];
-          if (e.step) {
-            more = true;
-            break;
-          }
-          lines.clear();
-          amap.lines(e.tile, s.head, k->head_map(e.tile.tensor), lines);
-          const std::uint64_t col = e.tile.rows == 0 ? 0 : e.tile.row / e.tile.rows;
-          for (const LineAccess& a : lines) {
-            f(Req{request_of(e.dir), a.line, a.mask, static_cast<std::uint32_t>(i % sms), e.tile.tensor, col, s.head});
-          }
-        }
-        if (more) continue;
-        s.busy = false;
-        if (launched < blocks) {
-          start(s);
-        } else {
-          --running;
-        }
-      }
-    }
-  }
-}
+using lab::each_request;
+using lab::Req;
 
 /// P(Binomial(D, 1/sets) < ways) for D = 0, 1, …, until it is under 1e-12 (0 beyond the table).
 std::vector<double> hit_table(std::uint64_t sets, std::uint32_t ways) {
@@ -221,6 +159,8 @@ double coin(std::uint64_t i) {
 
 struct Counts {
   double dram_read_sectors = 0;
+  double dram_write_sectors = 0;
+  double fabric_read_sectors = 0;
   double near_hit_read_sectors = 0;
   double seconds = 0;
 };
@@ -236,12 +176,22 @@ double quantile(std::vector<std::uint64_t>& v, double q) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 7 && argc != 8) {
-    std::fprintf(stderr, "usage: %s CONFIG N D HEADS KV_HEADS CAUSAL [check]\n", argv[0]);
+  const std::string mode = argc >= 8 ? argv[7] : "";
+  const bool check = mode == "check", window = mode == "window";
+  if (argc < 7 || (argc > 7 && !check && !window) || (check && argc != 8) || (window && argc != 8 && argc != 10)) {
+    std::fprintf(stderr, "usage: %s CONFIG N D HEADS KV_HEADS CAUSAL [check | window [W TOL]]\n", argv[0]);
     return 2;
   }
+  lab::WindowOptions wo;
+  if (window && argc == 10) {
+    wo.window = std::strtoull(argv[8], nullptr, 10);
+    wo.tol = std::strtod(argv[9], nullptr);
+    if (wo.window == 0 || !(wo.tol >= 0)) {
+      std::fprintf(stderr, "window: W must be positive and TOL not negative\n");
+      return 2;
+    }
+  }
   const Problem p = lab::problem_from(argv + 2);
-  const bool check = argc == 8 && std::string(argv[7]) == "check";
   const ScheduleContext ctx{p, config::load_hardware(argv[1]), {}, 0, {}};
   const auto s = make_schedule("flash2", Pass::fwd, ctx);
   const std::vector<const Kernel*> kernels = s->kernels();
@@ -278,9 +228,62 @@ int main(int argc, char** argv) {
     }
     t0 = lab::cpu_seconds();
     each_request(kernels, ctx, amap, [&](const Req& q) { l2->request(q.r, q.line, q.mask, q.sm); });
+    l2->flush();
     exact.seconds = lab::cpu_seconds() - t0;
+    exact.dram_write_sectors = static_cast<double>(dram.counters().write_sectors);
+    exact.fabric_read_sectors = static_cast<double>(l2->counters().fabric_read_sectors);
     exact.dram_read_sectors = static_cast<double>(dram.counters().read_sectors);
     exact.near_hit_read_sectors = static_cast<double>(l2->counters().read_sectors - l2->counters().read_miss_sectors);
+  }
+
+  if (window) {
+    // The tile mode's sectors (what skipped rounds are counted by) against the lines': equal or the
+    // pass's extrapolation is off by construction.
+    std::array<std::uint64_t, 2> by_lines{}, by_tiles{};
+    each_request(kernels, ctx, amap, [&](const Req& q) { by_lines[q.r == Request::read ? 0 : 1] += q.sectors; });
+    {
+      lab::Stream st(kernels, ctx, amap);
+      while (st.round(false, [&](const Req& q) { by_tiles[q.r == Request::read ? 0 : 1] += q.sectors; })) {
+      }
+    }
+    if (by_lines != by_tiles) {
+      std::fprintf(stderr, "tile sectors %llu/%llu differ from line sectors %llu/%llu (read/store)\n",
+                   static_cast<unsigned long long>(by_tiles[0]), static_cast<unsigned long long>(by_tiles[1]),
+                   static_cast<unsigned long long>(by_lines[0]), static_cast<unsigned long long>(by_lines[1]));
+      return 1;
+    }
+    Dram dram(spec.sector_bytes);
+    std::unique_ptr<MemoryLevel> l2;
+    if (parts == 2) {
+      l2 = std::make_unique<PartitionedL2>(spec, [] { return make_replacement("lru"); }, dram);
+    } else {
+      l2 = std::make_unique<L2Cache>(spec, make_replacement("lru"), dram);
+    }
+    t0 = lab::cpu_seconds();
+    lab::Stream st(kernels, ctx, amap);
+    const lab::WindowCounts w = lab::window_pass(st, *l2, dram, spec.capacity.value / spec.sector_bytes, wo);
+    const double window_s = lab::cpu_seconds() - t0;
+    const auto err = [](double a, double b) { return b == 0 ? (a == 0 ? 0.0 : INFINITY) : 100 * (a / b - 1); };
+    const double all_exact = exact.dram_read_sectors + exact.dram_write_sectors;
+    const double all_window = w.dram_read_sectors + w.dram_write_sectors;
+    std::printf("stream    requests %llu  read_sectors %llu  cpu_s %.2f\n", static_cast<unsigned long long>(requests),
+                static_cast<unsigned long long>(read_sectors), stream_s);
+    std::printf("exact     dram_read %.0f  dram_write %.0f  fabric_read %.0f  cpu_s %.2f\n", exact.dram_read_sectors,
+                exact.dram_write_sectors, exact.fabric_read_sectors, exact.seconds);
+    std::printf("window    dram_read %.0f (%+.3f%%)  dram_write %.0f (%+.3f%%)  dram_all %+.3f%%  fabric_read %.0f "
+                "(%+.3f%%)  cpu_s %.2f\n",
+                w.dram_read_sectors, err(w.dram_read_sectors, exact.dram_read_sectors), w.dram_write_sectors,
+                err(w.dram_write_sectors, exact.dram_write_sectors), err(all_window, all_exact),
+                w.fabric_read_sectors, err(w.fabric_read_sectors, exact.fabric_read_sectors), window_s);
+    std::printf("mean      dram_read %.0f (%+.3f%%)  dram_all %+.3f%%  fabric_read %.0f (%+.3f%%)\n",
+                w.dram_read_sectors_mean, err(w.dram_read_sectors_mean, exact.dram_read_sectors),
+                err(w.dram_read_sectors_mean + w.dram_write_sectors, all_exact), w.fabric_read_sectors_mean,
+                err(w.fabric_read_sectors_mean, exact.fabric_read_sectors));
+    std::printf("rounds    counted %llu  rewarm %llu  skipped %llu  skips %llu  (W %llu tol %g)\n",
+                static_cast<unsigned long long>(w.rounds_counted), static_cast<unsigned long long>(w.rounds_rewarm),
+                static_cast<unsigned long long>(w.rounds_skipped), static_cast<unsigned long long>(w.skips),
+                static_cast<unsigned long long>(wo.window), wo.tol);
+    return 0;
   }
 
   // Passes 2 and 3: the binomial and the capacity model over distinct-line reuse distances, each with

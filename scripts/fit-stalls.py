@@ -19,6 +19,12 @@ family description takes (sim/schedule/<name>/families.cpp):
                         instruction-mix files, scripts/instruction-mix.py --json, at the same shape).
 The other reasons (not selected, pipe throttles, barriers, long scoreboard) depend on sharing and on
 memory; the SM model derives them. Counts, not times, are fitted.
+The same three by the warps a sub-partition holds (the resident blocks' warps ÷ 4, from the launch's
+occupancy limits and its grid): where a family was profiled with one warp a sub-partition, those are the
+waits that do not depend on the resident warps (DependencyWaits), and the medians with more warps less
+them what sharing adds (DependencyWaits::shared).
+Each --mix goes with the --stalls of the same position where as many of each are given (a mix's
+counts are whole kernels at its shape); otherwise every --mix serves every --stalls.
 
   scripts/fit-stalls.py --stalls ncu-stalls-2,16,2048,64.csv.gz --mix mix-d64.json \\
                         --stalls ncu-stalls-2,16,2048,128.csv.gz --mix mix-d128.json \\
@@ -64,15 +70,30 @@ def reasons_of(rec):
     return {r: stall(rec, r) / inst for r in REASONS}
 
 
-def kernel_rows(stall_paths, mix_paths):
+def mix_models(mix_paths):
     model = {}
     for path in mix_paths:
         for r in json.load(open(path)):
             key = (r["schedule"], r["pass"], r["d"], r["br"], r["bc"], r["warps"], r["stages"], r["dtype"],
                    r.get("kernels", "iosim"))
             model[key] = r["model"]
+    return model
+
+
+def warps_per_smsp(rec, warps):
+    """The warps a sub-partition holds: resident blocks (the launch's tightest occupancy limit, or fewer
+    where the grid does not fill every SM once) × the block's warps ÷ 4, rounded up."""
+    limit = min(int(num(rec[k])) for k in rec if k.startswith("launch__occupancy_limit_") and rec[k].strip())
+    grid, sms = int(num(rec["launch__grid_size"])), int(num(rec["device__attribute_multiprocessor_count"]))
+    return -(-min(limit, -(-grid // sms)) * warps // 4)
+
+
+def kernel_rows(stall_paths, mix_paths):
+    paired = len(mix_paths) == len(stall_paths)
+    shared_model = {} if paired else mix_models(mix_paths)
     out = []
-    for path in stall_paths:
+    for i, path in enumerate(stall_paths):
+        model = mix_models([mix_paths[i]]) if paired else shared_model
         seen = {}
         for key, rec in imix.kernel_rows(path):
             # The first launch of a variant: iosim's variants run twice (cold, warm) at one shape; PyTorch's
@@ -85,6 +106,7 @@ def kernel_rows(stall_paths, mix_paths):
             mix = model.get(mkey)
             mio = sum(mix.get(k, 0) for k in MIO_KINDS) if mix else 0
             out.append({"family": FAMILY[(schedule, pss, kernels)], "rows_per_warp": int(br) // int(warps),
+                        "per_smsp": warps_per_smsp(rec, int(warps)),
                         "kernel": f"{kernels} {schedule} {pss} d{d} {br}x{bc} {warps}w{stages}s",
                         "wait_per_instruction": stall(rec, "wait") / inst,
                         "wait_per_mio": stall(rec, "short_scoreboard") / mio if mio else None,
@@ -139,6 +161,25 @@ def main():
             s = spread([r.get("wait_per_mio") for r in rows if r["family"] == fam and r["rows_per_warp"] == n])
             if s:
                 lines.append(f"| {fam} | {n} | {s[3]} | {s[0]:.1f} ({s[1]:.1f}–{s[2]:.1f}) |")
+    by_smsp = sorted({(r["family"], r["per_smsp"]) for r in rows})
+    if len({n for _, n in by_smsp}) > 1:
+        lines += ["", "By the warps a sub-partition holds (medians; the rows with one warp: the waits that do not "
+                  "depend on the resident warps; the others less those: what sharing adds):", "",
+                  "| family | warps a sub-partition | variants | wait per instruction | short scoreboard per MIO "
+                  "instruction | dispatch stall per instruction | less one warp's: wait, MIO, dispatch |",
+                  "|---|---|---|---|---|---|---|"]
+        lone = {}
+        for fam, n in by_smsp:
+            mine = [r for r in rows if r["family"] == fam and r["per_smsp"] == n]
+            w = spread([r["wait_per_instruction"] for r in mine])[0]
+            s = spread([r.get("wait_per_mio") for r in mine])
+            x = spread([r["reasons"]["dispatch_stall"] for r in mine])[0]
+            s = s[0] if s else float("nan")
+            if n == 1:
+                lone[fam] = (w, s, x)
+            less = (" | " + ", ".join(f"{v - one:+.2f}" for v, one in zip((w, s, x), lone[fam]))
+                    if fam in lone and n > 1 else " | -")
+            lines.append(f"| {fam} | {n} | {len(mine)} | {w:.2f} | {s:.2f} | {x:.2f}{less} |")
     if a.reasons:
         lines += ["", "Cycles a warp spends per instruction it issues, by ncu's stall reason (selected = issuing):", "",
                   "| kernel | " + " | ".join(REASONS) + " |", "|---|" + "---|" * len(REASONS)]

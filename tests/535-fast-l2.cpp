@@ -94,6 +94,22 @@ std::vector<Case> grid() {
 
 }  // namespace
 
+TEST_CASE("the sample's error from groups of unequal size: counts all equal have none") {
+  // 120 sampled sets (the H200's 15,360 sets a partition at stride 128) in 16 groups of 7 or 8 sets:
+  // even counts estimate the cache's exactly, whichever group a set falls in.
+  const std::vector<double> even(120, 5.0);
+  CHECK(sample_error(even, 128) == doctest::Approx(0.0));
+  // Uneven counts still show: group 0's sets hold more.
+  std::vector<double> uneven(120, 5.0);
+  for (std::size_t i = 0; i < 120; i += 16) uneven[i] = 50.0;
+  CHECK(sample_error(uneven, 128) > FastReplay::kMaxStandardError);
+  // Where the groups are equal (128 sets), the estimate is the groups' sums' spread, as before.
+  std::vector<double> equal(128, 5.0);
+  equal[0] = 13.0;  // group 0 holds 8 more of 648: its estimate 16 × 48 against 16 × 40 for the rest
+  const double mean = 648.0 / 16, spread = std::sqrt((8.0 * 8.0 * 15.0 / 16.0) / 15.0 / 16.0);
+  CHECK(sample_error(equal, 128) == doctest::Approx(spread / mean));
+}
+
 TEST_CASE("the sampled DRAM's error is in sectors of all the kernel's DRAM traffic") {
   // 64 sampled sets at stride 8: reads even over every set, a few writes all in one set.
   SampledDram dram(64);
@@ -208,6 +224,17 @@ TEST_CASE("fast L2: every counter within 1% of the exact replay (sampled sets, s
     }
   }
   CHECK(sampled >= cases / 4);  // the sampling ran, not retried down to every set everywhere
+}
+
+TEST_CASE("fast L2: the first stride brings the lines of the heads the plan replays near the budget") {
+  // 132 heads of 1 MiB each: a warm-up of twice the A100's 40 MiB L2 is most of them, so the plan
+  // replays every head, not four periods' worth.
+  const ScheduleContext ctx = context(problem(1024, 64, 1, 132));
+  const auto s = make_schedule("flash1", Pass::bwd, ctx);
+  const FirstPass f = first_pass(*s, ctx, GpuModelOptions{});
+  CHECK(f.lines_replayed == doctest::Approx(f.lines));
+  REQUIRE(f.lines_replayed > 2 * f.budget);
+  CHECK(f.lines_replayed / f.stride <= 2 * f.budget);
 }
 
 TEST_CASE("fast L2: heads that repeat are skipped, and the sectors the SMs ask for stay exact") {

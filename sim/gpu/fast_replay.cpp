@@ -87,7 +87,7 @@ FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuMod
   }
   f.lines_replayed = f.lines * (s.kernels().empty() ? 1.0 : share);
   // Heads skipped: about four periods replayed when the heads are many and large (an estimate only:
-  // it sets the stride, not the counts).
+  // it sizes the transfers' budget, not the stride or the counts).
   const auto grid = static_cast<double>(ctx.problem.batch * ctx.problem.heads);
   f.heads_replayed = opt.skip_heads ? std::min(1.0, 4.0 * static_cast<double>(ctx.problem.group()) / grid) : 1.0;
   f.budget = std::max(static_cast<double>(FastReplay::kLineBudget),
@@ -96,11 +96,11 @@ FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuMod
     f.stride = f.line_stride = opt.sample_stride;
     return f;
   }
-  // The least power of two that brings the replayed line requests near the budget, keeping at
-  // least kMinSets sets per partition.
+  // The least power of two that brings the replayed line requests (the heads the fast kernel's plan
+  // replays, `lines_replayed`) near the budget, keeping at least kMinSets sets per partition.
   const std::uint64_t sets = sets_per_partition(ctx.hardware.l2);
   const auto stride_for = [&](double budget) {
-    const double want = f.lines * f.heads_replayed / budget;
+    const double want = f.lines_replayed / budget;
     std::uint32_t limit = 1;
     while (limit < want && limit < (1u << 20)) limit *= 2;
     limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(limit, std::max<std::uint64_t>(1, sets / FastReplay::kMinSets)));
@@ -138,11 +138,21 @@ double sample_error(const std::vector<double>& per_set, std::uint32_t stride) {
     return std::sqrt(r * r * m * variance * (1.0 - 1.0 / r)) / (r * sum);
   }
   // Interpenetrating subsamples: sampled set i belongs to group i mod G, each group a systematic
-  // sample at stride G × stride with its own start; G × (a group's sum) estimates the sample's sum,
+  // sample at stride G × stride with its own start; a group's mean per set estimates the sample's,
   // and the spread of the G estimates gives the variance of their mean, the sample's estimate.
+  // Per set, not per group: where G does not divide the sets (120 at the H200's stride 128), the
+  // groups hold ⌊m / G⌋ or ⌈m / G⌉ sets, and their sums differ by a set's count however even the
+  // counts are (a 1.7% error from counts all equal).
   std::array<double, kErrorGroups> g{};
   for (std::size_t i = 0; i < per_set.size(); ++i) g[i % kErrorGroups] += per_set[i];
-  const double groups = kErrorGroups, mean = sum / groups;
+  const std::size_t base = per_set.size() / kErrorGroups, extra = per_set.size() % kErrorGroups;
+  double mean = 0;
+  for (std::size_t i = 0; i < kErrorGroups; ++i) {
+    g[i] /= static_cast<double>(base + (i < extra ? 1 : 0));
+    mean += g[i];
+  }
+  const double groups = kErrorGroups;
+  mean /= groups;
   double squares = 0;
   for (double v : g) squares += (v - mean) * (v - mean);
   return std::sqrt(squares / (groups - 1) / groups) / mean;

@@ -35,7 +35,8 @@ namespace iosim {
 inline constexpr std::size_t kErrorGroups = 16;
 
 /// The relative standard error of stride × Σ per_set as an estimate of the whole cache's count:
-/// from kErrorGroups interpenetrating subsamples (set i in group i mod kErrorGroups), or, with fewer
+/// from kErrorGroups interpenetrating subsamples (set i in group i mod kErrorGroups, each group's
+/// count taken per set, as the groups may differ by a set), or, with fewer
 /// than 2 × kErrorGroups sets, the sets taken as drawn at random; 0 when the sum is 0.
 [[nodiscard]] double sample_error(const std::vector<double>& per_set, std::uint32_t stride);
 
@@ -78,7 +79,8 @@ struct FirstPass {
   /// The line requests of the heads expected to be replayed, as the fast kernel plans them (a
   /// warm-up and a tail that each touch twice the L2, two steady periods; every head where that
   /// leaves none to skip), from a period's footprint, the largest share of any kernel: what
-  /// sim/work_estimate.h prices (an estimate; the stride is chosen from `heads_replayed`, as before).
+  /// sim/work_estimate.h prices, and what the stride is chosen from (an estimate: where a period's
+  /// footprint is small against the L2, the plan replays far more than `heads_replayed`'s four periods).
   double lines_replayed = 0;
   /// The line requests a pass may replay: FastReplay::kLineBudget, or, where the replayed heads'
   /// transfers are many, FastReplay::kLinesPerTransfer a transfer (a pass handles each transfer of
