@@ -226,17 +226,6 @@ TEST_CASE("fast L2: every counter within 1% of the exact replay (sampled sets, s
   CHECK(sampled >= cases / 4);  // the sampling ran, not retried down to every set everywhere
 }
 
-TEST_CASE("fast L2: the first stride brings the lines of the heads the plan replays near the budget") {
-  // 132 heads of 1 MiB each: a warm-up of twice the A100's 40 MiB L2 is most of them, so the plan
-  // replays every head, not four periods' worth.
-  const ScheduleContext ctx = context(problem(1024, 64, 1, 132));
-  const auto s = make_schedule("flash1", Pass::bwd, ctx);
-  const FirstPass f = first_pass(*s, ctx, GpuModelOptions{});
-  CHECK(f.lines_replayed == doctest::Approx(f.lines));
-  REQUIRE(f.lines_replayed > 2 * f.budget);
-  CHECK(f.lines_replayed / f.stride <= 2 * f.budget);
-}
-
 TEST_CASE("fast L2: heads that repeat are skipped, and the sectors the SMs ask for stay exact") {
   Problem p = problem(2048, 64, 2, 16);
   const ScheduleContext ctx = context(p, small_gpu(2, 2));

@@ -87,7 +87,7 @@ FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuMod
   }
   f.lines_replayed = f.lines * (s.kernels().empty() ? 1.0 : share);
   // Heads skipped: about four periods replayed when the heads are many and large (an estimate only:
-  // it sizes the transfers' budget, not the stride or the counts).
+  // it sets the stride, not the counts).
   const auto grid = static_cast<double>(ctx.problem.batch * ctx.problem.heads);
   f.heads_replayed = opt.skip_heads ? std::min(1.0, 4.0 * static_cast<double>(ctx.problem.group()) / grid) : 1.0;
   f.budget = std::max(static_cast<double>(FastReplay::kLineBudget),
@@ -96,11 +96,11 @@ FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuMod
     f.stride = f.line_stride = opt.sample_stride;
     return f;
   }
-  // The least power of two that brings the replayed line requests (the heads the fast kernel's plan
-  // replays, `lines_replayed`) near the budget, keeping at least kMinSets sets per partition.
+  // The least power of two that brings the replayed line requests near the budget, keeping at
+  // least kMinSets sets per partition.
   const std::uint64_t sets = sets_per_partition(ctx.hardware.l2);
   const auto stride_for = [&](double budget) {
-    const double want = f.lines_replayed / budget;
+    const double want = f.lines * f.heads_replayed / budget;
     std::uint32_t limit = 1;
     while (limit < want && limit < (1u << 20)) limit *= 2;
     limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(limit, std::max<std::uint64_t>(1, sets / FastReplay::kMinSets)));

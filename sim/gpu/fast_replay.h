@@ -79,8 +79,7 @@ struct FirstPass {
   /// The line requests of the heads expected to be replayed, as the fast kernel plans them (a
   /// warm-up and a tail that each touch twice the L2, two steady periods; every head where that
   /// leaves none to skip), from a period's footprint, the largest share of any kernel: what
-  /// sim/work_estimate.h prices, and what the stride is chosen from (an estimate: where a period's
-  /// footprint is small against the L2, the plan replays far more than `heads_replayed`'s four periods).
+  /// sim/work_estimate.h prices (an estimate; the stride is chosen from `heads_replayed`, as before).
   double lines_replayed = 0;
   /// The line requests a pass may replay: FastReplay::kLineBudget, or, where the replayed heads'
   /// transfers are many, FastReplay::kLinesPerTransfer a transfer (a pass handles each transfer of
