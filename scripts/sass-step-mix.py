@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""One K/V step of iosim's flash2 forward kernels (unmasked and masked) and one Q step of its backward kernel, by
-pipe, from their SASS and line information.
+"""One K/V step of iosim's flash2 forward kernels (unmasked and masked), one Q step of its backward kernel and
+one K/V step of a consumer warp of flash3's forward (unmasked and masked), by pipe, from their SASS and line
+information.
 
   sass-step-mix.py --table OUT.csv [--arch 90] [--only KERNEL]
-                                                 compile every flash2 forward and backward row of cuda/kernels/menu.csv
+                                                 compile every flash2 forward and backward and flash3
+                                                 forward row of cuda/kernels/menu.csv
                                                  (nvcc -O3 -DNDEBUG -arch=sm_ARCH -cubin -lineinfo, one
                                                  instantiation file of generate_kernels.py --full at a time),
                                                  disassemble (the triton wheel's nvdisasm -gi -c) and write
@@ -37,8 +39,26 @@ longer). Warp 0 is the busiest warp (the statistics' rows go to the first warps)
 others wait for it. The mask is computed without a branch (bwd_probs' predicates): a masked step runs the
 same instructions, so the backward kernel has `unmasked` rows only.
 
-The unmasked forward rows were checked against ncu's executed instructions per warp and step on 42 kernels
-(results/sass-lineinfo-2026-12-06); the masked rows are not so checked.
+flash3's forward (cuda/kernels/flash3/flash3_fwd.cuh, compiled for sm_<arch>a as flash3.cmake compiles it):
+the step is one trip of the consumers' K/V loop (FA3's overlapped order: S_j = Q K_jᵀ and P_{j−1} V_{j−1}
+issued together, the softmax of S_j beside the second), by one consumer warp: each warp of a warpgroup
+issues its warpgroup's HGMMAs. The producer warp's loop is not the step (the time model prices the
+consumer warps, HopperTraits::producer_warps). The loop is the smallest that holds an HGMMA, and its
+backward branch must be the consumers' `for` line (the stage waits' retry loops lie after the kernel's
+exit and branch back into it, making loops that span the consumers' code). Line information through
+the annotations' chains (the lambdas are inlined at their calls): an instruction is the masking block's
+where any of its annotations names a line of the mask lambda's `if (ragged || diagonal || …) {` block.
+A stage wait's first try succeeds (the producer runs ahead of a consumer-bound loop): the branch that
+tests its token is taken, and the second try it skips is not the step's. Unmasked: a path through no
+masking-block instruction; masked: through it (one copy: the window's test is predicated, so `masked`
+alone). The masking block has no branch of its own, so each is one path. Producer: one trip of the
+producer warp's own K/V loop (the smallest loop ending on its `for` line: load_k(j), load_v(j − 1)) over
+contiguous K/V, the path through no line of the paged code (boxes_of, the load lambdas past their
+`if (table == nullptr)` block); its stage waits' retries lie after the kernel's exit, so the path is
+their first tries'. The time model does not read it (results/flash3-producer-2026-12-07.md).
+
+The unmasked forward rows of flash2 were checked against ncu's executed instructions per warp and step on
+42 kernels (results/sass-lineinfo-2026-12-06); the masked rows and flash3's are not so checked.
 A malformed table or listing: one line naming it, exit 2.
 """
 import argparse
@@ -64,7 +84,7 @@ KERNEL = "flash2_fwd"
 BWD_SOURCE = ROOT / "cuda" / "kernels" / "flash2_bwd.cuh"
 BWD_KERNEL = "flash2_bwd"
 KEY = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch", "step"]
-STEPS = ("unmasked", "masked", "window")
+STEPS = ("unmasked", "masked", "window", "producer")
 COLUMNS = KEY + list(pipes.PIPES) + ["total"]
 LINE = re.compile(r'//## File "[^"]*/flash2_fwd\.cuh", line (\d+)\s*$')
 TRAITS = re.compile(r"flash2_fwd_kernelI(6__half|13__nv_bfloat16)NS\d+_15Flash2FwdTraits"
@@ -297,10 +317,145 @@ def derive_bwd(listing, loops, arch):
     return rows
 
 
+F3_SOURCE = ROOT / "cuda" / "kernels" / "flash3" / "flash3_fwd.cuh"
+F3_KERNEL = "flash3_fwd"
+# Any annotation naming flash3's forward source, inlined or not (the lambdas' lines are inlined at their calls).
+F3_LINE = re.compile(r'//## File "[^"]*/flash3/flash3_fwd\.cuh", line (\d+)')
+F3_OWN = re.compile(r'//## File "[^"]*/flash3/flash3_fwd\.cuh", line (\d+)\s*$')
+# flash3::detail::fwd_kernel<FwdTraits<Element, D, B_r, B_c, stages, OVERLAP = true>>: the dispatched kernel.
+F3_TRAITS = re.compile(r"6flash36detail10fwd_kernelINS\d+_9FwdTraitsIN7cutlass(6half_t|10bfloat16_t)E"
+                       r"Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELb1E")
+F3_DTYPE = {"6half_t": "fp16", "10bfloat16_t": "bf16"}
+KERNELS = (KERNEL, BWD_KERNEL, F3_KERNEL)
+
+
+def f3_regions(source):
+    """flash3's forward: the line of the consumers' K/V loop (the overlapped order's `for`), the lines of the
+    masking block (the mask lambda's `if (ragged || diagonal || …) {`) and the line of a stage wait's second
+    try (the consumer_wait lambda's `pipe.consumer_wait(st, token);`)."""
+    text = source.splitlines()
+    try:
+        overlap = next(i for i, line in enumerate(text) if "if constexpr (Tr::kOverlap) {" in line)
+        loop = next(i for i in range(overlap, len(text)) if "for (int j = 1; j < kv_tiles; ++j) {" in text[i])
+        mask = next(i for i, line in enumerate(text) if re.match(r"\s*if \(ragged \|\| diagonal.*\) \{$", line))
+        retry = next(i for i, line in enumerate(text) if "pipe.consumer_wait(st, token);" in line)
+        first = next(i for i, line in enumerate(text) if "load_k(0, write_k);" in line)
+        producer = next(i for i in range(first, len(text)) if "for (int j = 1; j < kv_tiles; ++j) {" in text[i])
+        boxes = next(i for i, line in enumerate(text) if "auto boxes_of = [&](int tile) {" in line)
+        load = re.compile(r"\s*auto load_[kv] = \[&\]\(int j, const PipelineState& st\) \{$")
+        loads = [i for i, line in enumerate(text) if load.match(line)]
+    except StopIteration:
+        fail(f"{F3_SOURCE}: no consumers' K/V loop, masking block, stage wait or producer loop found")
+    if len(loads) != 2 or any("if (table == nullptr) {" not in text[i + 1] for i in loads):
+        fail(f"{F3_SOURCE}: no load_k and load_v lambdas opening with `if (table == nullptr) {{`")
+    # Paged K/V: the boxes' lambda and what the load lambdas run after their contiguous block.
+    paged = block_lines(text, boxes, F3_SOURCE)
+    for i in loads:
+        paged |= block_lines(text, i, F3_SOURCE) - block_lines(text, i + 1, F3_SOURCE) - {i + 2}
+    return loop + 1, block_lines(text, mask, F3_SOURCE), retry + 1, producer + 1, paged
+
+
+def f3_functions(text):
+    """(name, key dict, body text) of each flash3 forward kernel (the overlapped one) of a -gi -c listing."""
+    parts = re.split(r"\n\s*\.text\.(\S+):", text)
+    for name, body in zip(parts[1::2], parts[2::2]):
+        m = F3_TRAITS.search(name)
+        if m:
+            d, br, bc, stages = (int(x) for x in m.groups()[1:])
+            # B_r / 64 consumer warpgroups and the producer's: 4 warps each.
+            yield name, {"kernel": F3_KERNEL, "d": d, "dtype": F3_DTYPE[m.group(1)], "br": br, "bc": bc,
+                         "warps": 4 * (br // 64 + 1), "stages": stages}, body
+
+
+def annotation_chains(body):
+    """{address: (the kernel's own line, every line of flash3_fwd.cuh its annotations name)} of a function's
+    body: an instruction's annotations are the //## lines printed last before it (none: the previous ones)."""
+    out, own, lines, fresh = {}, None, set(), True
+    for ln in body.splitlines():
+        if ln.lstrip().startswith("//##"):
+            if fresh:
+                own, lines, fresh = None, set(), False
+            m = F3_LINE.search(ln)
+            if m:
+                lines.add(int(m.group(1)))
+            mo = F3_OWN.search(ln)
+            if mo:
+                own = int(mo.group(1))
+            continue
+        mi = sass._INSTR.search(ln)
+        if mi:
+            out[int(mi.group(1), 16)] = (own, lines)
+            fresh = True
+    return out
+
+
+def derive_f3(listing, regions, arch):
+    """The table rows of every flash3 forward kernel in a -gi -c listing: one consumer warp's K/V step of
+    the overlapped mainloop, unmasked (where one path) and masked (one length: `masked`; two: `masked`
+    the fewer, `window` the more)."""
+    loop_line, mask, retry, producer_line, paged = regions
+    rows = []
+    for name, key, body in f3_functions(listing):
+        instructions = sass.parse(body)
+        chains = annotation_chains(body)
+        hgmma = [i.addr for i in instructions if pipes.base(i.opcode) == "HGMMA"]
+        # The stage waits' retry loops lie after the kernel's exit and branch back into it: the loops they
+        # make span the consumers' code; the K/V loop is the smallest that holds an HGMMA.
+        found = [lp for lp in sass.find_loops(instructions) if any(lp.contains(a) for a in hgmma)]
+        if not found:
+            print(f"sass-step-mix: {name}: no loop holds an HGMMA", file=sys.stderr)
+            continue
+        loop = min(found, key=lambda lp: lp.end - lp.start)
+        if chains.get(loop.end, (None,))[0] != loop_line:
+            print(f"sass-step-mix: {name}: the smallest loop with an HGMMA ends at line "
+                  f"{chains.get(loop.end, (None,))[0]}, not the consumers' K/V loop's {loop_line}", file=sys.stderr)
+            continue
+        in_mask = lambda ins: bool(chains.get(ins.addr, (None, set()))[1] & mask)  # noqa: E731
+        # A stage wait's first try succeeds: the branch that tests its token is taken, and the second try it
+        # skips (and the retry loop after the kernel's exit) is not the step's.
+        skipped = set()
+        for ins in instructions:
+            if (loop.contains(ins.addr) and ins.target is not None and ins.addr < ins.target <= loop.end
+                    and retry in chains.get(ins.addr, (None, set()))[1]):
+                skipped.update(range(ins.addr + 1, ins.target))
+        steady = lambda ins: ins.addr not in skipped  # noqa: E731
+        row = {**key, "arch": f"sm_{arch}"}
+        plain = step_paths(instructions, loop, lambda ins: steady(ins) and not in_mask(ins))
+        if len(plain) != 1:
+            print(f"sass-step-mix: {name}: the unmasked step is not one path ({sorted(plain)})", file=sys.stderr)
+            continue
+        rows.append({**row, "step": "unmasked", **mix(next(iter(plain.values())))})
+        masked = step_paths(instructions, loop, steady, in_mask)
+        if len(masked) not in (1, 2):
+            print(f"sass-step-mix: {name}: the masked step is {len(masked)} paths ({sorted(masked)})", file=sys.stderr)
+            continue
+        for step, length in zip(("masked", "window"), sorted(masked)):
+            rows.append({**row, "step": step, **mix(masked[length])})
+        producer = f3_producer_step(instructions, chains, producer_line, paged)
+        if producer is None:
+            print(f"sass-step-mix: {name}: the producer's loop is not one contiguous-K/V path", file=sys.stderr)
+            continue
+        rows.append({**row, "step": "producer", **mix(producer)})
+    return rows
+
+
+def f3_producer_step(instructions, chains, loop_line, paged):
+    """The producer warp's step: one trip of its K/V loop (load_k(j), load_v(j − 1)) over contiguous K/V,
+    the path through no instruction of the paged code; its stage waits' first tries succeed (their retry
+    loops lie after the kernel's exit). None where the loop or that one path is not found."""
+    found = [lp for lp in sass.find_loops(instructions) if chains.get(lp.end, (None,))[0] == loop_line]
+    if not found:
+        return None
+    loop = min(found, key=lambda lp: lp.end - lp.start)
+    plain = step_paths(instructions, loop, lambda ins: not chains.get(ins.addr, (None, set()))[1] & paged)
+    return next(iter(plain.values())) if len(plain) == 1 else None
+
+
 def derive_all(listing, arch):
     """derive() and derive_bwd() of one listing."""
     return (derive(listing, regions(SOURCE.read_text()), arch) +
-            derive_bwd(listing, bwd_regions(BWD_SOURCE.read_text()), arch))
+            derive_bwd(listing, bwd_regions(BWD_SOURCE.read_text()), arch) +
+            derive_f3(listing, f3_regions(F3_SOURCE.read_text()), arch))
 
 
 def listing_arch(listing):
@@ -335,12 +490,14 @@ def read_table(path):
 
 def write_table(path, rows, arch, nvcc):
     with open(path, "w", encoding="utf-8") as f:
-        f.write(f"# Warp instructions of one steady-state K/V step of iosim's flash2 forward kernels, and of one Q\n"
-                f"# step of warp 0 of its backward kernel, by pipe (python/iosim/triton/pipes.py), as compiled for\n"
-                f"# sm_{arch} by nvcc {nvcc}: written by scripts/sass-step-mix.py --table from each menu variant's\n"
-                f"# SASS and line information. step: unmasked (no masking block), masked (through it), window\n"
-                f"# (through its copy for a sliding window, where the compiler made one); the backward kernel masks\n"
-                f"# without a branch, unmasked alone. The time model prices a step of these variants from here\n"
+        f.write(f"# Warp instructions of one steady-state K/V step of iosim's flash2 forward kernels, of one Q\n"
+                f"# step of warp 0 of its backward kernel, and of one K/V step of a consumer warp of flash3's\n"
+                f"# forward, by pipe (python/iosim/triton/pipes.py), as compiled for sm_{arch} (flash3: sm_{arch}a)\n"
+                f"# by nvcc {nvcc}: written by scripts/sass-step-mix.py --table from each menu variant's SASS\n"
+                f"# and line information. step: unmasked (no masking block), masked (through it), window\n"
+                f"# (through its copy for a sliding window, where the compiler made one); flash2's backward masks\n"
+                f"# without a branch, unmasked alone; producer (flash3): one trip of the producer warp's K/V loop\n"
+                f"# over contiguous K/V. The time model prices a step of these variants from here\n"
                 f"# (\"sass\"), of any other from its fitted overhead (\"fit\").\n")
         f.write(",".join(COLUMNS) + "\n")
         for r in sorted(rows, key=lambda r: tuple(r[k] for k in KEY)):
@@ -352,15 +509,30 @@ def nvdisasm_gi(cubin):
                           text=True).stdout
 
 
+def cutlass_include():
+    """CUTLASS's headers as flash3.cmake finds them: IOSIM_CUTLASS_INCLUDE, .deps/cutlass/include, or the
+    nvidia-cutlass wheel's (cutlass_library/source/include)."""
+    found = os.environ.get("IOSIM_CUTLASS_INCLUDE") or str(ROOT / ".deps" / "cutlass" / "include")
+    if not os.path.exists(os.path.join(found, "cute", "tensor.hpp")):
+        try:
+            import cutlass_library
+            found = os.path.join(os.path.dirname(cutlass_library.__file__), "source", "include")
+        except ImportError:
+            pass
+    if not os.path.exists(os.path.join(found, "cute", "tensor.hpp")):
+        fail("no CUTLASS headers for flash3 (set IOSIM_CUTLASS_INCLUDE, or scripts/setup installs nvidia-cutlass)")
+    return found
+
+
 def build_table(out, arch, only=None):
     nvcc = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
     if not os.access(nvcc, os.X_OK):
         fail(f"no nvcc at {nvcc} (set CUDA_HOME)")
-    if only not in (None, KERNEL, BWD_KERNEL):
-        fail(f"--only takes {KERNEL} or {BWD_KERNEL}, not '{only}'")
+    if only not in (None, *KERNELS):
+        fail(f"--only takes one of {', '.join(KERNELS)}, not '{only}'")
     version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     m = re.search(r"release ([\d.]+), (V[\d.]+)", version)
-    kernels = [only] if only else [KERNEL, BWD_KERNEL]
+    kernels = [only] if only else list(KERNELS)
     # --only keeps the other kernels' rows of the table it rewrites.
     rows = [r for r in read_table(out) if r["kernel"] not in kernels] if only and os.path.exists(out) else []
     gen = ROOT / "cuda" / "kernels" / "generate_kernels.py"
@@ -370,12 +542,16 @@ def build_table(out, arch, only=None):
         os.makedirs(inc)
         subprocess.run([sys.executable, gen, menu, "--model", os.path.join(inc, "kernel_menu.h")], check=True)
         subprocess.run([sys.executable, gen, menu, "--cuda", tmp, "--full"], check=True)
-        # The instantiation files lie in a folder per kernel architecture (inst/sm80/ for flash2's).
+        # The instantiation files lie in a folder per kernel architecture (inst/sm80/ for flash2's, inst/sm90a/
+        # for flash3's, compiled as flash3.cmake does: sm_<arch>a, CuTe's constexpr flags, CUTLASS's headers).
         for kernel in kernels:
             found = 0
-            for src in sorted(glob.glob(os.path.join(tmp, "inst", "**", f"{kernel}_*.cu"), recursive=True)):
+            for src in sorted(glob.glob(os.path.join(tmp, "inst", "**", f"{kernel}_d*.cu"), recursive=True)):
                 cubin = src[:-3] + ".cubin"
-                subprocess.run(["nice", nvcc, "-O3", "-DNDEBUG", "-std=c++20", f"-arch=sm_{arch}", "-cubin",
+                sm90a = os.path.basename(os.path.dirname(src)) == "sm90a"
+                flags = ([f"-arch=sm_{arch}a", "--expt-relaxed-constexpr", "-isystem", cutlass_include()] if sm90a
+                         else [f"-arch=sm_{arch}"])
+                subprocess.run(["nice", nvcc, "-O3", "-DNDEBUG", "-std=c++20", *flags, "-cubin",
                                 "-lineinfo", f"-I{ROOT}", f"-I{tmp}", f"-I{os.path.join(tmp, 'include')}", "-o", cubin,
                                 src], check=True)
                 derived = derive_all(nvdisasm_gi(cubin), arch)
@@ -430,7 +606,7 @@ def check(table, listings):
         arch = listing_arch(text)
         if arch is None:
             fail(f"{path}: no .target sm_<number> line")
-        kernels += sum(1 for _ in functions(text)) + sum(1 for _ in bwd_functions(text))
+        kernels += sum(1 for f in (functions, bwd_functions, f3_functions) for _ in f(text))
         for r in derive_all(text, arch):
             n += 1
             row = have.get(tuple(r[k] for k in KEY))

@@ -3,6 +3,7 @@
 // and the family's fitted step overhead elsewhere; the time model says which priced the kernel.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -62,17 +63,27 @@ TEST_CASE("each step-mix row is a compiled variant whose pipes add up to its tot
     CAPTURE(m.br);
     CAPTURE(m.bc);
     CHECK(m.tensor + m.mufu + m.alu + m.uniform + m.shared + m.global + m.shuffle + m.barrier + m.other == m.total);
-    CHECK(m.tensor > 0);
-    CHECK(compiled_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br, m.bc, m.warps, m.stages, m.arch) !=
-          nullptr);
+    // A producer warp's step issues loads only; every other step its products.
+    CHECK((m.tensor > 0) == (m.step != "producer"));
+    if (m.kernel.starts_with("flash3")) {
+      // sm_90a's kernels have no ptxas row (their registers are setmaxnreg's): the menu's default tile.
+      CHECK(std::any_of(kernel_menu::kDefaults.begin(), kernel_menu::kDefaults.end(), [&](const auto& k) {
+        return k.schedule == "flash3" && k.forward == m.kernel.starts_with("flash3_fwd") && k.d == m.d &&
+               k.br == m.br && k.bc == m.bc && k.warps == m.warps && k.stages == m.stages && k.arch == "sm90a";
+      }));
+    } else {
+      CHECK(compiled_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br, m.bc, m.warps, m.stages,
+                             m.arch) != nullptr);
+    }
     CHECK(step_mix_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br, m.bc, m.warps, m.stages,
                            m.arch, m.step) == &m);
-    // Every variant with a masked step has its unmasked one, which runs no more instructions.
+    // Every variant with a masked or producer step has its unmasked one, which runs no more instructions
+    // than a masked step (a producer's step is another warp's).
     if (m.step != "unmasked") {
       const kernel_menu::StepMix* plain = step_mix_variant(m.kernel, m.d, m.bf16 ? DType::bf16 : DType::fp16, m.br,
                                                            m.bc, m.warps, m.stages, m.arch);
       REQUIRE(plain != nullptr);
-      CHECK(plain->total <= m.total);
+      if (m.step != "producer") CHECK(plain->total <= m.total);
     }
   }
 }
@@ -187,4 +198,55 @@ TEST_CASE("the time model prices flash2's backward from its SASS where the table
   other.arch = "sm_89";
   CHECK(flash2_bwd_time(*m, other, KernelSource::iosim).overhead_from == OverheadSource::fit);
   CHECK(flash2_bwd_time(*m, sm90(), KernelSource::pytorch).overhead_from == OverheadSource::fit);
+}
+
+TEST_CASE("a flash3 forward K/V step's SASS: its products' wgmmas, one exp2 a score, a consumer warp's waits") {
+  int rows = 0;
+  for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
+    if (m.kernel != "flash3_fwd" || m.step == "producer") continue;
+    ++rows;
+    CAPTURE(m.d);
+    CAPTURE(m.bf16);
+    CAPTURE(m.step);
+    // A producer warpgroup and B_r / 64 consumer warpgroups, each of 64 rows: the step is a consumer warp's.
+    const std::uint64_t groups = m.br / 64;
+    REQUIRE(m.warps == 4 * (groups + 1));
+    const std::uint64_t threads = 128 * groups;
+    // Each warp of a warpgroup issues its warpgroup's wgmmas: S = Q K_jᵀ (64 × B_c × d) as 64 × B_c × 16
+    // wgmmas, O += P V (64 × d × B_c) as 64 × d × 16.
+    const std::uint64_t rows_per_group = m.br / groups;
+    CHECK(m.tensor == rows_per_group * m.bc * m.d / (64 * m.bc * 16) + rows_per_group * m.d * m.bc / (64 * m.d * 16));
+    // exp2 of every score, and α for each of a thread's two rows.
+    CHECK(m.mufu == m.br * m.bc / threads + 2);
+    CHECK(m.shuffle == 2 * 2);  // the row max over a quad: two rounds, two rows
+    // The ping-pong's sync and arrive, two stage waits (one try each), two wgmma batches (arrive, wait)
+    // and two stage releases.
+    CHECK(m.barrier == 2 + 2 + 2 * 2 + 2);
+    CHECK(m.global == 0);  // the producer's TMA
+    CHECK(m.shared == 0);  // wgmma reads shared memory through its descriptors
+  }
+  CHECK(rows > 0);
+}
+
+TEST_CASE("a flash3 forward producer step's SASS: a K and a V tile by TMA, a stage acquire each") {
+  int rows = 0;
+  for (const kernel_menu::StepMix& m : kernel_menu::kStepMix) {
+    if (m.kernel != "flash3_fwd" || m.step != "producer") continue;
+    ++rows;
+    CAPTURE(m.d);
+    CAPTURE(m.bf16);
+    CHECK(m.tensor == 0);
+    CHECK(m.mufu == 0);
+    CHECK(m.shuffle == 0);
+    CHECK(m.shared == 0);
+    // One TMA copy a box of 128-byte rows (16-bit elements: d · 2 bytes a row), for K_j and V_{j−1}.
+    CHECK(m.global == 2 * (m.d * 2 / 128));
+    // Each tile's stage: wait for it empty (its first try), arrive expecting the tile's bytes.
+    CHECK(m.barrier == 2 * 2);
+  }
+  // Every flash3 forward variant with consumer rows has its producer's.
+  CHECK(rows == std::count_if(kernel_menu::kStepMix.begin(), kernel_menu::kStepMix.end(), [](const auto& m) {
+          return m.kernel == "flash3_fwd" && m.step == "unmasked";
+        }));
+  CHECK(rows > 0);
 }

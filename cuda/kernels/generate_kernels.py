@@ -202,7 +202,7 @@ def read_compiled(path, rows):
 
 STEP_PIPES = ["tensor", "mufu", "alu", "uniform", "shared", "global", "shuffle", "barrier", "other"]
 STEP_COLUMNS = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch", "step"] + STEP_PIPES + ["total"]
-STEP_KINDS = ("unmasked", "masked", "window")
+STEP_KINDS = ("unmasked", "masked", "window", "producer")
 
 
 def read_steps(path, rows):
@@ -270,7 +270,8 @@ def model(rows, out, compiled_rows=(), step_rows=()):
         f"{r['spill_stores_bytes']}, {r['spill_loads_bytes']}"))
     text += "/// A compiled variant's warp instructions in one steady-state K/V step, by pipe, as its SASS gives\n"
     text += "/// them (cuda/kernels/step-mix-sm*.csv; the pipes of python/iosim/triton/pipes.py). step: unmasked,\n"
-    text += "/// masked (through the masking block) or window (through its copy for a sliding window).\n"
+    text += "/// masked (through the masking block) or window (through its copy for a sliding window); producer:\n"
+    text += "/// a warp-specialised kernel's producer warp's K/V step (its loads' loop, contiguous K/V).\n"
     text += "struct StepMix {\n  std::string_view kernel;\n  std::uint64_t d;\n  bool bf16;\n  std::uint64_t br, bc;\n"
     text += "  std::uint32_t warps, stages;\n  std::string_view arch;\n  std::string_view step;\n"
     text += "".join(f"  std::uint32_t {p};\n" for p in STEP_PIPES) + "  std::uint32_t total;\n};\n\n"

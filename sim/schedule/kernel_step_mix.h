@@ -31,7 +31,7 @@ enum class OverheadSource : std::uint8_t {
 }
 
 /// The menu's step mix of `kernel` at this variant for `arch` and kind of step (the table's `step`:
-/// unmasked, masked or window), or nullptr where the table has none.
+/// unmasked, masked, window or producer), or nullptr where the table has none.
 [[nodiscard]] const kernel_menu::StepMix* step_mix_variant(std::string_view kernel, std::uint64_t d, DType dtype,
                                                            std::uint64_t br, std::uint64_t bc, std::uint32_t warps,
                                                            std::uint32_t stages, std::string_view arch,
