@@ -1,6 +1,7 @@
 // The fast L2 replay (GpuModelOptions::l2 = fast) against the exact one: every counter of every
-// kernel within 1% (a kernel's DRAM reads and writes within 1% of its DRAM traffic), cold and warm, on a small grid whose heads repeat and overflow a small L2, so
-// that both techniques (sampled sets, skipped heads) are at work. scripts/l2-accuracy.py runs the
+// kernel within 1% (a kernel's DRAM reads and writes within 1% of its DRAM traffic), cold and warm,
+// on a small grid whose heads repeat and overflow a small L2, so that both techniques (sampled sets,
+// skipped heads) are at work. scripts/l2-accuracy.py runs the
 // larger grid of docs/performance.md through the CLI.
 #include <doctest/doctest.h>
 
@@ -59,7 +60,8 @@ double worst(const Prediction& f, const Prediction& e) {
     }};
     for (const auto& [fast, exact] : pairs) w = std::max(w, error(fast, exact));
     const auto dram = static_cast<double>(b.dram_read.value + b.dram_write.value);
-    for (const auto& [fast, exact] : {std::pair{a.dram_read.value, b.dram_read.value}, std::pair{a.dram_write.value, b.dram_write.value}}) {
+    for (const auto& [fast, exact] :
+         {std::pair{a.dram_read.value, b.dram_read.value}, std::pair{a.dram_write.value, b.dram_write.value}}) {
       const double off = std::abs(static_cast<double>(fast) - static_cast<double>(exact));
       w = std::max(w, dram == 0 ? error(static_cast<double>(fast), 0) : off / dram);
     }

@@ -36,8 +36,8 @@ inline constexpr std::size_t kErrorGroups = 16;
 
 /// The relative standard error of stride × Σ per_set as an estimate of the whole cache's count:
 /// from kErrorGroups interpenetrating subsamples (set i in group i mod kErrorGroups, each group's
-/// count taken per set, as the groups may differ by a set), or, with fewer
-/// than 2 × kErrorGroups sets, the sets taken as drawn at random; 0 when the sum is 0.
+/// count taken per set, as the groups may differ by a set), or, with fewer than 2 × kErrorGroups
+/// sets, the sets taken as drawn at random; 0 when the sum is 0.
 [[nodiscard]] double sample_error(const std::vector<double>& per_set, std::uint32_t stride);
 
 /// DRAM that also counts, per set of the sampled L2, the sectors it reads and writes: how much the
@@ -125,7 +125,8 @@ class FastReplay {
   Prediction warm(const std::vector<const Kernel*>& kernels);
 
   [[nodiscard]] std::uint32_t stride() const { return sample_.stride(); }
-  /// The largest standard error of any kernel's DRAM counts (relative to its DRAM sectors) in the last pass.
+  /// The largest standard error of any kernel's DRAM counts in the last pass, relative to its DRAM
+  /// sectors.
   [[nodiscard]] double standard_error() const { return error_; }
   /// What the kernels' replays did, all passes so far.
   [[nodiscard]] const FastKernelStats& stats() const { return stats_; }
