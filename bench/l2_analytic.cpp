@@ -216,16 +216,17 @@ int main(int argc, char** argv) {
   });
   const double stream_s = lab::cpu_seconds() - t0;
 
+  // The exact replay's L2 (LRU, one or two partitions as the config has) over `dram`.
+  const auto exact_l2 = [&](Dram& dram) -> std::unique_ptr<MemoryLevel> {
+    if (parts == 2) return std::make_unique<PartitionedL2>(spec, [] { return make_replacement("lru"); }, dram);
+    return std::make_unique<L2Cache>(spec, make_replacement("lru"), dram);
+  };
+
   // Pass 1: exact.
   Counts exact;
   {
     Dram dram(spec.sector_bytes);
-    std::unique_ptr<MemoryLevel> l2;
-    if (parts == 2) {
-      l2 = std::make_unique<PartitionedL2>(spec, [] { return make_replacement("lru"); }, dram);
-    } else {
-      l2 = std::make_unique<L2Cache>(spec, make_replacement("lru"), dram);
-    }
+    const std::unique_ptr<MemoryLevel> l2 = exact_l2(dram);
     t0 = lab::cpu_seconds();
     each_request(kernels, ctx, amap, [&](const Req& q) { l2->request(q.r, q.line, q.mask, q.sm); });
     l2->flush();
@@ -253,12 +254,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     Dram dram(spec.sector_bytes);
-    std::unique_ptr<MemoryLevel> l2;
-    if (parts == 2) {
-      l2 = std::make_unique<PartitionedL2>(spec, [] { return make_replacement("lru"); }, dram);
-    } else {
-      l2 = std::make_unique<L2Cache>(spec, make_replacement("lru"), dram);
-    }
+    const std::unique_ptr<MemoryLevel> l2 = exact_l2(dram);
     t0 = lab::cpu_seconds();
     lab::Stream st(kernels, ctx, amap);
     const lab::WindowCounts w = lab::window_pass(st, *l2, dram, spec.capacity.value / spec.sector_bytes, wo);
