@@ -140,6 +140,13 @@ struct DependencyWaits {
   /// instruction that cycle (ncu's dispatch_stall per instruction issued). Unlike the waits above it
   /// holds the sub-partition's issue slot, so other warps cannot fill it.
   double dispatch = 0;
+  /// What the three above grow by where two or more warps share a sub-partition, for a family measured
+  /// with one warp a sub-partition too (the figures above then that one warp's): a second warp's
+  /// results and MIO traffic lengthen each warp's own waits. Zero where a family was measured only with
+  /// its warps sharing, whose figures above include it.
+  struct Shared {
+    double per_instruction = 0, per_mio = 0, dispatch = 0;
+  } shared = {};
 
   /// The MIO wait of a warp that owns `rows` rows of the step's first product.
   [[nodiscard]] double mio(std::uint64_t rows) const {
@@ -211,6 +218,10 @@ struct KernelFamily {
   /// warps queue for the SM's share of the reduction rate as at a pipe (iosim's flash2 backward issues
   /// them in a loop of their own between two barriers).
   bool reductions_overlapped = false;
+  /// True: a warp's shared-memory reads run beside its products (its ldmatrix of the next k-slice
+  /// while the current slice's mma.sync run), so a `queued` warp alone takes the longer of its tensor
+  /// pipe and shared-memory work, not their sum; other warps still queue at each.
+  bool reads_beside_products = false;
   /// Registers per thread = base + per_fragment × the fragment registers the thread holds across a
   /// step (its share of the fp32 accumulators and of operands kept in registers, as the schedule
   /// counts them): the rest is addresses, indices, B fragments in flight and softmax temporaries,

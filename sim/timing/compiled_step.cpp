@@ -148,6 +148,7 @@ StepCost compiled_step_cost(const Segment& s, bool first, const CompiledKernel& 
   c.pipe_fp32 = fp32;
   c.pipe_shfl = shfl;
   c.pipe_issue = std::max(0.0, rest);
+  c.issue_all = instructions;  // a compiled family has no measured dispatch stalls
   c.warp_issue = busiest->first;
   c.pipe = busiest->second;
   c.block_smem = r.smem_bytes_per_cycle > 0 ? smem_bytes / r.smem_bytes_per_cycle : 0;

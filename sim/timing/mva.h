@@ -20,7 +20,9 @@ namespace iosim {
 inline constexpr std::size_t kMvaMaxStations = 8;
 
 /// The mean time for one of `customers` to complete one cycle: `demands[k]` cycles of service at
-/// queueing station k per cycle, plus `delay` cycles at a station without a queue. 0 customers: 0.
+/// queueing station k per cycle, plus `delay` cycles at a station without a queue. A negative delay
+/// is stations' work that one customer overlaps (its one-customer cycle, the demands' sum plus the
+/// delay, is shorter than the sum); it must leave that cycle positive. 0 customers: 0.
 /// More than kMvaMaxStations demands: std::invalid_argument.
 [[nodiscard]] double mva_cycle_time(std::span<const double> demands, double delay, std::uint32_t customers);
 

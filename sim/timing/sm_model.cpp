@@ -281,6 +281,10 @@ StepCost step_cost(const Segment& s, bool first, bool last, const KernelFamily& 
   const double serial = instructions * (1 + f.waits.dispatch + f.waits.per_instruction) + mio * wait_mio +
                         (last ? 0 : f.barriers_per_step * r.lat.bar_latency);
   c.chain = std::max(c.chain, serial);
+  c.shared_waits = instructions * (f.waits.shared.dispatch + f.waits.shared.per_instruction) +
+                   mio * f.waits.shared.per_mio;
+  c.reads_beside_products = f.reads_beside_products;
+  c.issue_all = instructions * (1 + f.waits.dispatch);
   c.product_chain = product_chain;
   // Intra-warpgroup overlap: the products and the rest of the step side by side, the rest after the
   // first product (the softmax of S_j waits for S_j; P_{j−1} V_{j−1} runs beside it).
@@ -356,12 +360,24 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
     // applies it; their rate still bounds the step's throughput (`issue`).
     const double sm_share = per_smsp > 0 ? static_cast<double>(blocks) / per_smsp : 0;  // = 4 / warps
     const double reduce = c.reductions_overlapped ? 0 : sm_share * c.block_reduce;
-    const double demands[] = {c.pipe_tensor, c.pipe_sfu,  c.pipe_fp32, c.pipe_shfl, c.pipe_issue,
-                              sm_share * c.block_smem, reduce};
+    const double all[] = {c.pipe_tensor, c.pipe_sfu,  c.pipe_fp32, c.pipe_shfl, c.pipe_issue,
+                          sm_share * c.block_smem, reduce};
+    // Where reads run beside products, every instruction queues at one issue slot (the sub-partition's
+    // dispatch, which all of a warp's instructions share) in place of FP32, shuffle and other issue
+    // stations that each queued only with itself.
+    const double one_issue[] = {c.pipe_tensor, c.pipe_sfu, c.issue_all, sm_share * c.block_smem, reduce};
+    const std::span<const double> demands = c.reads_beside_products ? std::span<const double>(one_issue)
+                                                                    : std::span<const double>(all);
     double work = 0;
     for (double d : demands) work += d;
-    const double cycles =
-        std::max(issue, mva_cycle_time(demands, std::max(0.0, latency - work), static_cast<std::uint32_t>(resident)));
+    // One warp alone takes its chain, or its stations' work where that is longer: all of it one after
+    // another, or with the tensor pipe's and the shared memory's side by side where its reads run beside
+    // its products (the delay is then negative by their overlap; the others' queues still add both).
+    const double smem = sm_share * c.block_smem;
+    const double alone_work = c.reads_beside_products ? work - std::min(c.pipe_tensor, smem) : work;
+    const double chain = latency + (resident > 1 ? c.shared_waits : 0);
+    const double delay = std::max(chain, alone_work) - work;
+    const double cycles = std::max(issue, mva_cycle_time(demands, delay, static_cast<std::uint32_t>(resident)));
     const double busy = std::min(cycles, issue);
     return {cycles, cycles - busy > busy, busy};
   }
@@ -390,8 +406,10 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
   };
   // A compiled family's steps from its record; the others' derived from the schedule.
   const auto cost = [&](const Segment& s, bool first, bool last) {
-    return compiled != nullptr ? compiled_step_cost(s, first, *compiled, shape, r)
-                               : step_cost(s, first, last, f, shape, r);
+    if (compiled == nullptr) return step_cost(s, first, last, f, shape, r);
+    StepCost c = compiled_step_cost(s, first, *compiled, shape, r);
+    c.reads_beside_products = f.reads_beside_products;
+    return c;
   };
   StepCost last_step;  // the last step before the epilogue (overlap_products: the loop's drain)
   for (std::size_t i = 0; i < p.runs.size(); ++i) {

@@ -147,6 +147,10 @@ struct StepCost {
   double block_smem = 0;   ///< the block's shared-memory cycles
   double block_reduce = 0; ///< the block's atomic adds at its SM's share of the L2's reduction rate
   bool reductions_overlapped = false;  ///< the family's (kernel_family.h): the reductions no station
+  bool reads_beside_products = false;  ///< the family's (kernel_family.h): one warp overlaps tensor and smem
+  /// What one warp's waits grow by where another warp shares its sub-partition (DependencyWaits::shared).
+  double shared_waits = 0;
+  double issue_all = 0;  ///< every instruction's issue slot (with its dispatch stalls)
   double block_tma = 0;    ///< the block's TMA copies at the SM's TMA unit (HopperTraits::tma_copy_cycles)
   InstructionMix mix;      ///< one warp's instructions
   const char* pipe = "";   ///< that busiest pipe
