@@ -44,7 +44,8 @@ _spec.loader.exec_module(imix)
 
 FAMILY = {("flash2", "fwd", "iosim"): "fa2-fwd", ("flash2", "bwd", "iosim"): "fa2-bwd",
           ("flash1", "fwd", "iosim"): "fa1-fwd", ("flash1", "bwd", "iosim"): "fa1-bwd",
-          ("flash2", "fwd", "pytorch"): "torch-fa2-fwd", ("flash2", "bwd", "pytorch"): "torch-fa2-bwd"}
+          ("flash2", "fwd", "pytorch"): "torch-fa2-fwd", ("flash2", "bwd", "pytorch"): "torch-fa2-bwd",
+          ("flash3", "fwd", "iosim"): "fa3-fwd", ("flash3", "bwd", "iosim"): "fa3-bwd"}
 MIO_KINDS = ("ldmatrix", "shuffle", "ex2")
 # Families whose warps split B_r by rows (each warp owns B_r / warps rows of every product): their MIO
 # waits are also given by the rows a warp owns, since an ldmatrix'd K or V fragment feeds one product

@@ -42,6 +42,11 @@ KINDS = {
 }
 MODEL_KINDS = ["mma", "ldmatrix", "fp32", "ex2", "shuffle", "barrier", "load", "store", "reduce"]
 OF_OPCODE = {op: kind for kind, ops in KINDS.items() for op in ops}
+# Where ncu gave no opcode histogram, its per-pipe counts (smsp__inst_executed_pipe_<pipe>.sum; these
+# pipes do not overlap): the tensor pipe is the model's mma, the XU pipe (MUFU, conversions) its ex2;
+# the rest by pipe, and what no pipe counter counts as "unpiped".
+PIPES = ["tensor", "xu", "fma", "alu", "lsu", "uniform", "adu", "cbu", "tma", "fp64"]
+OF_PIPE = {"tensor": "mma", "xu": "ex2"}
 
 NAME = re.compile(r"(flash[12])_(fwd|bwd)_kernel<(__half|__nv_bfloat16), \w+<([^>]*)>")
 # PyTorch's FlashAttention-2 (SDPA's flash backend, scripts/sdpa-profile.py): the forward and the
@@ -51,6 +56,8 @@ TORCH_NAME = re.compile(r"\b(flash_fwd|flash_bwd_dq_dk_dv_loop_seqk_parallel)_ke
 
 
 def kind_of(opcode):
+    if opcode.startswith("pipe "):
+        return OF_PIPE.get(opcode[5:], opcode)
     if opcode in OF_OPCODE:
         return OF_OPCODE[opcode]
     if opcode == "?":
@@ -68,6 +75,11 @@ def parse_histogram(cell):
         op, _, n = item.strip().rpartition(":")
         out[op.strip()] = int(n.replace(",", ""))
     return out
+
+
+# iosim's flash3 kernels (cuda/kernels/flash3): <element, d, B_r, B_c, stages, ...>; the block is one
+# producer warpgroup and the consumers, whose warps are the model's.
+FLASH3_NAME = re.compile(r"\b(fwd|bwd)_kernel<(?:Fwd|Bwd)Traits<(half_t|bfloat16_t), (\d+), (\d+), (\d+), (\d+)")
 
 
 def kernel_rows(path):
@@ -91,6 +103,13 @@ def kernel_rows(path):
             stages = nums[4] if schedule == "flash2" and pss == "fwd" and len(nums) >= 5 else 1
             yield (schedule, pss, d, br, bc, warps, stages, elem, "iosim"), rec
             continue
+        m = FLASH3_NAME.search(name)
+        if m:
+            pss, elem, d, br, bc, stages = m.groups()
+            warps = int(rec["Block Size"].strip("()").split(",")[0]) // 32 - 4
+            yield ("flash3", pss, int(d), int(br), int(bc), warps, int(stages),
+                   "__half" if elem == "half_t" else "__nv_bfloat16", "iosim"), rec
+            continue
         m = TORCH_NAME.search(name)
         if m:
             kind, d, br, bc, warps, elem = m.groups()
@@ -106,6 +125,11 @@ def variants(path):
         # histogram (the hardware-counter run), the total alone.
         if "sass__inst_executed_per_opcode" in rec:
             seen.setdefault(key, parse_histogram(rec["sass__inst_executed_per_opcode"]))
+        elif "smsp__inst_executed_pipe_tensor.sum" in rec:
+            hist = {f"pipe {p}": int(rec[f"smsp__inst_executed_pipe_{p}.sum"].replace(",", "")) for p in PIPES
+                    if f"smsp__inst_executed_pipe_{p}.sum" in rec}
+            hist["pipe unpiped"] = int(rec["smsp__inst_executed.sum"].replace(",", "")) - sum(hist.values())
+            seen.setdefault(key, hist)
         else:
             seen.setdefault(key, {"?": int(rec["smsp__inst_executed.sum"].replace(",", ""))})
     return seen
@@ -114,6 +138,8 @@ def variants(path):
 def predict(iosim, config, shape, key):
     schedule, pss, d, br, bc, warps, stages, elem, kernels = key
     b, h, n, _ = shape
+    if schedule == "flash3":
+        warps += 4  # iosim's --warps counts the producer warpgroup's too
     cmd = [iosim, "--config", config, "--schedule", schedule, "--pass", pss, "--batch", str(b), "--heads", str(h),
            "--n", str(n), "--d", str(d), "--br", str(br), "--bc", str(bc), "--warps", str(warps), "--predict",
            "-f", "json", "--quiet"]
@@ -136,7 +162,7 @@ def steps_of(key, shape):
     schedule, pss, d, br, bc, warps, stages, elem, _ = key
     b, h, n, _ = shape
     tr, tc = -(-n // br), -(-n // bc)
-    if schedule == "flash2":
+    if schedule in ("flash2", "flash3"):
         blocks, steps = (b * h * tr, tc) if pss == "fwd" else (b * h * tc, tr)
     else:
         blocks, steps = b * h, tr * tc
@@ -166,6 +192,7 @@ def main():
                      "warp_steps": steps_of(key, shape), "measured": measured, "measured_total": sum(hist.values()),
                      "model": model, "model_error": err})
     kinds = MODEL_KINDS + [k for k in list(KINDS)[len(MODEL_KINDS):]] + ["uniform", "other"]
+    kinds += sorted({k for r in rows for k in r["measured"] if k.startswith("pipe ")})
     lines = [f"Warp instructions per warp and step: model / measured (ncu), shape B,H,N,D = {a.shape}", ""]
     lines.append("| kernel | tile | " + " | ".join(kinds) + " | total | model total / measured |")
     lines.append("|---|---|" + "---|" * (len(kinds) + 2))
