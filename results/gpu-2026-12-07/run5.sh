@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # A device call of the fourth session of 2026-12-07, from the repository root, carrying .deps/usr.tar.gz
-# and .deps/cutlass.tar.xz. Under 9 minutes, three archives in $OUT at most:
-#   - on an H200 only: the project's Triton kernels over their whole menu at the sweep's five shapes,
-#     forward and backward (scripts/triton-sweep.py, 250 s), the sweep issue 32 still lacks;
-#   - on either: run13.sh (every GPU test of the lean build, flash3's correctness, validate --quick), for
-#     the kernels whose contiguous K/V path no longer pays for paging;
-#   - on an H100 only: the L2 capacity probe with the shared readers' stagger held and free
-#     (results/l2-share-2026-12-07/run, under 4 minutes).
+# and .deps/cutlass.tar.xz. Under 9 minutes, two archives in $OUT:
+#   - on an H200 only, first: the project's Triton kernels over their whole menu at the sweep's five
+#     shapes, forward and backward (scripts/triton-sweep.py, 200 s), the sweep issue 32 still lacks;
+#   - on either: results/contig-2026-12-07/run.sh (the lean build with flash2's forward compiled for
+#     contiguous and paged K/V apart: its GPU tests, validate --quick, flash2's forward at n 1024, the
+#     compiled table's flash2 rows);
+#   - on an H100 only, last: the L2 capacity probe with the shared readers' stagger held and free
+#     (results/l2-share-2026-12-07/run, 170 s at most).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 out=${OUT:-/tmp/out}
@@ -19,17 +20,18 @@ case "$gpu" in
     export PYTHONUNBUFFERED=1
     { date -u; echo "GPU: $gpu"; nvidia-smi; python3 -c "import torch, triton; print(torch.__version__, triton.__version__)"; } \
       >"$res/environment.txt" 2>&1
-    timeout 265 python3 scripts/triton-sweep.py --budget 250 --prepare-share 0.4 --reps 5 \
+    timeout 215 python3 scripts/triton-sweep.py --budget 200 --prepare-share 0.4 --reps 5 \
       --out "$res/triton-sweep.json" >"$res/triton-sweep.log" 2>&1
     echo "triton sweep: exit $?" | tee -a "$res/stamps.txt"
+    cp "$0" "$res/"
     tar -czf "$out/triton-h200.tar.gz" -C "$res" .
-    RUN13_BUDGET=240 bash results/gpu-2026-12-06/run13.sh ;;
+    CONTIG_BUDGET=300 bash results/contig-2026-12-07/run.sh ;;
   *)
-    RUN13_BUDGET=240 bash results/gpu-2026-12-06/run13.sh
+    CONTIG_BUDGET=330 bash results/contig-2026-12-07/run.sh
     mkdir -p /tmp/l2ls
     { date -u; echo "GPU: $gpu"; } >/tmp/l2ls/environment.txt
-    OUT=/tmp/l2ls timeout 240 bash results/l2-share-2026-12-07/run >/tmp/l2ls/run.log 2>&1
+    OUT=/tmp/l2ls timeout 170 bash results/l2-share-2026-12-07/run >/tmp/l2ls/run.log 2>&1
     echo "l2 lockstep: exit $?" | tee -a /tmp/l2ls/run.log
+    cp "$0" /tmp/l2ls/
     tar -czf "$out/l2-lockstep.tar.gz" -C /tmp/l2ls . ;;
 esac
-cp "$0" "$out/"
