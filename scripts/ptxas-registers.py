@@ -13,9 +13,6 @@ The model's register estimate (the kernel families' register models) is compared
                           [--table cuda/kernels/compiled-sm90.csv]
   scripts/ptxas-registers.py --check cuda/kernels/compiled-sm90.csv --objects BUILD_DIR
 
---table T --only KERNEL (flash2_fwd, …) rewrites that kernel's rows of T from the log (a log of its
-instantiation files alone, say) and keeps T's other rows.
-
 --log FILE parses FILE instead of building (and --build-dir writes its build log to
 <build-dir>/ptxas.log, which --log can read again later). --table also writes the table the model
 compiles in (cuda/kernels/compiled-sm<arch>.csv: each menu kernel's registers and spills, which the
@@ -41,10 +38,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # defaulted arguments appear in the mangled name, so warps and stages are always spelled out where
 # they are template parameters; elsewhere they follow from the family's rule (comment beside each).
 FAMILIES = [
-    # flash2_fwd_kernel<T, Flash2FwdTraits<D, BR, BC, WARPS, STAGES>, false>: the contiguous instantiation
-    # (the paged one, `true`, is not in the table)
+    # flash2_fwd_kernel<T, Flash2FwdTraits<D, BR, BC, WARPS, STAGES>>
     (re.compile(r"flash2_fwd_kernel<(__half|__nv_bfloat16), "
-                r"iosim::gpu::kern::Flash2FwdTraits<(\d+), (\d+), (\d+), (\d+), (\d+)>, false ?>"),
+                r"iosim::gpu::kern::Flash2FwdTraits<(\d+), (\d+), (\d+), (\d+), (\d+)> ?>"),
      "flash2", "fwd", lambda g: dict(d=g[1], br=g[2], bc=g[3], warps=g[4], stages=g[5])),
     # flash1_fwd_kernel<T, Flash1FwdTraits<D, BR, BC>>: B_r / 16 warps, K/V once per step (1 stage)
     (re.compile(r"flash1_fwd_kernel<(__half|__nv_bfloat16), iosim::gpu::kern::Flash1FwdTraits<(\d+), (\d+), (\d+)> ?>"),
@@ -130,32 +126,9 @@ KERNEL_OF = {("flash1", "fwd"): "flash1_fwd", ("flash2", "fwd"): "flash2_fwd",
              ("flash1", "bwd"): "flash1_bwd", ("flash2", "bwd"): "flash2_bwd"}
 
 
-def table_rows(recs):
-    """The model table's rows of `recs`, each a list of TABLE_COLUMNS cells."""
-    return [[str(dict(r, kernel=KERNEL_OF[(r["schedule"], r["pass"])])[c]) for c in TABLE_COLUMNS] for r in recs]
-
-
-def kept_rows(path, only):
-    """The rows of the table at `path` that are not kernel `only`'s (--only keeps them)."""
-    rows = []
-    if os.path.exists(path):
-        lines = [ln.rstrip("\n") for ln in open(path) if ln.strip() and not ln.startswith("#")]
-        if not lines or lines[0] != ",".join(TABLE_COLUMNS):
-            print(f"scripts/ptxas-registers.py: {path}: the first row must name the columns "
-                  f"{','.join(TABLE_COLUMNS)}", file=sys.stderr)
-            sys.exit(2)
-        rows = [ln.split(",") for ln in lines[1:] if ln.split(",")[0] != only]
-    return rows
-
-
-def write_table(path, recs, release, full, flags, only=None):
-    """The model's table: one row a compiled attention kernel (cuda/kernels/generate_kernels.py reads it);
-    with `only` (a table kernel name) that kernel's rows from `recs`, the others kept from the table at `path`."""
+def write_table(path, recs, release, full, flags):
+    """The model's table: one row a compiled attention kernel (cuda/kernels/generate_kernels.py reads it)."""
     arch = recs[0]["arch"] if recs else "sm_90"
-    rows = table_rows(r for r in recs if only is None or KERNEL_OF[(r["schedule"], r["pass"])] == only)
-    if only is not None:
-        rows = sorted(kept_rows(path, only) + rows,
-                      key=lambda c: (c[0].split("_")[0], c[0].split("_")[1], int(c[1]), c[2], *map(int, c[3:7])))
     with open(path, "w") as f:
         f.write(f"# Registers and spills of every attention kernel of menu.csv as compiled for {arch} by nvcc "
                 f"{release} ({full}),\n"
@@ -164,8 +137,9 @@ def write_table(path, recs, release, full, flags, only=None):
                 "# its families' fitted register model elsewhere (sim/schedule/kernel_registers.h). Regenerate it\n"
                 "# when a kernel changes: a CUDA build's test (ctest -R compiled-table) fails while it is stale.\n")
         f.write(",".join(TABLE_COLUMNS) + "\n")
-        for cells in rows:
-            f.write(",".join(cells) + "\n")
+        for r in recs:
+            row = dict(r, kernel=KERNEL_OF[(r["schedule"], r["pass"])])
+            f.write(",".join(str(row[c]) for c in TABLE_COLUMNS) + "\n")
 
 
 def cuobjdump():
@@ -273,8 +247,6 @@ def main():
                     default="-O3 -DNDEBUG --generate-code=arch=compute_XX,code=[compute_XX,sm_XX] -Xptxas -v "
                             "(CMake Release)")
     ap.add_argument("--table", help="also write the model's table (cuda/kernels/compiled-sm<arch>.csv)")
-    ap.add_argument("--only", metavar="KERNEL", choices=sorted(KERNEL_OF.values()),
-                    help="with --table: write that kernel's rows (flash2_fwd, …) from the log, keep the table's others")
     ap.add_argument("--check", metavar="TABLE", help="compare TABLE with the cubins of --objects BUILD_DIR")
     ap.add_argument("--objects", metavar="BUILD_DIR", help="with --check: a CUDA build")
     a = ap.parse_args()
@@ -303,7 +275,7 @@ def main():
         json.dump(doc, f, indent=1)
         f.write("\n")
     if a.table:
-        write_table(a.table, recs, release, full, a.flags, a.only)
+        write_table(a.table, recs, release, full, a.flags)
     spills = [r for r in recs if r["spill_stores_bytes"] or r["spill_loads_bytes"]]
     print(f"{len(recs)} attention kernels ({len(others)} others); {len(spills)} spill; wrote {out}")
     for r in spills:

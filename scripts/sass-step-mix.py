@@ -26,9 +26,7 @@ gets no row. A masked step (a tile the causal diagonal, a window's edge or n_kv 
 that runs the masking block (and the prefetch, not its else). nvcc compiles that block twice where the
 mask's test of p.window > 0 lets it drop the window's comparison from one copy: two lengths, the fewer
 `masked` (no window: causal, or the last tile's n_kv) and the more `window`; one length is `masked` alone;
-any other number, no masked row. flash2's forward is compiled twice, for contiguous and (its kPaged template
-argument) paged K/V: the paged instantiation's steps are the rows paged, paged_masked and paged_window, the
-same paths. Counts are per warp: each warp issues every instruction of the path
+any other number, no masked row. Counts are per warp: each warp issues every instruction of the path
 once (predicated off or not). Prologue and epilogue are left out: the table is a step's, as the time model prices steps.
 
 flash2's backward (flash2_bwd.cuh): the step is one trip of the Q loop (the kernel's outermost loop) by
@@ -86,11 +84,11 @@ KERNEL = "flash2_fwd"
 BWD_SOURCE = ROOT / "cuda" / "kernels" / "flash2_bwd.cuh"
 BWD_KERNEL = "flash2_bwd"
 KEY = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch", "step"]
-STEPS = ("unmasked", "masked", "window", "producer", "paged", "paged_masked", "paged_window")
+STEPS = ("unmasked", "masked", "window", "producer")
 COLUMNS = KEY + list(pipes.PIPES) + ["total"]
 LINE = re.compile(r'//## File "[^"]*/flash2_fwd\.cuh", line (\d+)\s*$')
 TRAITS = re.compile(r"flash2_fwd_kernelI(6__half|13__nv_bfloat16)NS\d+_15Flash2FwdTraits"
-                    r"ILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)EE+(?:Lb([01])E)?")
+                    r"ILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
 DTYPE = {"6__half": "fp16", "13__nv_bfloat16": "bf16"}
 BWD_LINE = re.compile(r'//## File "[^"]*/flash2_bwd\.cuh", line (\d+)\s*$')
 BWD_TRAITS = re.compile(r"flash2_bwd_kernelI(6__half|13__nv_bfloat16)NS\d+_14FlashBwdTraits"
@@ -132,9 +130,9 @@ def functions(text):
     for name, body in zip(parts[1::2], parts[2::2]):
         m = TRAITS.search(name)
         if m:
-            d, br, bc, warps, stages = (int(x) for x in m.groups()[1:6])
+            d, br, bc, warps, stages = (int(x) for x in m.groups()[1:])
             yield name, {"kernel": KERNEL, "d": d, "dtype": DTYPE[m.group(1)], "br": br, "bc": bc,
-                         "warps": warps, "stages": stages}, body, m.group(7) == "1"
+                         "warps": warps, "stages": stages}, body
 
 
 def kernel_lines(body, pattern=LINE):
@@ -206,8 +204,7 @@ def derive(listing, masked_lines, arch):
     so gets none of those rows (its reason on stderr)."""
     mask, other = masked_lines
     rows = []
-    for name, key, body, paged in functions(listing):
-        prefix = "paged_" if paged else ""
+    for name, key, body in functions(listing):
         instructions = sass.parse(body)
         lines = kernel_lines(body)
         top = [lp for lp in sass.find_loops(instructions) if lp.depth == 0]
@@ -220,14 +217,14 @@ def derive(listing, masked_lines, arch):
         if len(plain) != 1:
             print(f"sass-step-mix: {name}: the unmasked step is not one path ({sorted(plain)})", file=sys.stderr)
             continue
-        rows.append({**row, "step": "paged" if paged else "unmasked", **mix(next(iter(plain.values())))})
+        rows.append({**row, "step": "unmasked", **mix(next(iter(plain.values())))})
         masked = step_paths(instructions, loop, lambda ins: lines.get(ins.addr) not in other,
                             lambda ins: lines.get(ins.addr) in mask)
         if len(masked) not in (1, 2):
             print(f"sass-step-mix: {name}: the masked step is {len(masked)} paths ({sorted(masked)})", file=sys.stderr)
             continue
         for step, length in zip(("masked", "window"), sorted(masked)):
-            rows.append({**row, "step": prefix + step, **mix(masked[length])})
+            rows.append({**row, "step": step, **mix(masked[length])})
     return rows
 
 
@@ -500,10 +497,8 @@ def write_table(path, rows, arch, nvcc):
                 f"# and line information. step: unmasked (no masking block), masked (through it), window\n"
                 f"# (through its copy for a sliding window, where the compiler made one); flash2's backward masks\n"
                 f"# without a branch, unmasked alone; producer (flash3): one trip of the producer warp's K/V loop\n"
-                f"# over contiguous K/V; paged, paged_masked, paged_window: the unmasked, masked and window steps\n"
-                f"# of flash2's forward compiled for paged K/V (its kPaged instantiation), which prices paged\n"
-                f"# problems. The time model prices a step of these variants from here (\"sass\"), of any other\n"
-                f"# from its fitted overhead (\"fit\").\n")
+                f"# over contiguous K/V. The time model prices a step of these variants from here\n"
+                f"# (\"sass\"), of any other from its fitted overhead (\"fit\").\n")
         f.write(",".join(COLUMNS) + "\n")
         for r in sorted(rows, key=lambda r: tuple(r[k] for k in KEY)):
             f.write(",".join(str(r[c]) for c in COLUMNS) + "\n")
@@ -569,16 +564,14 @@ def build_table(out, arch, only=None):
 
 
 def excerpt(listing, out):
-    """The outermost loop of the first flash2 forward (contiguous K/V) or backward kernel of a listing: its
-    instruction lines, labels and the kernel's own line annotations (the helpers' inlined ones left out), enough
-    for derive() and derive_bwd()."""
+    """The outermost loop of the first flash2 forward or backward kernel of a listing: its instruction lines,
+    labels and the kernel's own line annotations (the helpers' inlined ones left out), enough for derive()
+    and derive_bwd()."""
     text = Path(listing).read_text()
     arch = listing_arch(text)
     for found, pattern, file in ((functions(text), LINE, "flash2_fwd.cuh"),
                                  (bwd_functions(text), BWD_LINE, "flash2_bwd.cuh")):
-        for name, _, body, *paged in found:
-            if paged and paged[0]:  # flash2's forward: the contiguous instantiation, whose rows the tests check
-                continue
+        for name, _, body in found:
             top = [lp for lp in sass.find_loops(sass.parse(body)) if lp.depth == 0]
             if not top:
                 fail(f"{listing}: {name} has no loop")

@@ -380,8 +380,6 @@ __device__ __forceinline__ void cp_async_wait_upto(int pending) {
 /// (sim/core/paging.h): row r in slot table[r >> page_shift] of the cache at `base`, at row
 /// r mod 2^page_shift of the slot. The table entry is read where the row is copied, through the
 /// read-only cache: a tile's entries are a few bytes that every thread of the block shares.
-/// The test of `table` is per row: a kernel that knows at compile time whether it is paged takes
-/// PagedRows (or a plain pointer) instead, so that its contiguous copies issue no table load.
 template <class T>
 struct KvRows {
   const T* base = nullptr;
@@ -394,29 +392,13 @@ struct KvRows {
   }
 };
 
-/// The rows of one paged K (or V) sequence (KvRows with a table that is never null).
-template <class T>
-struct PagedRows {
-  const T* base = nullptr;
-  const int* table = nullptr;  ///< this sequence's row of the block table
-  int page_shift = 0;          ///< log2 of the page size
-  __device__ __forceinline__ const T* row(int r, int cols) const {
-    const std::int64_t slot = __ldg(table + (r >> page_shift));
-    return base + ((slot << page_shift) + (r & ((1 << page_shift) - 1))) * cols;
-  }
-};
-
-/// Row r of a row-major [rows × cols] matrix at `src`, or of a K/V sequence (KvRows, PagedRows).
+/// Row r of a row-major [rows × cols] matrix at `src`, or of a K/V sequence (KvRows).
 template <class T>
 __device__ __forceinline__ const T* row_ptr(const T* src, int r, int cols) {
   return src + static_cast<std::int64_t>(r) * cols;
 }
 template <class T>
 __device__ __forceinline__ const T* row_ptr(const KvRows<T>& src, int r, int cols) {
-  return src.row(r, cols);
-}
-template <class T>
-__device__ __forceinline__ const T* row_ptr(const PagedRows<T>& src, int r, int cols) {
   return src.row(r, cols);
 }
 

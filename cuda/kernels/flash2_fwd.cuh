@@ -12,9 +12,7 @@
 // (no local memory, no scratch). Causal: a block visits the K/V tiles up to its last row's diagonal;
 // with a sliding window of W keys (sim/core/mask.h) only from the tile of its first row's first key
 // on, the tiles either edge crosses masked, those outside never loaded. Paged K/V (sim/core/paging.h):
-// each K/V row is read from the slot its page's block-table entry names (PagedRows, common.cuh).
-// Paging is a template argument, chosen at launch from the block table: a contiguous run's copies
-// issue no table load and no page arithmetic.
+// each K/V row is read from the slot its page's block-table entry names (KvRows, common.cuh).
 //
 // Design: W ∈ {4, 8} warps (4 by default, FA2's choice), each owns B_r/W rows (MT = B_r/(16·W) m16
 // tiles) of Q, S, P and O; mma.sync m16n8k16 with fp32 accumulators; Q fragments loaded once into
@@ -37,7 +35,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -127,7 +124,7 @@ struct Flash2FwdParams {
   int pages;               ///< pages of one K/V sequence (paged)
 };
 
-template <class T, class Tr, bool kPaged>
+template <class T, class Tr>
 __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash2FwdParams p) {
   constexpr int kD = Tr::kD, kBr = Tr::kBr, kBc = Tr::kBc, kStride = Tr::kStride;
   constexpr int kMT = Tr::kMT, kNS = Tr::kNS, kKQ = Tr::kKQ, kNO = Tr::kNO, kKP = Tr::kKP;
@@ -143,17 +140,12 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) flash2_fwd_kernel(const Flash
   const int bh = static_cast<int>(blockIdx.y);
   const int q0 = static_cast<int>(blockIdx.x) * kBr;
   const T* const q = static_cast<const T*>(p.q) + static_cast<std::int64_t>(bh) * p.n * kD;
-  // K/V sequence bh / group: contiguous at its offset, or (kPaged) through its row of the block table.
+  // K/V sequence bh / group: contiguous at its offset, or paged through its row of the block table.
   const int kv_seq = bh / p.group;
-  using KvSrc = std::conditional_t<kPaged, PagedRows<T>, const T*>;
-  KvSrc k, v;
-  if constexpr (kPaged) {
-    k = {static_cast<const T*>(p.k), p.block_table + static_cast<std::int64_t>(kv_seq) * p.pages, p.page_shift};
-    v = {static_cast<const T*>(p.v), k.table, p.page_shift};
-  } else {
-    k = static_cast<const T*>(p.k) + static_cast<std::int64_t>(kv_seq) * p.n_kv * kD;
-    v = static_cast<const T*>(p.v) + static_cast<std::int64_t>(kv_seq) * p.n_kv * kD;
-  }
+  const int* const table = p.block_table == nullptr ? nullptr : p.block_table + static_cast<std::int64_t>(kv_seq) * p.pages;
+  const std::int64_t kv_off = table == nullptr ? static_cast<std::int64_t>(kv_seq) * p.n_kv * kD : 0;
+  const KvRows<T> k{static_cast<const T*>(p.k) + kv_off, table, p.page_shift};
+  const KvRows<T> v{static_cast<const T*>(p.v) + kv_off, table, p.page_shift};
   T* const o = static_cast<T*>(p.o) + static_cast<std::int64_t>(bh) * p.n * kD;
   // K/V tiles this block visits, [kv_first, kv_first + kv_tiles): all, or (causal) up to the last one
   // its last row sees, and (window) from the one holding its first row's first key on — as
@@ -368,14 +360,13 @@ namespace iosim::gpu::detail {
 
 template <class T, class Tr>
 void launch_flash2_fwd(const KernelSpec& spec, AttentionBuffers& buf, cudaStream_t stream) {
-  const bool paged = spec.page_size > 0;
-  const auto kernel = paged ? kern::flash2_fwd_kernel<T, Tr, true> : kern::flash2_fwd_kernel<T, Tr, false>;
+  const auto kernel = kern::flash2_fwd_kernel<T, Tr>;
   allow_dynamic_smem(kernel, Tr::kSmemBytes);
   kern::Flash2FwdParams p{buf.device(Tensor::Q), buf.device(Tensor::K), buf.device(Tensor::V),
                           buf.device(Tensor::O), device_ptr<float>(buf, Tensor::L), spec.n, spec.n_kv,
                           1.f / std::sqrt(static_cast<float>(Tr::kD)), group_size(spec), spec.causal,
                           spec.window, nullptr, 0, 0};
-  if (paged) {  // paged K/V: unsupported_in_build checked the page size is a power of two
+  if (spec.page_size > 0) {  // paged K/V: unsupported_in_build checked the page size is a power of two
     p.block_table = static_cast<const int*>(buf.device(Tensor::BT));
     p.page_shift = page_shift_of(spec.page_size);
     p.pages = static_cast<int>(kv_pages(spec));

@@ -202,7 +202,7 @@ def read_compiled(path, rows):
 
 STEP_PIPES = ["tensor", "mufu", "alu", "uniform", "shared", "global", "shuffle", "barrier", "other"]
 STEP_COLUMNS = ["kernel", "d", "dtype", "br", "bc", "warps", "stages", "arch", "step"] + STEP_PIPES + ["total"]
-STEP_KINDS = ("unmasked", "masked", "window", "producer", "paged", "paged_masked", "paged_window")
+STEP_KINDS = ("unmasked", "masked", "window", "producer")
 
 
 def read_steps(path, rows):

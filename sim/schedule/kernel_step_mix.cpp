@@ -23,14 +23,6 @@ KernelStepMix kernel_step_mix(std::string_view kernel, const LaunchShape& launch
   };
   KernelStepMix m{row("unmasked"), nullptr};
   if (m.unmasked == nullptr) return {};
-  if (p.paged()) {  // a kernel compiled apart for paged K/V (flash2's forward) has rows of its own
-    if (const kernel_menu::StepMix* paged = row("paged"); paged != nullptr) {
-      m.unmasked = paged;
-      if (p.window > 0) m.masked = row("paged_window");
-      if (m.masked == nullptr) m.masked = row("paged_masked");
-      return m;
-    }
-  }
   if (p.window > 0) m.masked = row("window");
   if (m.masked == nullptr) m.masked = row("masked");
   return m;

@@ -31,15 +31,13 @@ enum class OverheadSource : std::uint8_t {
 }
 
 /// The menu's step mix of `kernel` at this variant for `arch` and kind of step (the table's `step`:
-/// unmasked, masked, window, producer, or paged, paged_masked, paged_window: those of a kernel compiled apart
-/// for paged K/V), or nullptr where the table has none.
+/// unmasked, masked, window or producer), or nullptr where the table has none.
 [[nodiscard]] const kernel_menu::StepMix* step_mix_variant(std::string_view kernel, std::uint64_t d, DType dtype,
                                                            std::uint64_t br, std::uint64_t bc, std::uint32_t warps,
                                                            std::uint32_t stages, std::string_view arch,
                                                            std::string_view step = "unmasked");
 
-/// A launch's steps as its SASS gives them: the unmasked step, and the masked one ctx's problem runs (a
-/// paged problem: the paged instantiation's steps, where the table has them).
+/// A launch's steps as its SASS gives them: the unmasked step, and the masked one ctx's problem runs.
 struct KernelStepMix {
   const kernel_menu::StepMix* unmasked = nullptr;  ///< nullptr: the fit prices the steps
   /// The masked step: the window's copy of the masking block where the problem has a sliding window and
