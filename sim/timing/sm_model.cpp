@@ -360,12 +360,12 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
     // applies it; their rate still bounds the step's throughput (`issue`).
     const double sm_share = per_smsp > 0 ? static_cast<double>(blocks) / per_smsp : 0;  // = 4 / warps
     const double reduce = c.reductions_overlapped ? 0 : sm_share * c.block_reduce;
-    const double all[] = {c.pipe_tensor, c.pipe_sfu,  c.pipe_fp32, c.pipe_shfl, c.pipe_issue,
-                          sm_share * c.block_smem, reduce};
+    const double smem = sm_share * c.block_smem;
+    const double all[] = {c.pipe_tensor, c.pipe_sfu, c.pipe_fp32, c.pipe_shfl, c.pipe_issue, smem, reduce};
     // Where reads run beside products, every instruction queues at one issue slot (the sub-partition's
     // dispatch, which all of a warp's instructions share) in place of FP32, shuffle and other issue
     // stations that each queued only with itself.
-    const double one_issue[] = {c.pipe_tensor, c.pipe_sfu, c.issue_all, sm_share * c.block_smem, reduce};
+    const double one_issue[] = {c.pipe_tensor, c.pipe_sfu, c.issue_all, smem, reduce};
     const std::span<const double> demands = c.reads_beside_products ? std::span<const double>(one_issue)
                                                                     : std::span<const double>(all);
     double work = 0;
@@ -373,7 +373,6 @@ StepTime step_time(const StepCost& c, const BlockShape& shape, std::uint32_t blo
     // One warp alone takes its chain, or its stations' work where that is longer: all of it one after
     // another, or with the tensor pipe's and the shared memory's side by side where its reads run beside
     // its products (the delay is then negative by their overlap; the others' queues still add both).
-    const double smem = sm_share * c.block_smem;
     const double alone_work = c.reads_beside_products ? work - std::min(c.pipe_tensor, smem) : work;
     const double chain = latency + (resident > 1 ? c.shared_waits : 0);
     const double delay = std::max(chain, alone_work) - work;
