@@ -124,15 +124,21 @@ def regions(source):
     return block_lines(text, mask), block_lines(text, els)
 
 
-def functions(text):
-    """(name, key dict, body text) of each flash2 forward kernel of a -gi -c listing."""
+def sections(text, traits):
+    """(name, traits match, body text) of each function of a -gi -c listing whose name `traits` matches."""
     parts = re.split(r"\n\s*\.text\.(\S+):", text)
     for name, body in zip(parts[1::2], parts[2::2]):
-        m = TRAITS.search(name)
+        m = traits.search(name)
         if m:
-            d, br, bc, warps, stages = (int(x) for x in m.groups()[1:])
-            yield name, {"kernel": KERNEL, "d": d, "dtype": DTYPE[m.group(1)], "br": br, "bc": bc,
-                         "warps": warps, "stages": stages}, body
+            yield name, m, body
+
+
+def functions(text):
+    """(name, key dict, body text) of each flash2 forward kernel of a -gi -c listing."""
+    for name, m, body in sections(text, TRAITS):
+        d, br, bc, warps, stages = (int(x) for x in m.groups()[1:])
+        yield name, {"kernel": KERNEL, "d": d, "dtype": DTYPE[m.group(1)], "br": br, "bc": bc,
+                     "warps": warps, "stages": stages}, body
 
 
 def kernel_lines(body, pattern=LINE):
@@ -246,13 +252,10 @@ def bwd_regions(source):
 
 def bwd_functions(text):
     """(name, key dict, body text) of each flash2 backward kernel of a -gi -c listing."""
-    parts = re.split(r"\n\s*\.text\.(\S+):", text)
-    for name, body in zip(parts[1::2], parts[2::2]):
-        m = BWD_TRAITS.search(name)
-        if m:
-            d, br, bc, warps = (int(x) for x in m.groups()[1:])
-            yield name, {"kernel": BWD_KERNEL, "d": d, "dtype": DTYPE[m.group(1)], "br": br, "bc": bc,
-                         "warps": warps, "stages": 1}, body
+    for name, m, body in sections(text, BWD_TRAITS):
+        d, br, bc, warps = (int(x) for x in m.groups()[1:])
+        yield name, {"kernel": BWD_KERNEL, "d": d, "dtype": DTYPE[m.group(1)], "br": br, "bc": bc,
+                     "warps": warps, "stages": 1}, body
 
 
 def counted_path(instructions, loop, marks, trips):
@@ -357,14 +360,11 @@ def f3_regions(source):
 
 def f3_functions(text):
     """(name, key dict, body text) of each flash3 forward kernel (the overlapped one) of a -gi -c listing."""
-    parts = re.split(r"\n\s*\.text\.(\S+):", text)
-    for name, body in zip(parts[1::2], parts[2::2]):
-        m = F3_TRAITS.search(name)
-        if m:
-            d, br, bc, stages = (int(x) for x in m.groups()[1:])
-            # B_r / 64 consumer warpgroups and the producer's: 4 warps each.
-            yield name, {"kernel": F3_KERNEL, "d": d, "dtype": F3_DTYPE[m.group(1)], "br": br, "bc": bc,
-                         "warps": 4 * (br // 64 + 1), "stages": stages}, body
+    for name, m, body in sections(text, F3_TRAITS):
+        d, br, bc, stages = (int(x) for x in m.groups()[1:])
+        # B_r / 64 consumer warpgroups and the producer's: 4 warps each.
+        yield name, {"kernel": F3_KERNEL, "d": d, "dtype": F3_DTYPE[m.group(1)], "br": br, "bc": bc,
+                     "warps": 4 * (br // 64 + 1), "stages": stages}, body
 
 
 def annotation_chains(body):
