@@ -46,6 +46,8 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
   shape.stages = std::max(1u, family.load_stages != 0 ? family.load_stages : k.launch.stages);
   const double l2_read_bytes = static_cast<double>(k.l2_read_sectors) * p.sector_bytes;
   shape.l2_hit_rate = l2_read_bytes > 0 ? 1 - static_cast<double>(k.dram_read.value) / l2_read_bytes : 1;
+  shape.head_dim = ctx.problem.d;
+  shape.tile_cols = k.launch.bc;
   if (family.hopper.tma_loads) shape.tma_copy_bytes = static_cast<double>(k.launch.tma_box_rows) * kTmaRowBytes;
   // Blocks per SM: the occupancy with the compiled kernel's registers (ptxas) or the family's register
   // model (fitted to ptxas) where the kernel can hold them (kernel_registers.h); else the GPU model's
