@@ -130,3 +130,17 @@ TEST_CASE("flashdecode's split kernel by columns: its own ldmatrix, Q once and t
   CHECK(k.smem_wavefronts.total() == doctest::Approx(417792.0));
   CHECK_FALSE(counts_wavefronts(family_of("dtiled_fwd")));  // derived from the split's family, no kernel
 }
+
+TEST_CASE("flashdecode's split kernel: a last K/V tile of 96 columns is the first two warps'") {
+  // (1, 32/8, n = 1, n_kv = 4192, d = 64), B_c = 256, one split: 16 whole tiles (512 wavefronts each)
+  // and one of 96 columns, which warps 0 and 1 compute (each its whole quarter of 64 columns, warp 1's
+  // partly past n_kv): 2 × 32 ldmatrix.x4, 256 wavefronts (counted with B_c = 96, 128).
+  ScheduleContext ctx = context(problem(1, 64, 1, 32), h200(), tiles(64, 256));
+  ctx.problem.n_kv = 4192;
+  ctx.problem.kv_heads = 8;
+  ctx.splits = 1;
+  const auto s = make_schedule("flashdecode-heads", Pass::fwd, ctx);
+  const TimePrediction t = predict_time(*s, ctx, predict(*s, ctx), ctx.hardware);
+  REQUIRE(t.kernels.size() == 1);
+  CHECK(t.kernels[0].smem_wavefronts.total() == doctest::Approx(32.0 * (64 + 16 * 512 + 256 + 528 + 16)));
+}

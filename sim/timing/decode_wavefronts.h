@@ -24,7 +24,9 @@ namespace iosim {
 [[nodiscard]] std::uint64_t warp_access_wavefronts(const std::int64_t (&first)[32], std::uint64_t width);
 
 /// One block of the split kernel, from its profile (its first product's m is the block's rows; a block of
-/// an empty split has no product and loads only its Q tile), head dimension `d` and K/V tile `bc`.
+/// an empty split has no product and loads only its Q tile), head dimension `d` and K/V tile `bc` (0: each
+/// step's own columns). With n_kv < B_c the time model passes n_kv for `bc` (the kernel does not name
+/// its tile): by columns, all 4 warps then count, where the kernel's warps past n_kv skip the tile.
 [[nodiscard]] SmemWavefronts decode_split_wavefronts(const BlockProfile& p, std::uint64_t d, std::uint64_t bc);
 
 }  // namespace iosim
