@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "sim/schedule/kernel_family.h"
+#include "sim/timing/decode_wavefronts.h"
 #include "sim/timing/smem_wavefronts.h"
 #include "sim/timing/time_model.h"
 #include "src/config/hardware_config.h"
@@ -88,4 +89,58 @@ TEST_CASE("a backward's row statistics: warp stores of 32 rows, a lane's of one,
   CHECK(row_stat_wavefronts(KernelFamily::RowStats{}, 64, 4).total() == 0);
   CHECK(family_of("flash2_bwd").row_stats.read == 3);
   CHECK(family_of("flash2_fwd").row_stats.read == 0);
+}
+
+TEST_CASE("a warp instruction takes as many wavefronts as the most words one bank serves it") {
+  std::int64_t a[32];
+  for (int l = 0; l < 32; ++l) a[l] = l;  // 32 consecutive words
+  CHECK(warp_access_wavefronts(a, 1) == 1);
+  for (int l = 0; l < 32; ++l) a[l] = 4 * l;  // 16 bytes a lane: 512 bytes
+  CHECK(warp_access_wavefronts(a, 4) == 4);
+  for (int l = 0; l < 32; ++l) a[l] = 0;  // one word: a broadcast
+  CHECK(warp_access_wavefronts(a, 1) == 1);
+  // float2 stores of 8 rows × 8 floats, rows 64 floats apart: 8 banks serve 8 words each.
+  for (int l = 0; l < 32; ++l) a[l] = (l / 4) * 64 + (l % 4) * 2;
+  CHECK(warp_access_wavefronts(a, 2) == 8);
+  for (int l = 0; l < 32; ++l) a[l] = l < 2 ? l * 16 : -1;  // two lanes, 16 words apart: no conflict
+  CHECK(warp_access_wavefronts(a, 1) == 1);
+}
+
+TEST_CASE("flashdecode's split kernel by columns: its own ldmatrix, Q once and the merge (flashdecode.cuh)") {
+  // One query per head, 32 heads of 8 K/V heads, n_kv = 4096, d = 64, B_c = 256, 8 splits of 2 tiles:
+  // each head's one row in its own grid head (flashdecode-heads), so the 4 warps split each tile's
+  // columns, 64 each. Per block:
+  //   Q: 4 warps × 4 ldmatrix.x4;  each tile: 4 warps × (4 × 4 for K + 4 × 4 for V) ldmatrix.x4;
+  //   merge stores, per warp: m, l (2 × 2 × 1) and O (2 × 8 float2 stores, 8 rows 256 bytes apart: 8 each);
+  //   merge loads: 32 pairs of one row, one warp: 4 m, 4 l (broadcasts) and 4 float2 (2 each).
+  ScheduleContext ctx = context(problem(1, 64, 1, 32), h200(), tiles(64, 256));
+  ctx.problem.n_kv = 4096;
+  ctx.problem.kv_heads = 8;
+  ctx.splits = 8;
+  const auto s = make_schedule("flashdecode-heads", Pass::fwd, ctx);
+  const TimePrediction t = predict_time(*s, ctx, predict(*s, ctx), ctx.hardware);
+  REQUIRE(t.kernels.size() == 2);
+  const KernelTime& k = t.kernels[0];
+  CHECK(k.smem_wavefronts_counted);
+  const double blocks = 32.0 * 8;
+  const double ld = 4 * 4 * 4.0 + 2 * (4 * 32 * 4.0) + (4 + 4 + 4 * 2);
+  const double st = 4 * (2 * 2 * 1 + 2 * 8 * 8.0);
+  CHECK(k.smem_wavefronts.ld == doctest::Approx(blocks * ld));
+  CHECK(k.smem_wavefronts.st == doctest::Approx(blocks * st));
+  CHECK(k.smem_wavefronts.total() == doctest::Approx(417792.0));
+  CHECK_FALSE(counts_wavefronts(family_of("dtiled_fwd")));  // derived from the split's family, no kernel
+}
+
+TEST_CASE("flashdecode's split kernel: a last K/V tile of 96 columns is the first two warps'") {
+  // (1, 32/8, n = 1, n_kv = 4192, d = 64), B_c = 256, one split: 16 whole tiles (512 wavefronts each)
+  // and one of 96 columns, which warps 0 and 1 compute (each its whole quarter of 64 columns, warp 1's
+  // partly past n_kv): 2 × 32 ldmatrix.x4, 256 wavefronts (counted with B_c = 96, 128).
+  ScheduleContext ctx = context(problem(1, 64, 1, 32), h200(), tiles(64, 256));
+  ctx.problem.n_kv = 4192;
+  ctx.problem.kv_heads = 8;
+  ctx.splits = 1;
+  const auto s = make_schedule("flashdecode-heads", Pass::fwd, ctx);
+  const TimePrediction t = predict_time(*s, ctx, predict(*s, ctx), ctx.hardware);
+  REQUIRE(t.kernels.size() == 1);
+  CHECK(t.kernels[0].smem_wavefronts.total() == doctest::Approx(32.0 * (64 + 16 * 512 + 256 + 528 + 16)));
 }

@@ -53,6 +53,8 @@ enum class SharedLayout : std::uint8_t {
   none,      ///< uses no shared memory (iosim's element-wise kernels): no wavefronts
   swizzled,  ///< iosim's kernels (cuda/kernels/common.cuh): 16-byte chunks XOR-swizzled, every ldmatrix and
              ///< fragment store conflict-free (static_assert'ed there)
+  flashdecode,  ///< cuda/kernels/flashdecode.cuh's split kernel: swizzled tiles, and its own warp split and
+                ///< merge, counted block by block (sim/timing/decode_wavefronts.h)
 };
 
 /// The tensor-core instruction a family's products issue.

@@ -5,6 +5,7 @@
 
 #include "sim/schedule/flash2_step.h"
 #include "sim/timing/compiled_step.h"
+#include "sim/timing/decode_wavefronts.h"
 #include "sim/timing/mva.h"
 #include "sim/timing/sm_sim.h"
 #include "sim/timing/time_model.h"
@@ -438,6 +439,10 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
       longest_issue = t.busy * static_cast<double>(rest);
       out.pipe = c.pipe;
     }
+  }
+  // The decode kernel's wavefronts follow its own warp split and merge, not the steps' instruction mix.
+  if (f.smem_layout == SharedLayout::flashdecode) {
+    out.wavefronts = decode_split_wavefronts(p, shape.head_dim, shape.tile_cols);
   }
   if (f.hopper.overlap_products && compiled == nullptr) {
     // A software-pipelined loop of n iterations at period P takes its start, (n − 1)·P and the latency

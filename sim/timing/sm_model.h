@@ -120,6 +120,10 @@ struct BlockShape {
   /// The same of a masked step (flash2_forward_step_masked: the causal diagonal, a window's edge, the
   /// last tile past n_kv), through the kernel's masking block; 0: masked steps count as unmasked ones.
   double sass_masked_step_instructions = 0;
+  /// The head dimension and the K/V tile's columns (B_c; 0: not a tiled kernel's), for the families whose
+  /// shared-memory wavefronts are counted block by block (SharedLayout::flashdecode); not timed.
+  std::uint64_t head_dim = 0;
+  std::uint64_t tile_cols = 0;
 };
 
 /// One segment's cost for a block of `shape`, in cycles.

@@ -42,7 +42,10 @@ bool counts_wavefronts(const KernelFamily& f) {
 SmemWavefronts step_wavefronts(const Segment& s, bool first, const KernelFamily& f, const InstructionMix& mix,
                                std::uint64_t warps) {
   SmemWavefronts out;
-  if (!counts_wavefronts(f) || f.smem_layout == SharedLayout::none) return out;
+  // none: no shared memory; flashdecode: counted per block (decode_wavefronts.h), not per step.
+  if (!counts_wavefronts(f) || f.smem_layout == SharedLayout::none || f.smem_layout == SharedLayout::flashdecode) {
+    return out;
+  }
   const auto w = static_cast<double>(std::max<std::uint64_t>(1, warps));
   // The products' shared operands, as the SM model issues them (none for wgmma).
   out.ld += kLdmatrixWavefronts * mix.ldmatrix * w;

@@ -46,6 +46,17 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
   shape.stages = std::max(1u, family.load_stages != 0 ? family.load_stages : k.launch.stages);
   const double l2_read_bytes = static_cast<double>(k.l2_read_sectors) * p.sector_bytes;
   shape.l2_hit_rate = l2_read_bytes > 0 ? 1 - static_cast<double>(k.dram_read.value) / l2_read_bytes : 1;
+  shape.head_dim = ctx.problem.d;
+  shape.tile_cols = k.launch.bc;
+  if (shape.tile_cols == 0) {
+    // A kernel that does not name its tile (flashdecode's split): its widest K/V step, B_c wherever some
+    // block has a whole tile (n_kv ≥ B_c); below that, n_kv.
+    for (const BlockProfile& b : prof.distinct) {
+      for (const SegmentRun& run : b.runs) {
+        if (!run.segment.matmuls.empty()) shape.tile_cols = std::max(shape.tile_cols, run.segment.matmuls.front().n);
+      }
+    }
+  }
   if (family.hopper.tma_loads) shape.tma_copy_bytes = static_cast<double>(k.launch.tma_box_rows) * kTmaRowBytes;
   // Blocks per SM: the occupancy with the compiled kernel's registers (ptxas) or the family's register
   // model (fitted to ptxas) where the kernel can hold them (kernel_registers.h); else the GPU model's

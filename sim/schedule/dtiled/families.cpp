@@ -14,6 +14,7 @@ std::vector<KernelFamily> dtiled_families() {
   dtiled.name = "dtiled";
   dtiled.source = "model only: d-sliced FlashAttention-2 forward (no iosim kernel)";
   dtiled.matmuls = {kRowsSharedShared, kRowsRegShared};
+  dtiled.smem_layout = SharedLayout::unknown;  // no kernel: its layout is not the decode kernel's
   return {dtiled};
 }
 

@@ -28,7 +28,8 @@ KernelFamily fa2_fwd_split_family() {
                                    .per_column = kFa2FwdOneStageOverhead.per_column,
                                    .per_pipelined_step = kFa2FwdPipelinedStep},
                       .waits = kFa2FwdWaits,
-                      .columns_below_rows = 16};
+                      .columns_below_rows = 16,
+                      .smem_layout = SharedLayout::flashdecode};
 }
 
 std::vector<KernelFamily> flashdecode_families() { return {fa2_fwd_split_family()}; }
