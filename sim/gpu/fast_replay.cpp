@@ -158,6 +158,15 @@ double sample_error(const std::vector<double>& per_set, std::uint32_t stride) {
   return std::sqrt(squares / (groups - 1) / groups) / mean;
 }
 
+double dirty_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors) {
+  double dirty = 0;
+  for (double v : per_set) dirty += v;
+  // In sectors of the DRAM traffic they join, as a kernel's writes are judged beside its reads
+  // (SampledDram::relative_error()): a few dirty lines left beside a long kernel's traffic cannot
+  // force a finer sample however unevenly the sets hold them.
+  return dirty == 0 ? 0 : sample_error(per_set, stride) * dirty / (dirty + dram_sectors);
+}
+
 double SampledDram::relative_error(std::uint32_t stride) const {
   const auto total = static_cast<double>(counters_.read_sectors + counters_.write_sectors);
   if (total == 0) return 0;
@@ -185,7 +194,11 @@ FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, s
   if (!policy) throw InputError("unknown L2 replacement policy '" + opt.replacement + "' (known: lru, fifo, random)");
   if (spec.partitions == 2) {
     auto two = std::make_unique<PartitionedL2>(spec, [&] { return make_replacement(opt.replacement); }, dram_, index);
-    if (sample_.stride() > 1) two->set_renamed_home(sample_.lines_per_tag());
+    if (sample_.stride() > 1) {
+      two->set_renamed_home(sample_.lines_per_tag());
+      fabric_per_set_.assign(sets_per_partition(ctx.hardware.l2) / sample_.stride(), 0);
+      two->tally_fabric(&fabric_per_set_);
+    }
     l2_ = std::move(two);
   } else {
     l2_ = std::make_unique<L2Cache>(spec, std::move(policy), dram_, index);
@@ -236,14 +249,18 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   p.flushed_each_kernel = opt_.flush_each_kernel;
   error_ = 0;
   traces_.assign(kernels.size(), {});
+  std::uint64_t last_dram = 0;  // the last kernel's DRAM sectors, reads and writes, in the sampled sets
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     if (opt_.flush_each_kernel) l2_->empty();
     l2_->reset_counters();
     dram_.reset_counters();
+    std::fill(fabric_per_set_.begin(), fabric_per_set_.end(), 0);
     TraceUse use{opt_.follow_cold ? &traces_[i] : nullptr, nullptr};
     use.blocks = &blocks_for(i, kernels.size());
     p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, dram_, amap_, sample_, stats_, use));
     error_ = std::max(error_, dram_.relative_error(sample_.stride()));
+    error_ = std::max(error_, sample_error(std::vector<double>(fabric_per_set_.begin(), fabric_per_set_.end()), sample_.stride()));
+    last_dram = dram_.counters().read_sectors + dram_.counters().write_sectors;
   }
   p.dirty_at_end = Bytes(l2_->dirty_bytes().value * sample_.stride());
   dirty_at_end_ = p.dirty_at_end;
@@ -251,7 +268,7 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   for (std::size_t set = 0; set < dirty.size(); ++set) {
     dirty[set] = static_cast<double>(l2_->dirty_sectors(set));
   }
-  error_ = std::max(error_, sample_error(dirty, sample_.stride()));
+  error_ = std::max(error_, dirty_error(dirty, sample_.stride(), static_cast<double>(last_dram)));
   return p;
 }
 

@@ -40,6 +40,12 @@ inline constexpr std::size_t kErrorGroups = 16;
 /// sets, the sets taken as drawn at random; 0 when the sum is 0.
 [[nodiscard]] double sample_error(const std::vector<double>& per_set, std::uint32_t stride);
 
+/// The sample's error in the L2's dirty sectors at the end (`per_set`: those of each sampled set), in
+/// sectors as a share of them and of `dram_sectors`, the last kernel's DRAM sectors in the sample (reads
+/// and writes): the flush after that kernel writes them back, and the reports and the time model add them
+/// to its DRAM writes. 0 when there are none.
+[[nodiscard]] double dirty_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors);
+
 /// DRAM that also counts, per set of the sampled L2, the sectors it reads and writes: how much the
 /// sampled sets disagree, from which the sample's standard error follows.
 class SampledDram final : public MemoryLevel {
@@ -125,8 +131,9 @@ class FastReplay {
   Prediction warm(const std::vector<const Kernel*>& kernels);
 
   [[nodiscard]] std::uint32_t stride() const { return sample_.stride(); }
-  /// The largest standard error of any kernel's DRAM counts in the last pass, relative to its DRAM
-  /// sectors.
+  /// The largest standard error in the last pass of: any kernel's DRAM counts, relative to its DRAM
+  /// sectors; any kernel's fabric reads, relative to themselves; the dirty bytes at the end, relative
+  /// to the DRAM sectors of the last kernel and the flush after it (which writes them back).
   [[nodiscard]] double standard_error() const { return error_; }
   /// What the kernels' replays did, all passes so far.
   [[nodiscard]] const FastKernelStats& stats() const { return stats_; }
@@ -140,6 +147,7 @@ class FastReplay {
   SetSample sample_;
   SampledDram dram_;
   std::unique_ptr<MemoryLevel> l2_;
+  std::vector<std::uint64_t> fabric_per_set_;  ///< a kernel's fabric read sectors by sampled set
   AddressMap amap_;
   double error_ = 0;
   FastKernelStats stats_;

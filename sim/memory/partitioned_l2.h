@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "sim/memory/l2_cache.h"
 
@@ -39,6 +40,10 @@ class PartitionedL2 final : public MemoryLevel {
     renamed_ = true;
     per_tag_.set(lines_per_tag);
   }
+
+  /// Counts the sectors read through the fabric per set of a sample indexed modulo (`per_set[line mod
+  /// its size]`), for the fast replay's estimate of its sample's error; nullptr (the default) counts none.
+  void tally_fabric(std::vector<std::uint64_t>* per_set) { fabric_per_set_ = per_set; }
 
   void read(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
   void prefetch(std::uint64_t line, Request r, std::uint32_t sm) override;
@@ -94,6 +99,7 @@ class PartitionedL2 final : public MemoryLevel {
   std::array<Below, 2> below_;
   std::array<std::unique_ptr<L2Cache>, 2> part_;
   LevelCounters counters_;
+  std::vector<std::uint64_t>* fabric_per_set_ = nullptr;
 };
 
 }  // namespace iosim
