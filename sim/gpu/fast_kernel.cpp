@@ -338,7 +338,7 @@ class FastKernel {
   /// What each slot runs after the jump, so that the tail runs as in the whole launch: the blocks
   /// skipped are not whole waves, and with blocks of unequal steps (causal) which slots free first,
   /// and so which blocks run together up to the end (what is left dirty), depends on where the jump
-  /// lands. The launch's turns do not depend on the L2 (launch_turns()): the replay is the whole
+  /// lands. The launch's turns do not depend on the L2 (walk_launch()): the replay is the whole
   /// launch with the turns [cut, resume) taken out, `cut` the first turn after every block before
   /// the jump has ended, `resume` the first turn of a block of the tail. Before `cut` and from
   /// `resume` on, every slot runs what it runs in the whole launch; the skipped blocks that run
@@ -346,30 +346,34 @@ class FastKernel {
   /// heads' mean). Where no such turns exist (the blocks skipped take less than the spread of the
   /// slots' ends), nothing is skipped.
   void carry_phase() {
-    const std::vector<BlockTurns> turns = launch_turns(profiles_, heads_, opt_.order, slots_.size());
+    // Two walks of the launch (each far cheaper than the replay) rather than every block's turns kept.
     constexpr std::uint64_t none = ~std::uint64_t{0};
     std::uint64_t cut = 0, resume = none;
     lead_last_.assign(slots_.size(), none);
-    for (std::uint64_t b = 0; b < jump_from_; ++b) {
-      cut = std::max(cut, turns[b].end + 1);
-      lead_last_[turns[b].slot] = b;
-    }
-    for (std::uint64_t b = jump_to_; b < turns.size(); ++b) resume = std::min(resume, turns[b].start);
+    walk_launch(profiles_, heads_, opt_.order, slots_.size(), [&](const BlockTurns& t) {
+      if (t.block < jump_from_) {
+        cut = std::max(cut, t.end + 1);
+        lead_last_[t.slot] = t.block;
+      } else if (t.block == jump_from_) {
+        first_after_ = t.slot;
+      }
+      if (t.block >= jump_to_) resume = std::min(resume, t.start);
+    });
     if (resume < cut) {
       jump_from_ = ~std::uint64_t{0}, jump_to_ = 0;
       return;
     }
     after_.assign(slots_.size(), {});
-    for (std::uint64_t b = turns.size(); b-- > jump_from_;) {  // backwards: each slot's queue is popped from its back
-      const BlockTurns& t = turns[b];
-      if (t.end >= resume) after_[t.slot].push_back({b, t.start < resume ? resume - t.start : 0, 0});
-      if (t.start < cut) after_[t.slot].push_back({b, 0, t.end < cut ? 0 : cut - t.start});
-    }
-    first_after_ = turns[jump_from_].slot;
+    walk_launch(profiles_, heads_, opt_.order, slots_.size(), [&](const BlockTurns& t) {  // a slot's blocks in order
+      if (t.block < jump_from_) return;
+      if (t.start < cut) after_[t.slot].push_back({t.block, 0, t.end < cut ? 0 : cut - t.start});
+      if (t.end >= resume) after_[t.slot].push_back({t.block, t.start < resume ? resume - t.start : 0, 0});
+    });
+    for (std::vector<Part>& parts : after_) std::reverse(parts.begin(), parts.end());  // popped from the back
   }
 
   /// Checks, as the replay reaches the jump, that its slots run what the whole launch's turns say
-  /// (launch_turns() is the replay's launch, or the tail would not start at its phase).
+  /// (walk_launch() is the replay's launch, or the tail would not start at its phase).
   void enter_tail(std::size_t first) {
     if (first != first_after_) throw std::logic_error("fast replay: the launch's turns are not the replay's");
     for (std::size_t i = 0; i < slots_.size(); ++i) {

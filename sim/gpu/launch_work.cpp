@@ -33,13 +33,6 @@ void walk_launch(const std::vector<BlockWork>& profiles, std::uint64_t heads, La
   }
 }
 
-std::vector<BlockTurns> launch_turns(const std::vector<BlockWork>& profiles, std::uint64_t heads, LaunchOrder order,
-                                     std::size_t slots) {
-  std::vector<BlockTurns> out(profiles.size() * heads);
-  walk_launch(profiles, heads, order, slots, [&](const BlockTurns& t) { out[t.block] = t; });
-  return out;
-}
-
 void schedule_launch(const std::vector<BlockWork>& profiles, std::uint64_t heads, LaunchOrder order,
                      std::uint64_t sms, KernelPrediction& out) {
   const std::uint64_t xs = profiles.size();

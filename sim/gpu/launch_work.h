@@ -34,10 +34,6 @@ struct BlockTurns {
 void walk_launch(const std::vector<BlockWork>& profiles, std::uint64_t heads, LaunchOrder order, std::size_t slots,
                  const std::function<void(const BlockTurns&)>& ended);
 
-/// Every block's turns (walk_launch()), indexed by launch order.
-[[nodiscard]] std::vector<BlockTurns> launch_turns(const std::vector<BlockWork>& profiles, std::uint64_t heads,
-                                                   LaunchOrder order, std::size_t slots);
-
 /// Fills `out`'s matmul, vector, special, sram and busiest from `profiles` (one per x of the grid)
 /// for a launch of `heads` heads, `out.occupancy.concurrent` blocks at once on `sms` SMs (slot i on
 /// SM i mod sms), in `order`. The same sums, in the same order, as the exact replay's (gpu_model.cpp).
