@@ -281,6 +281,32 @@ TEST_CASE("fast L2: heads that repeat are skipped, and the sectors the SMs ask f
   CHECK(worst(fast, exact) <= 0.01);
 }
 
+TEST_CASE("fast L2: the tail after skipped heads runs at the whole launch's phase (dirty bytes at the end)") {
+  // Causal blocks of unequal steps, and skipped blocks that are not whole waves: the blocks that run
+  // together at the end, and so the dirty bytes left, are the whole launch's only if the tail starts
+  // at its turns. 28 query heads in 7 groups on 4 SMs and a 256 KiB L2: 16 heads replayed.
+  HardwareSpec hw = small_gpu(2);
+  hw.sm.count = 4;
+  hw.l2.capacity = Bytes(256 << 10);
+  for (const std::uint64_t heads : {std::uint64_t{28}, std::uint64_t{32}}) {
+    CAPTURE(heads);
+    Problem p = problem(4096, 64, 1, heads);
+    p.kv_heads = heads / 4;
+    p.causal = true;
+    const ScheduleContext ctx = context(p, hw);
+    const auto s = make_schedule("flash2", Pass::fwd, ctx);
+    GpuModelOptions o;
+    const ColdWarm exact = predict_cold_warm(*s, ctx, o);
+    o.l2 = L2Mode::fast;
+    const ColdWarm fast = predict_cold_warm(*s, ctx, o);
+    REQUIRE(fast.cold.kernels.size() == 1);
+    CHECK(fast.cold.kernels[0].heads_replayed < heads);
+    CHECK(fast.cold.dirty_at_end == exact.cold.dirty_at_end);
+    CHECK(worst(fast.cold, exact.cold) <= 0.01);
+    CHECK(worst(fast.warm, exact.warm) <= 0.01);
+  }
+}
+
 /// Every count of two predictions equal (the exact fields and the L2's, kernel by kernel).
 void same_counts(const Prediction& a, const Prediction& b) {
   CHECK(worst(a, b) == 0.0);

@@ -95,7 +95,7 @@ class FastKernel {
     while (running > 0 && !converged_) {
       for (std::size_t i = 0; i < slots.size() && !converged_; ++i) {
         Slot& s = slots[i];
-        if (!s.busy || step(s)) continue;
+        if (!s.busy || (step(s) && (s.left == 0 || --s.left > 0))) continue;
         s.busy = false;
         if (!start(s)) --running;
       }
@@ -137,6 +137,7 @@ class FastKernel {
     bool done = false;  ///< every segment run
     std::array<BlockBytes::Item, kInline> items{};
     bool busy = false;
+    std::uint64_t left = 0;  ///< turns the slot still runs the block, if not to its end (0: to its end)
   };
 
   /// The next block of the (shortened) launch into `s`; false when none is left, or when the run
@@ -144,18 +145,39 @@ class FastKernel {
   bool start(Slot& s) {
     if (converged_) return false;
     if (opt_.order == LaunchOrder::x_major && launched_ == period_ * xs_ && !planned_) plan();
-    if (launched_ == jump_from_) launched_ = jump_to_;
-    if (launched_ == xs_ * heads_) return false;
-    if (launched_ != checked_ && (launched_ == 0 || (planned_ && launched_ % xs_ == 0)) && checkpoint()) return false;
-    const std::uint64_t b = launched_++;
+    const std::size_t i = static_cast<std::size_t>(&s - slots_.data());
+    std::uint64_t b = 0, turns = 0;  // the block, and its first turns not replayed
+    s.left = 0;
+    if (launched_ < jump_from_ || after_.empty()) {  // the launch as it is
+      if (launched_ == xs_ * heads_) return false;
+      if (launched_ != checked_ && (launched_ == 0 || (planned_ && launched_ % xs_ == 0)) && checkpoint()) return false;
+      b = launched_++;
+    } else {  // after the jump: the slot's own blocks of the whole launch (plan())
+      if (launched_ == jump_from_) enter_tail(i);
+      if (after_[i].empty()) return false;
+      const auto [next, skip, left] = after_[i].back();
+      if (next >= jump_to_) {  // launched in launch order, as in the whole launch
+        if (next != launched_) throw std::logic_error("fast replay: the tail's blocks start out of launch order");
+        if (launched_ != checked_ && launched_ % xs_ == 0 && checkpoint()) return false;
+        ++launched_;
+      }
+      after_[i].pop_back();
+      if (next < jump_to_) ends_.push_back(next);
+      b = next;
+      turns = skip;
+      s.left = left;
+    }
     const bool x_major = opt_.order == LaunchOrder::x_major;
     const std::uint64_t x = x_major ? b % xs_ : b / heads_, head = x_major ? b / xs_ : b % heads_;
     s.head = head;
     s.block = head * xs_ + x;
     ++replayed_blocks_;
-    s.rec = &recording(x, own_[static_cast<std::size_t>(&s - slots_.data())]);
+    s.rec = &recording(x, own_[i]);
     for (Tensor t : kAllTensors) s.offset[index(t)] = amap_.head_offset(t, head, maps_[index(t)]);
     hold(s, 0);
+    for (; turns > 0 && !s.done; --turns) {  // as step() moves on, without the transfers
+      if (++s.repeat == s.repeats) hold(s, s.segment + 1);
+    }
     s.busy = true;
     if (head < period_) footprint(s);
     return true;
@@ -310,6 +332,55 @@ class FastKernel {
     lead_ = lead;
     jump_from_ = lead * xs_;
     jump_to_ = (lead + skip) * xs_;
+    carry_phase();
+  }
+
+  /// What each slot runs after the jump, so that the tail runs as in the whole launch: the blocks
+  /// skipped are not whole waves, and with blocks of unequal steps (causal) which slots free first,
+  /// and so which blocks run together up to the end (what is left dirty), depends on where the jump
+  /// lands. The launch's turns do not depend on the L2 (walk_launch()): the replay is the whole
+  /// launch with the turns [cut, resume) taken out, `cut` the first turn after every block before
+  /// the jump has ended, `resume` the first turn of a block of the tail. Before `cut` and from
+  /// `resume` on, every slot runs what it runs in the whole launch; the skipped blocks that run
+  /// across either are run in part (their counts are not taken: the skipped blocks count the steady
+  /// heads' mean). Where no such turns exist (the blocks skipped take less than the spread of the
+  /// slots' ends), nothing is skipped.
+  void carry_phase() {
+    // Two walks of the launch (each far cheaper than the replay) rather than every block's turns kept.
+    constexpr std::uint64_t none = ~std::uint64_t{0};
+    std::uint64_t cut = 0, resume = none;
+    lead_last_.assign(slots_.size(), none);
+    walk_launch(profiles_, heads_, opt_.order, slots_.size(), [&](const BlockTurns& t) {
+      if (t.block < jump_from_) {
+        cut = std::max(cut, t.end + 1);
+        lead_last_[t.slot] = t.block;
+      } else if (t.block == jump_from_) {
+        first_after_ = t.slot;
+      }
+      if (t.block >= jump_to_) resume = std::min(resume, t.start);
+    });
+    if (resume < cut) {
+      jump_from_ = ~std::uint64_t{0}, jump_to_ = 0;
+      return;
+    }
+    after_.assign(slots_.size(), {});
+    walk_launch(profiles_, heads_, opt_.order, slots_.size(), [&](const BlockTurns& t) {  // a slot's blocks in order
+      if (t.block < jump_from_) return;
+      if (t.start < cut) after_[t.slot].push_back({t.block, 0, t.end < cut ? 0 : cut - t.start});
+      if (t.end >= resume) after_[t.slot].push_back({t.block, t.start < resume ? resume - t.start : 0, 0});
+    });
+    for (std::vector<Part>& parts : after_) std::reverse(parts.begin(), parts.end());  // popped from the back
+  }
+
+  /// Checks, as the replay reaches the jump, that its slots run what the whole launch's turns say
+  /// (walk_launch() is the replay's launch, or the tail would not start at its phase).
+  void enter_tail(std::size_t first) {
+    if (first != first_after_) throw std::logic_error("fast replay: the launch's turns are not the replay's");
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+      const Slot& s = slots_[i];
+      if (s.busy && s.block != lead_last_[i]) throw std::logic_error("fast replay: the launch's turns are not the replay's");
+    }
+    launched_ = jump_to_;
   }
 
   /// Runs `s` up to its next step marker; false once the block has no events left.
@@ -440,6 +511,15 @@ class FastKernel {
         for (std::uint64_t h = warm_up_; h < lead_; ++h) add(sum, counts_[h * xs_ + x], true, w);
       }
       heads_replayed = heads_ - whole;
+      // The parts of skipped blocks run about the jump (carry_phase()) write back lines of the
+      // blocks replayed, which count, and make lines dirty that replayed blocks write back, which the
+      // steady heads' mean has counted already.
+      std::vector<std::uint64_t> parted = ends_;  // a block run across both ends of the cut: twice
+      std::sort(parted.begin(), parted.end());
+      parted.erase(std::unique(parted.begin(), parted.end()), parted.end());
+      for (std::uint64_t b : parted) {
+        sum[4] += static_cast<double>(counts_[b].dram_write) - static_cast<double>(counts_[b].dirtied);
+      }
     }
     const auto whole = [](double v) { return static_cast<std::uint64_t>(std::llround(v)); };
     const double stride = sample_.stride();
@@ -487,6 +567,15 @@ class FastKernel {
   std::size_t followed_ = 0;
   bool converged_ = false;
   std::uint64_t warm_up_ = 0, lead_ = 0, jump_from_ = ~std::uint64_t{0}, jump_to_ = 0;
+  // After the jump (carry_phase()): per slot, the blocks it runs, last first, each with its first
+  // turns not replayed and the turns it runs (0: to its end); per slot, its last block before the jump.
+  struct Part {
+    std::uint64_t block = 0, skip = 0, left = 0;
+  };
+  std::vector<std::vector<Part>> after_;
+  std::vector<std::uint64_t> lead_last_;
+  std::size_t first_after_ = 0;  ///< the slot that reaches the jump first
+  std::vector<std::uint64_t> ends_;  ///< the skipped blocks run in part about the jump, once a part
   // Steps counted from an earlier one (step()): the last step of each partition that only hit,
   // valid while the L2's contents are those it found (`changes`).
   struct Pure {

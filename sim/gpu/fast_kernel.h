@@ -3,7 +3,8 @@
 // made (fast_kernel.cpp) and in docs/gpu-model.md:
 //  - steps that repeat a step which only hit, with nothing in the L2 changed since, are counted
 //    without replaying them (the blocks of a head loading the same K/V tile, one after another);
-//  - heads that repeat are skipped, their counts the mean of the steady heads';
+//  - heads that repeat are skipped, their counts the mean of the steady heads'; the replay is the
+//    whole launch with a stretch of turns taken out, so the tail's slots run as in the whole launch;
 //  - the launch is scheduled over every block from the blocks' step counts;
 //  - a warm run stops replaying where its state is the cold run's at the same point (KernelTrace).
 #pragma once

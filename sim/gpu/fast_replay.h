@@ -7,8 +7,9 @@
 //    the L2 holds nothing of the kernel that came before: each later head sees what its predecessor
 //    left, as the next one will. So the replay runs the leading heads (that warm-up, then two steady
 //    periods), jumps to the last heads (again twice the L2's capacity, so that what the next kernel
-//    finds is what the real run leaves), and adds the steady periods' mean per head for the heads
-//    it skipped.
+//    finds is what the real run leaves; its slots run the blocks and turns they run in the whole
+//    launch, which do not depend on the L2), and adds the steady periods' mean per head for the
+//    heads it skipped.
 //  - Sets. Every stride-th set is simulated; misses, write-backs, fabric reads and dirty bytes are
 //    scaled by the stride. The stride is chosen so that about kLineBudget line requests are replayed.
 //

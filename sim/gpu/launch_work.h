@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sim/core/traffic.h"
@@ -19,6 +20,19 @@ struct BlockWork {
   ComputeCounts compute;
   Bytes sram;  ///< BlockRecorder::sram()
 };
+
+/// Where and when one block of a launch runs: its slot, and the turns it holds it, [start, end].
+struct BlockTurns {
+  std::uint64_t block = 0;  ///< its position in launch order
+  std::size_t slot = 0;
+  std::uint64_t start = 0, end = 0;
+};
+
+/// Walks the launch of `heads` heads of `profiles` (one per x) over `slots` slots: calls `ended` for
+/// each block in the order the blocks end (by turn, lower slots first), which is also the order in
+/// which the freed slots take the next block in launch order. Neither depends on the L2.
+void walk_launch(const std::vector<BlockWork>& profiles, std::uint64_t heads, LaunchOrder order, std::size_t slots,
+                 const std::function<void(const BlockTurns&)>& ended);
 
 /// Fills `out`'s matmul, vector, special, sram and busiest from `profiles` (one per x of the grid)
 /// for a launch of `heads` heads, `out.occupancy.concurrent` blocks at once on `sms` SMs (slot i on
