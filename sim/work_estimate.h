@@ -36,15 +36,6 @@ struct WorkCosts {
   /// back from memory rather than the host's caches. Grows with SMs × blocks per SM. Measured with
   /// bench/replay_costs.cpp.
   double ns_per_record_byte = 1.25;
-  /// The fast replay (--l2 fast) is priced as the exact one through stride-fewer sets, pass by pass:
-  /// its first pass at the first stride it tries (sim/gpu/fast_replay.h, FirstPass::stride), every
-  /// later one (the fit's next stride, the warm run) at this many times smaller
-  /// (FastReplay::kMaxStrideStep: the most a pass narrows it), each through the heads it is expected
-  /// to replay (FirstPass::heads_replayed), plus its transfers' handling (FastReplay::kLinesPerTransfer
-  /// line requests a transfer of those heads). Reuse, a warm run
-  /// that follows the cold one, and a first stride the fit accepts are left out: an estimate on the
-  /// high side where they work (docs/performance.md, "Work estimates", says how close it comes).
-  double fast_later_stride_step = 8;
   /// The most the fast replay keeps of the blocks it records, a kernel's (FastKernel's 64 MiB).
   double fast_recorded_bytes = 64.0 * (1 << 20);
   /// Execution on numbers, per floating-point operation of its matrix products: the reference (in
