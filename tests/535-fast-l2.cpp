@@ -149,6 +149,16 @@ TEST_CASE("the dirty bytes' error is in sectors of the DRAM traffic the flush ad
   CHECK(dirty_error(std::vector<double>(64, 3.0), 8, 0) == doctest::Approx(0.0));
 }
 
+TEST_CASE("a kernel's fabric reads' error is in sectors of them and its DRAM traffic") {
+  // 64 sampled sets at stride 8, the fabric reads all in one: alone, as uncertain as can be …
+  std::vector<double> fabric(64, 0.0);
+  fabric[0] = 4;
+  CHECK(fabric_error(fabric, 8, 0) == doctest::Approx(1.0));
+  // … but beside 25,600 DRAM sectors of the same kernel they weigh 4 / 25,604.
+  CHECK(fabric_error(fabric, 8, 25600) == doctest::Approx(4.0 / 25604.0));
+  CHECK(fabric_error(std::vector<double>(64, 0.0), 8, 25600) == 0.0);
+}
+
 TEST_CASE("fast L2: a few dirty lines at the end do not force a finer sample") {
   // h200, 32 heads on 8 K/V heads, n 65536, d 128, causal forward: the first stride's DRAM counts are
   // within the bound (0.07%); its 5 MB of dirty lines at the end, judged on their own, were not (1.7%),

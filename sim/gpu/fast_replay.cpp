@@ -167,6 +167,15 @@ double dirty_error(const std::vector<double>& per_set, std::uint32_t stride, dou
   return dirty == 0 ? 0 : sample_error(per_set, stride) * dirty / (dirty + dram_sectors);
 }
 
+double fabric_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors) {
+  double fabric = 0;
+  for (double v : per_set) fabric += v;
+  // In sectors of the kernel's traffic past its near partition, as its DRAM writes are judged beside
+  // its reads: naive's first GEMM reads a few far lines of Q and K beside millions of S written, and
+  // judged on their own they took a 1-head n = 65536 request to stride 2 (four passes, 22 s).
+  return fabric == 0 ? 0 : sample_error(per_set, stride) * fabric / (fabric + dram_sectors);
+}
+
 double SampledDram::relative_error(std::uint32_t stride) const {
   const auto total = static_cast<double>(counters_.read_sectors + counters_.write_sectors);
   if (total == 0) return 0;
@@ -259,8 +268,9 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
     use.blocks = &blocks_for(i, kernels.size());
     p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, dram_, amap_, sample_, stats_, use));
     error_ = std::max(error_, dram_.relative_error(sample_.stride()));
-    error_ = std::max(error_, sample_error(std::vector<double>(fabric_per_set_.begin(), fabric_per_set_.end()), sample_.stride()));
     last_dram = dram_.counters().read_sectors + dram_.counters().write_sectors;
+    error_ = std::max(error_, fabric_error(std::vector<double>(fabric_per_set_.begin(), fabric_per_set_.end()),
+                                           sample_.stride(), static_cast<double>(last_dram)));
   }
   p.dirty_at_end = Bytes(l2_->dirty_bytes().value * sample_.stride());
   dirty_at_end_ = p.dirty_at_end;

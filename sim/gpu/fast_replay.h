@@ -47,6 +47,11 @@ inline constexpr std::size_t kErrorGroups = 16;
 /// to its DRAM writes. 0 when there are none.
 [[nodiscard]] double dirty_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors);
 
+/// The sample's error in a kernel's fabric reads (`per_set`: those of each sampled set), in sectors as a
+/// share of them and of `dram_sectors`, the kernel's DRAM sectors in the sample (reads and writes): its
+/// traffic beyond the near partition. 0 when there are none.
+[[nodiscard]] double fabric_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors);
+
 /// DRAM that also counts, per set of the sampled L2, the sectors it reads and writes: how much the
 /// sampled sets disagree, from which the sample's standard error follows.
 class SampledDram final : public MemoryLevel {
@@ -133,8 +138,8 @@ class FastReplay {
 
   [[nodiscard]] std::uint32_t stride() const { return sample_.stride(); }
   /// The largest standard error in the last pass of: any kernel's DRAM counts, relative to its DRAM
-  /// sectors; any kernel's fabric reads, relative to themselves; the dirty bytes at the end, relative
-  /// to the DRAM sectors of the last kernel and the flush after it (which writes them back).
+  /// sectors; any kernel's fabric reads, relative to them and its DRAM sectors (fabric_error()); the
+  /// dirty bytes at the end, relative to them and the last kernel's DRAM sectors (dirty_error()).
   [[nodiscard]] double standard_error() const { return error_; }
   /// What the kernels' replays did, all passes so far.
   [[nodiscard]] const FastKernelStats& stats() const { return stats_; }
