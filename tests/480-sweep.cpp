@@ -289,7 +289,7 @@ TEST_CASE("bad sweep files and flags: one line, exit 2, nothing run") {
 TEST_CASE("a point over --max-time is refused before any point runs") {
   TempDir dir;
   const std::string spec = dir.write("s.yaml", R"(hardware: a100
-problems: [{n: [256, 65536], d: 64}]
+problems: [{n: [256, 1048576], d: 64}]
 schedules: naive
 predict: true
 )");
@@ -297,7 +297,7 @@ predict: true
   const CliResult r = cli({"sweep", spec, "-o", out, "--max-time", "1s"});
   CHECK(r.code == 2);
   CHECK(lines(r.err) == 1);
-  CHECK(r.err.find("n 65536") != std::string::npos);
+  CHECK(r.err.find("n 1048576") != std::string::npos);
   CHECK(r.err.find("--max-time") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));
 }
