@@ -1,8 +1,13 @@
 #!/bin/sh
-# A/B alternating: main, branch, branch, main for pass $1
+# A/B of the GQA n 131072 request, one pass, alternating main, branch, branch, main:
+#   ab.sh fwd|bwd   with $OUTDIR/iosim-main and $OUTDIR/iosim-br2 (appends to $OUTDIR/ab.log)
+OUTDIR=${OUTDIR:-/tmp/gq2}
+i=0
 for t in main br2 br2 main; do
-  n=$(ls /tmp/gq2/ab-$t-$1-*.json 2>/dev/null | wc -l)
-  echo "$t $(date -u +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)" >> /tmp/gq2/ab.log
-  /usr/bin/time -f "%U %S %e %M" /tmp/gq2/iosim-$t -c h200 --heads 32 --kv-heads 8 --n 131072 --d 128 --causal --pass "$1" --schedule flash2 --predict -q -f json --max-time 2h > /tmp/gq2/ab-$t-$1-$n.json 2> /tmp/gq2/ab-$t-$1-$n.time
-  echo "  $(cat /tmp/gq2/ab-$t-$1-$n.time)" >> /tmp/gq2/ab.log
+  i=$((i + 1))
+  echo "$t $(date -u +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)" >> "$OUTDIR/ab.log"
+  /usr/bin/time -f "%U %S %e %M" "$OUTDIR/iosim-$t" -c h200 --heads 32 --kv-heads 8 --n 131072 --d 128 --causal \
+    --pass "$1" --schedule flash2 --predict -q -f json --max-time 2h \
+    > "$OUTDIR/ab-$t-$1-$i.json" 2> "$OUTDIR/ab-$t-$1-$i.time"
+  echo "  $(cat "$OUTDIR/ab-$t-$1-$i.time")" >> "$OUTDIR/ab.log"
 done
