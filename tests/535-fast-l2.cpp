@@ -137,6 +137,28 @@ TEST_CASE("the sampled DRAM's error is in sectors of all the kernel's DRAM traff
   CHECK(SampledDram(64).relative_error(8) == 0.0);
 }
 
+TEST_CASE("the sampled DRAM weighs each sector's set by the weight its block then takes") {
+  // The same reads, even over every set, but those of the even sets weighed 3 (a steady head's,
+  // standing for two skipped heads too): the groups disagree as the estimate does, where unweighted
+  // they would not. 64 sets at stride 8; set i in group i mod 16, so a group's sets are all even or
+  // all odd.
+  double weight = 1;
+  SampledDram dram(64, &weight);
+  for (std::uint64_t line = 0; line < 64; ++line) {
+    weight = line % 2 == 0 ? 3.0 : 1.0;
+    dram.read(line, 0xF, 0);
+  }
+  CHECK(dram.counters().read_sectors == 256);  // the counts themselves are not weighed
+  CHECK(dram.weighted_sectors() == doctest::Approx(32 * 4 * 3.0 + 32 * 4));
+  std::vector<double> per_set(64);
+  for (std::size_t i = 0; i < 64; ++i) per_set[i] = i % 2 == 0 ? 12.0 : 4.0;
+  CHECK(sample_error(per_set, 8) > 0.1);
+  CHECK(dram.relative_error(8) == doctest::Approx(sample_error(per_set, 8)));
+  SampledDram even(64);
+  for (std::uint64_t line = 0; line < 64; ++line) even.read(line, 0xF, 0);
+  CHECK(even.relative_error(8) == 0.0);
+}
+
 TEST_CASE("the dirty bytes' error is in sectors of the DRAM traffic the flush adds them to") {
   // 64 sampled sets at stride 8, the dirty sectors all in one: alone, as uncertain as can be …
   std::vector<double> dirty(64, 0.0);
@@ -484,4 +506,29 @@ TEST_CASE("set sample: rows apart give the lines and sectors that line-by-line r
       }
     }
   }
+}
+
+TEST_CASE("fast L2: heads a wave long or more that share K/V end in a tail of heads, not of groups") {
+  // 4 SMs and a 1 MiB L2: a head of flash2 causal forward at n = 4096, d = 64 (Q, K, V, O of 512 KiB
+  // each) touches twice the L2 and lasts many waves; a group of 4 heads (kv_heads = 8) touches 5 MiB.
+  // Replayed: the first group (warm-up), two steady groups, the last head (tail): 13 of 32 (a tail of
+  // a whole group: 16).
+  Problem p = problem(4096, 64, 1, 32);
+  p.kv_heads = 8;
+  p.causal = true;
+  HardwareSpec hw = small_gpu(1, 1);
+  hw.sm.count = 4;
+  const ScheduleContext ctx = context(p, hw);
+  const auto s = make_schedule("flash2", Pass::fwd, ctx);
+  GpuModelOptions o;
+  const ColdWarm exact = predict_cold_warm(*s, ctx, o);
+  o.l2 = L2Mode::fast;
+  o.sample_stride = 1;  // the heads alone: every set
+  const ColdWarm fast = predict_cold_warm(*s, ctx, o);
+  REQUIRE(fast.cold.kernels.size() == 1);
+  CHECK(fast.cold.kernels[0].heads_replayed == 13);
+  CHECK(fast.cold.l2_read_sectors() == exact.cold.l2_read_sectors());
+  CHECK(fast.cold.dirty_at_end == exact.cold.dirty_at_end);
+  CHECK(worst(fast.cold, exact.cold) <= 0.01);
+  CHECK(worst(fast.warm, exact.warm) <= 0.01);
 }

@@ -46,13 +46,14 @@ class FastKernel {
              FastKernelStats& stats, TraceUse& trace)
       : k_(k), ctx_(ctx), opt_(opt), l2_(l2), dram_(dram), amap_(amap), sample_(sample),
         stats_(stats), trace_(trace), batch_(l2), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
-        blocks_(trace.blocks != nullptr ? *trace.blocks : own_blocks_), seen_(xs_, false) {
+        blocks_(trace.blocks != nullptr ? *trace.blocks : own_blocks_), seen_(xs_, false), weight_(trace.tally_weight) {
     if (blocks_.kernel != &k || blocks_.x.size() != xs_) blocks_ = {&k, std::vector<BlockBytes>(xs_), 0};
     const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
     period_ = shared_kv ? ctx.problem.group() : 1;
     for (Tensor t : kAllTensors) maps_[index(t)] = k.head_map(t);
     if (period_ == 0 || heads_ % period_ != 0) period_ = heads_;
     spans_.assign(kTensorCount * AddressMap::kMaxSlices, {~std::uint64_t{0}, 0});
+    head_spans_ = spans_;
     profiles_.resize(xs_);
     line_bytes_ = ctx.hardware.l2.line_bytes;
     sets_ = sample.sets();
@@ -101,6 +102,7 @@ class FastKernel {
       }
     }
     drain();
+    if (weight_ != nullptr) *weight_ = 1.0;
     extrapolate(out);
     schedule_launch(profiles_, heads_, opt_.order, ctx_.hardware.sm.count, out);
     if (trace_.record != nullptr) {
@@ -179,7 +181,8 @@ class FastKernel {
       if (++s.repeat == s.repeats) hold(s, s.segment + 1);
     }
     s.busy = true;
-    if (head < period_) footprint(s);
+    if (head < period_) footprint(s, spans_);
+    if (head == 0) footprint(s, head_spans_);
     return true;
   }
 
@@ -221,15 +224,15 @@ class FastKernel {
     return r;
   }
 
-  /// Widens the byte spans that the first period's blocks touch, per tensor and copy.
-  void footprint(const Slot& s) {
+  /// Widens `spans` (per tensor and copy) to the bytes the slot's block touches.
+  static void footprint(const Slot& s, std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans) {
     for (const BlockBytes::Segment& g : s.rec->segments) {
       for (std::uint32_t i = g.begin; i < g.end; ++i) {
         const BlockBytes::Item& e = s.rec->items[i];
         if (e.rows == 0 || e.width == 0) continue;
         // Its first and last repeat (a segment's starts move one way).
         const TileBytes first = e.at(s.offset[e.tensor], 0), last = e.at(s.offset[e.tensor], g.repeats - 1);
-        auto& span = spans_[std::size_t{e.tensor} * AddressMap::kMaxSlices + e.slice];
+        auto& span = spans[std::size_t{e.tensor} * AddressMap::kMaxSlices + e.slice];
         span.first = std::min({span.first, first.start, last.start});
         span.second = std::max({span.second, first.start + (first.rows - 1) * first.stride + first.width,
                                 last.start + (last.rows - 1) * last.stride + last.width});
@@ -306,24 +309,39 @@ class FastKernel {
   void plan() {
     planned_ = true;
     if (!opt_.skip_heads) return;
-    std::uint64_t bytes = 0;
-    for (const auto& [lo, hi] : spans_) bytes += hi > lo ? hi - lo : 0;
-    if (bytes == 0) return;
-    // Periods that touch twice the L2: a warm-up that forgets the kernel before, and a tail that
-    // leaves the L2 as the whole launch would.
+    const auto total = [](const std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans) {
+      std::uint64_t bytes = 0;
+      for (const auto& [lo, hi] : spans) bytes += hi > lo ? hi - lo : 0;
+      return bytes;
+    };
+    const std::uint64_t bytes = total(spans_), head_bytes = total(head_spans_);
+    if (bytes == 0 || head_bytes == 0) return;
+    const std::uint64_t twice_l2 = 2 * ctx_.hardware.l2.capacity.value;
+    // Periods that touch twice the L2: a warm-up that forgets the kernel before.
     // Heads that run at the same time (all of one wave) count as one: the warm-up ends, and the
     // steady periods begin, only after a wave has passed.
     const std::uint64_t together = ceil_div(std::min<std::uint64_t>(concurrent_, xs_ * heads_), xs_);
-    const std::uint64_t enough = period_ * std::max(ceil_div(2 * ctx_.hardware.l2.capacity.value, bytes),
-                                                    ceil_div(together, period_));
+    const std::uint64_t enough = period_ * std::max(ceil_div(twice_l2, bytes), ceil_div(together, period_));
+    // Two steady periods, whose mean per position in the group stands for the heads skipped (one
+    // period alone is not enough even where a group touches twice the L2: at 4 SMs and a 256 KiB L2,
+    // flash2 causal n = 4096, d = 64, 32 heads on 8, the fabric reads were 1.5% off).
     const std::uint64_t lead = enough + period_ * std::max<std::uint64_t>(2, ceil_div(together, period_));
-    if (lead + enough + period_ > heads_) return;
-    // Whole periods are skipped (a jump into a head would make its later blocks miss on what its
-    // earlier ones fetched). The blocks after the jump take other slots than they would have, unless
-    // the blocks skipped are whole waves: that matters only when a head lasts a few waves, so then
-    // only whole waves are skipped.
-    std::uint64_t skip = (heads_ - lead - enough) / period_ * period_;
-    if (xs_ < kWavesPerHead * concurrent_) {
+    // The tail leaves the L2 as the whole launch would: it touches twice the L2 too. Where each head
+    // is a wave long or more and shares K/V with its group, the tail is the last heads that do so,
+    // not whole periods: those heads, and their group's heads skipped, count the steady heads' mean
+    // at the same position in the group (extrapolate()), since replayed after the jump they find
+    // their group's K/V cold. Where heads are shorter than a wave, whole periods (below).
+    const bool whole_waves = xs_ < kWavesPerHead * concurrent_;
+    const std::uint64_t tail = period_ > 1 && !whole_waves
+                                   ? std::min(enough, std::max(ceil_div(twice_l2, head_bytes), together))
+                                   : enough;
+    if (lead + tail + period_ > heads_) return;
+    // Whole periods are skipped, or up to the tail's heads (a jump into a head would make its later
+    // blocks miss on what its earlier ones fetched). Where a head is shorter than a few waves, only
+    // whole waves are skipped, so that the blocks after the jump take the slots they would have.
+    std::uint64_t skip = heads_ - lead - tail;
+    if (tail == enough) skip = skip / period_ * period_;
+    if (whole_waves) {
       const std::uint64_t unit = std::lcm(period_ * xs_, concurrent_) / xs_;  // heads of whole waves
       skip = skip / unit * unit;
     }
@@ -332,7 +350,30 @@ class FastKernel {
     lead_ = lead;
     jump_from_ = lead * xs_;
     jump_to_ = (lead + skip) * xs_;
+    counted_from_ = ceil_div(lead + skip, period_) * period_;
     carry_phase();
+    if (jump_to_ <= jump_from_) return;
+    // What each steady head stands for, per position in the group (extrapolate()): the heads of whole
+    // periods skipped (`dirtied_`, counted by what they make dirty), and those of the group the jump
+    // lands in, skipped or replayed after it (`written_`, counted by what they write back).
+    const std::uint64_t group_start = (lead + skip) / period_ * period_;
+    const bool landed_in_group = lead + skip < counted_from_;
+    dirtied_.assign(period_, 0.0);
+    written_.assign(period_, 0.0);
+    for (std::uint64_t h = lead; h < counted_from_; ++h) ((landed_in_group && h >= group_start) ? written_ : dirtied_)[h % period_] += 1;
+    const auto periods = static_cast<double>((lead_ - warm_up_) / period_);
+    for (std::uint64_t p = 0; p < period_; ++p) dirtied_[p] /= periods, written_[p] /= periods;
+  }
+
+  /// The weight a block's sampled DRAM and fabric counts take in the estimate (extrapolate()), for the
+  /// sample's error: a steady head's counts stand for itself and the heads it is copied to; those of a
+  /// head replayed after the jump but counted from the steady ones, for none; the rest, for themselves.
+  double weight_of(std::uint64_t block) const {
+    if (jump_to_ <= jump_from_) return 1.0;
+    const std::uint64_t h = block / xs_;
+    if (h >= warm_up_ && h < lead_) return 1.0 + dirtied_[h % period_] + written_[h % period_];
+    if (block >= jump_to_ && h < counted_from_) return 0.0;
+    return 1.0;
   }
 
   /// What each slot runs after the jump, so that the tail runs as in the whole launch: the blocks
@@ -467,7 +508,8 @@ class FastKernel {
     LevelCounters dram;
     std::uint64_t f = 0, d = 0;
     batch_.drain(
-        [&](std::uint64_t) {
+        [&](std::uint64_t block) {
+          if (weight_ != nullptr) *weight_ = weight_of(block);
           dram = dram_.counters();
           f = fabric();
           d = dirtied();
@@ -482,35 +524,40 @@ class FastKernel {
         });
   }
 
-  /// The replayed blocks' counts, plus, for each block skipped, the mean of the blocks at its x in
-  /// the steady heads; the sampled counts times the stride.
+  /// The replayed blocks' counts, plus, for each head skipped (and each head replayed after the jump
+  /// in a group begun before it), the mean of the steady heads at the same position in the group,
+  /// block by block (x); the sampled counts times the stride.
   void extrapolate(KernelPrediction& out) const {
-    // Skipped blocks write back what they make dirty (in a steady state the L2 holds as much dirty at
-    // the start of the skipped blocks as at their end): steadier, block by block, than the
-    // write-backs, which fall on whichever block evicts them.
+    // Skipped blocks of whole periods write back what they make dirty (in a steady state the L2 holds
+    // as much dirty at the start of the skipped periods as at their end): steadier, block by block,
+    // than the write-backs, which fall on whichever block evicts them. The heads of the group the
+    // jump lands in write back what steady heads at their positions write back: the whole group's
+    // write-backs, of which what the L2 holds dirty at the end is not part.
     using Sums = std::array<double, 6>;
-    const auto add = [](Sums& a, const HeadCounts& c, bool skipped, double w) {
-      const std::array<std::uint64_t, 6> v{c.read, c.write, c.red, c.dram_read, skipped ? c.dirtied : c.dram_write, c.fabric};
+    const auto add = [](Sums& a, const HeadCounts& c, bool dirtied, double w) {
+      const std::array<std::uint64_t, 6> v{c.read, c.write, c.red, c.dram_read, dirtied ? c.dirtied : c.dram_write, c.fabric};
       for (std::size_t i = 0; i < v.size(); ++i) a[i] += w * static_cast<double>(v[i]);
     };
     Sums sum{};
     const std::uint64_t blocks = xs_ * heads_;
     const bool skipped = jump_to_ > jump_from_;
+    // Replayed after the jump but counted from the steady heads: [jump_to_, counted_to).
+    const std::uint64_t counted_to = skipped ? counted_from_ * xs_ : 0;
     for (std::uint64_t b = 0; b < blocks; ++b) {
-      if (skipped && b >= jump_from_ && b < jump_to_) continue;
+      if (skipped && b >= jump_from_ && b < std::max(jump_to_, counted_to)) continue;
       const std::uint64_t at = opt_.order == LaunchOrder::x_major ? b : (b % heads_) * xs_ + b / heads_;
       add(sum, counts_[at], false, 1.0);
     }
     std::uint64_t heads_replayed = heads_;
     if (skipped) {
-      // Skipped blocks at each x: whole heads, and the first x of the head the jump lands in.
-      const std::uint64_t whole = (jump_to_ - jump_from_) / xs_, part = (jump_to_ - jump_from_) % xs_;
-      const double steady_heads = static_cast<double>(lead_ - warm_up_);
-      for (std::uint64_t x = 0; x < xs_; ++x) {
-        const double w = static_cast<double>(whole + (x < part ? 1 : 0)) / steady_heads;
-        for (std::uint64_t h = warm_up_; h < lead_; ++h) add(sum, counts_[h * xs_ + x], true, w);
+      // Heads counted from the steady ones, per position in the group (plan()).
+      for (std::uint64_t h = warm_up_; h < lead_; ++h) {
+        for (std::uint64_t x = 0; x < xs_; ++x) {
+          add(sum, counts_[h * xs_ + x], true, dirtied_[h % period_]);
+          if (written_[h % period_] > 0) add(sum, counts_[h * xs_ + x], false, written_[h % period_]);
+        }
       }
-      heads_replayed = heads_ - whole;
+      heads_replayed = heads_ - (jump_to_ - jump_from_) / xs_;
       // The parts of skipped blocks run about the jump (carry_phase()) write back lines of the
       // blocks replayed, which count, and make lines dirty that replayed blocks write back, which the
       // steady heads' mean has counted already.
@@ -552,9 +599,11 @@ class FastKernel {
   KernelBlocks& blocks_;     ///< per x, empty until recorded (and while there is no room)
   std::vector<bool> seen_;   ///< per x: profiles_[x] is set
   BlockRecorder scratch_;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans_;  ///< [first, end) bytes per tensor and copy
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans_;  ///< [first, end) bytes per tensor and copy: first period
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> head_spans_;  ///< the same, first head
   // The shortened launch: blocks [0, jump_from_) then [jump_to_, all) in launch order; heads
-  // [warm_up_, lead_) are the steady ones.
+  // [warm_up_, lead_) are the steady ones; heads from jump_to_'s to counted_from_ are replayed (for
+  // the L2 they leave) but counted from the steady ones.
   std::uint64_t launched_ = 0, replayed_blocks_ = 0;
   bool planned_ = false;
   std::vector<Slot> slots_;
@@ -566,7 +615,11 @@ class FastKernel {
   std::uint64_t cache_lines_ = 0;  ///< lines the sampled L2 holds
   std::size_t followed_ = 0;
   bool converged_ = false;
-  std::uint64_t warm_up_ = 0, lead_ = 0, jump_from_ = ~std::uint64_t{0}, jump_to_ = 0;
+  std::uint64_t warm_up_ = 0, lead_ = 0, jump_from_ = ~std::uint64_t{0}, jump_to_ = 0, counted_from_ = 0;
+  /// Per position in the group: the heads each steady head stands for, counted by what they make
+  /// dirty (whole periods skipped) and by what they write back (the group the jump lands in).
+  std::vector<double> dirtied_, written_;
+  double* weight_ = nullptr;  ///< TraceUse::tally_weight
   // After the jump (carry_phase()): per slot, the blocks it runs, last first, each with its first
   // turns not replayed and the turns it runs (0: to its end); per slot, its last block before the jump.
   struct Part {

@@ -75,6 +75,10 @@ struct TraceUse {
   const KernelTrace* follow = nullptr;  ///< a complete trace of an earlier run, from the same L2 shape
   bool converged = false;               ///< set when the run took the rest of `follow`
   KernelBlocks* blocks = nullptr;       ///< kept for later runs; the run's own when nullptr
+  /// Set before each block's requests reach the L2 to the weight its counts take in the kernel's
+  /// extrapolated counts (a steady head's stand for the heads skipped too), so that per-set tallies
+  /// of the sample's error weigh them alike; 1 once the run ends. Not set when nullptr.
+  double* tally_weight = nullptr;
 };
 
 /// Replays kernel `k` through `l2` (one partition or two), whose misses

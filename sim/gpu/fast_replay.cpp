@@ -10,6 +10,7 @@
 
 #include "sim/core/error.h"
 #include "sim/gpu/fast_kernel.h"
+#include "sim/gpu/occupancy.h"
 #include "sim/memory/l2_cache.h"
 #include "sim/memory/partitioned_l2.h"
 
@@ -73,14 +74,26 @@ FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuMod
     const bool shared_kv = k->head_map(Tensor::K) == HeadMap::kv_of_query || k->head_map(Tensor::V) == HeadMap::kv_of_query;
     std::uint64_t period = shared_kv ? ctx.problem.group() : 1;
     if (period == 0 || heads % period != 0) period = heads;
-    std::uint64_t bytes = 0;  // each tensor's distance from one period to the next
+    std::uint64_t bytes = 0, head_bytes = 0;  // each tensor's distance from one period (head) to the next
     for (Tensor t : kAllTensors) {
-      if (touched.any[index(t)]) bytes += amap.head_offset(t, period, k->head_map(t)) - amap.head_offset(t, 0, k->head_map(t));
+      if (!touched.any[index(t)]) continue;
+      const HeadMap m = k->head_map(t);
+      const std::uint64_t per_period = amap.head_offset(t, period, m) - amap.head_offset(t, 0, m);
+      bytes += per_period;
+      // One head touches its group's K/V whole.
+      head_bytes += m == HeadMap::kv_of_query ? per_period : amap.head_offset(t, 1, m) - amap.head_offset(t, 0, m);
     }
     double replayed = 1;
-    if (opt.skip_heads && bytes > 0) {
-      const std::uint64_t enough = period * ceil_div(2 * ctx.hardware.l2.capacity.value, bytes);
-      const std::uint64_t heads_replayed = 2 * enough + 2 * period;  // warm-up, two steady periods, tail
+    if (opt.skip_heads && bytes > 0 && head_bytes > 0) {
+      // As FastKernel::plan() (its waves aside): a warm-up of whole periods, two steady periods, a
+      // tail of heads where heads last a wave or more and share K/V (else of whole periods).
+      const std::uint64_t twice_l2 = 2 * ctx.hardware.l2.capacity.value;
+      const std::uint64_t enough = period * ceil_div(twice_l2, bytes);
+      const std::uint64_t steady = 2 * period;
+      const std::uint64_t xs = k->grid_x().count();
+      const std::uint64_t concurrent = occupancy(k->launch(), ctx.hardware.sm).concurrent;
+      const std::uint64_t tail = period > 1 && xs >= concurrent ? std::min(enough, ceil_div(twice_l2, head_bytes)) : enough;
+      const std::uint64_t heads_replayed = enough + steady + tail;
       if (heads_replayed + period <= heads) replayed = static_cast<double>(heads_replayed) / static_cast<double>(heads);
     }
     share = std::max(share, replayed);
@@ -114,12 +127,12 @@ FirstPass first_pass(const Schedule& s, const ScheduleContext& ctx, const GpuMod
 void SampledDram::add(std::uint64_t line, std::uint32_t mask, int which) {
   const std::uint64_t n = sector_count(mask);
   (which == 0 ? counters_.read_sectors : counters_.write_sectors) += n;
-  per_set_[line % per_set_.size()][static_cast<std::size_t>(which)] += n;
+  per_set_[line % per_set_.size()][static_cast<std::size_t>(which)] += *weight_ * static_cast<double>(n);
 }
 
 void SampledDram::reset_counters() {
   counters_ = {};
-  std::fill(per_set_.begin(), per_set_.end(), std::array<std::uint64_t, 2>{});
+  std::fill(per_set_.begin(), per_set_.end(), std::array<double, 2>{});
 }
 
 double sample_error(const std::vector<double>& per_set, std::uint32_t stride) {
@@ -176,14 +189,20 @@ double fabric_error(const std::vector<double>& per_set, std::uint32_t stride, do
   return fabric == 0 ? 0 : sample_error(per_set, stride) * fabric / (fabric + dram_sectors);
 }
 
+double SampledDram::weighted_sectors() const {
+  double sum = 0;
+  for (const auto& [read, write] : per_set_) sum += read + write;
+  return sum;
+}
+
 double SampledDram::relative_error(std::uint32_t stride) const {
-  const auto total = static_cast<double>(counters_.read_sectors + counters_.write_sectors);
+  const double total = weighted_sectors();
   if (total == 0) return 0;
   double worst = 0;
   std::vector<double> v(per_set_.size());
   for (std::size_t which = 0; which < 2; ++which) {
     double sum = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) sum += v[i] = static_cast<double>(per_set_[i][which]);
+    for (std::size_t i = 0; i < v.size(); ++i) sum += v[i] = per_set_[i][which];
     // The error in sectors, as a share of all the kernel's DRAM sectors: a few sectors written
     // beside many read cannot force a smaller stride however unevenly the sets hold them.
     worst = std::max(worst, sample_error(v, stride) * sum / total);
@@ -194,7 +213,7 @@ double SampledDram::relative_error(std::uint32_t stride) const {
 FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, std::uint32_t stride)
     : ctx_(ctx), opt_(opt),
       sample_(sets_per_partition(ctx.hardware.l2), stride, ctx.hardware.l2.line_bytes, ctx.hardware.l2.sector_bytes),
-      dram_(sets_per_partition(ctx.hardware.l2) / stride),
+      dram_(sets_per_partition(ctx.hardware.l2) / stride, &weight_),
       amap_(ctx.problem, ctx.hardware.l2.line_bytes, ctx.hardware.l2.sector_bytes) {
   const L2Spec spec = shrunk(ctx.hardware.l2, sample_.stride());
   // Sampled lines are already placed (set_sample.h): the small cache indexes them modulo.
@@ -206,7 +225,7 @@ FastReplay::FastReplay(const ScheduleContext& ctx, const GpuModelOptions& opt, s
     if (sample_.stride() > 1) {
       two->set_renamed_home(sample_.lines_per_tag());
       fabric_per_set_.assign(sets_per_partition(ctx.hardware.l2) / sample_.stride(), 0);
-      two->tally_fabric(&fabric_per_set_);
+      two->tally_fabric(&fabric_per_set_, &weight_);
     }
     l2_ = std::move(two);
   } else {
@@ -258,7 +277,7 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   p.flushed_each_kernel = opt_.flush_each_kernel;
   error_ = 0;
   traces_.assign(kernels.size(), {});
-  std::uint64_t last_dram = 0;  // the last kernel's DRAM sectors, reads and writes, in the sampled sets
+  double last_dram = 0;  // the last kernel's DRAM sectors, reads and writes, in the sampled sets, weighted
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     if (opt_.flush_each_kernel) l2_->empty();
     l2_->reset_counters();
@@ -266,11 +285,11 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
     std::fill(fabric_per_set_.begin(), fabric_per_set_.end(), 0);
     TraceUse use{opt_.follow_cold ? &traces_[i] : nullptr, nullptr};
     use.blocks = &blocks_for(i, kernels.size());
+    use.tally_weight = &weight_;
     p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, dram_, amap_, sample_, stats_, use));
     error_ = std::max(error_, dram_.relative_error(sample_.stride()));
-    last_dram = dram_.counters().read_sectors + dram_.counters().write_sectors;
-    error_ = std::max(error_, fabric_error(std::vector<double>(fabric_per_set_.begin(), fabric_per_set_.end()),
-                                           sample_.stride(), static_cast<double>(last_dram)));
+    last_dram = dram_.weighted_sectors();
+    error_ = std::max(error_, fabric_error(fabric_per_set_, sample_.stride(), last_dram));
   }
   p.dirty_at_end = Bytes(l2_->dirty_bytes().value * sample_.stride());
   dirty_at_end_ = p.dirty_at_end;
@@ -278,7 +297,7 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   for (std::size_t set = 0; set < dirty.size(); ++set) {
     dirty[set] = static_cast<double>(l2_->dirty_sectors(set));
   }
-  error_ = std::max(error_, dirty_error(dirty, sample_.stride(), static_cast<double>(last_dram)));
+  error_ = std::max(error_, dirty_error(dirty, sample_.stride(), last_dram));
   return p;
 }
 

@@ -8,10 +8,13 @@
 //    left, as the next one will. So the replay runs the leading heads (that warm-up, then two steady
 //    periods), jumps to the last heads (again twice the L2's capacity, so that what the next kernel
 //    finds is what the real run leaves; its slots run the blocks and turns they run in the whole
-//    launch, which do not depend on the L2), and adds the steady periods' mean per head for the
-//    heads it skipped.
+//    launch, which do not depend on the L2; heads, not whole periods, where heads last a wave or more
+//    and share K/V), and adds the steady periods' mean per head, at the same position in the group,
+//    for the heads it skipped and for the tail's heads whose group began before the jump.
 //  - Sets. Every stride-th set is simulated; misses, write-backs, fabric reads and dirty bytes are
 //    scaled by the stride. The stride is chosen so that about kLineBudget line requests are replayed.
+//    The sample's error is estimated from per-set tallies weighed as the heads are extrapolated (a
+//    steady head's sectors count for the heads it stands for too).
 //
 // Exact in any case: the sectors the SMs ask for (counted line by line, sampled or not, on every
 // replayed head; skipped heads ask for what their steady neighbours ask), blocks, waves, occupancy,
@@ -56,7 +59,9 @@ inline constexpr std::size_t kErrorGroups = 16;
 /// sampled sets disagree, from which the sample's standard error follows.
 class SampledDram final : public MemoryLevel {
  public:
-  explicit SampledDram(std::uint64_t sets) : per_set_(sets) {}
+  /// `weight`: what each sector counts in the per-set tallies (read as it is at each access; 1 when
+  /// not given).
+  explicit SampledDram(std::uint64_t sets, const double* weight = &kUnit) : per_set_(sets), weight_(weight) {}
   void read(std::uint64_t line, std::uint32_t mask, std::uint32_t) override { add(line, mask, 0); }
   void write(std::uint64_t line, std::uint32_t mask, std::uint32_t) override { add(line, mask, 1); }
   void reduce(std::uint64_t line, std::uint32_t mask, std::uint32_t) override {
@@ -68,13 +73,18 @@ class SampledDram final : public MemoryLevel {
   const LevelCounters& counters() const override { return counters_; }
   void reset_counters() override;
   /// The larger standard error, reads or writes, of the whole cache's counts estimated as `stride` ×
-  /// the sampled sets' (sample_error()), relative to all the DRAM sectors counted, reads and writes.
+  /// the sampled sets' (sample_error()), relative to all the DRAM sectors counted, reads and writes;
+  /// each sector as weighed when counted (the kernel's extrapolation's weight).
   [[nodiscard]] double relative_error(std::uint32_t stride) const;
+  /// The DRAM sectors counted, reads and writes, each as weighed when counted.
+  [[nodiscard]] double weighted_sectors() const;
 
  private:
   void add(std::uint64_t line, std::uint32_t mask, int which);
 
-  std::vector<std::array<std::uint64_t, 2>> per_set_;  ///< the virtual line's set (modulo) → reads, writes
+  std::vector<std::array<double, 2>> per_set_;  ///< the virtual line's set (modulo) → reads, writes, weighted
+  static constexpr double kUnit = 1.0;
+  const double* weight_;
   LevelCounters counters_;
 };
 
@@ -89,8 +99,9 @@ struct FirstPass {
   double heads_replayed = 1;  ///< the share of the heads expected to be replayed (skipped heads aside)
   double transfers = 0;       ///< transfers of every kernel and head (Σ Transfer::times)
   /// The line requests of the heads expected to be replayed, as the fast kernel plans them (a
-  /// warm-up and a tail that each touch twice the L2, two steady periods; every head where that
-  /// leaves none to skip), from a period's footprint, the largest share of any kernel: what
+  /// warm-up and a tail that each touch twice the L2, two steady periods; the tail heads, not whole
+  /// periods, where heads last a wave or more and share K/V; every head where that leaves none to
+  /// skip), from a period's and a head's footprint, the largest share of any kernel: what
   /// sim/work_estimate.h prices (an estimate; the stride is chosen from `heads_replayed`, as before).
   double lines_replayed = 0;
   /// The line requests a pass may replay: FastReplay::kLineBudget, or, where the replayed heads'
@@ -153,7 +164,10 @@ class FastReplay {
   SetSample sample_;
   SampledDram dram_;
   std::unique_ptr<MemoryLevel> l2_;
-  std::vector<std::uint64_t> fabric_per_set_;  ///< a kernel's fabric read sectors by sampled set
+  std::vector<double> fabric_per_set_;  ///< a kernel's fabric read sectors by sampled set, weighted
+  /// The weight of the block whose requests the L2 now takes, in its kernel's extrapolated counts
+  /// (TraceUse::tally_weight): the per-set tallies of DRAM and fabric sectors are weighed by it.
+  double weight_ = 1.0;
   AddressMap amap_;
   double error_ = 0;
   FastKernelStats stats_;

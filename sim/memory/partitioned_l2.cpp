@@ -31,7 +31,9 @@ void PartitionedL2::Below::read(std::uint64_t line, std::uint32_t mask, std::uin
     owner_.dram_.read(line, mask, sm);
   } else {
     owner_.counters_.fabric_read_sectors += sector_count(mask);
-    if (std::vector<std::uint64_t>* t = owner_.fabric_per_set_; t != nullptr) (*t)[line % t->size()] += sector_count(mask);
+    if (std::vector<double>* t = owner_.fabric_per_set_; t != nullptr) {
+      (*t)[line % t->size()] += *owner_.fabric_weight_ * static_cast<double>(sector_count(mask));
+    }
     owner_.part_[1 - self_]->read(line, mask, sm);
   }
 }

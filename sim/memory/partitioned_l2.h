@@ -42,8 +42,12 @@ class PartitionedL2 final : public MemoryLevel {
   }
 
   /// Counts the sectors read through the fabric per set of a sample indexed modulo (`per_set[line mod
-  /// its size]`), for the fast replay's estimate of its sample's error; nullptr (the default) counts none.
-  void tally_fabric(std::vector<std::uint64_t>* per_set) { fabric_per_set_ = per_set; }
+  /// its size]`), each times `*weight` as it is then, for the fast replay's estimate of its sample's
+  /// error; nullptr (the default) counts none.
+  void tally_fabric(std::vector<double>* per_set, const double* weight) {
+    fabric_per_set_ = per_set;
+    fabric_weight_ = weight;
+  }
 
   void read(std::uint64_t line, std::uint32_t mask, std::uint32_t sm) override;
   void prefetch(std::uint64_t line, Request r, std::uint32_t sm) override;
@@ -99,7 +103,8 @@ class PartitionedL2 final : public MemoryLevel {
   std::array<Below, 2> below_;
   std::array<std::unique_ptr<L2Cache>, 2> part_;
   LevelCounters counters_;
-  std::vector<std::uint64_t>* fabric_per_set_ = nullptr;
+  std::vector<double>* fabric_per_set_ = nullptr;
+  const double* fabric_weight_ = nullptr;
 };
 
 }  // namespace iosim
