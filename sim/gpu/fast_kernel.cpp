@@ -13,6 +13,7 @@
 #include "sim/gpu/block_recorder.h"
 #include "sim/gpu/launch_work.h"
 #include "sim/gpu/request_batch.h"
+#include "sim/gpu/tile_lines.h"
 
 namespace iosim {
 
@@ -45,7 +46,7 @@ class FastKernel {
              const MemoryLevel& dram, const AddressMap& amap, const SetSample& sample,
              FastKernelStats& stats, TraceUse& trace)
       : k_(k), ctx_(ctx), opt_(opt), l2_(l2), dram_(dram), amap_(amap), sample_(sample),
-        stats_(stats), trace_(trace), batch_(l2), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
+        stats_(stats), trace_(trace), batch_(l2), tiles_(sample), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
         blocks_(trace.blocks != nullptr ? *trace.blocks : own_blocks_), seen_(xs_, false), weight_(trace.tally_weight) {
     if (blocks_.kernel != &k || blocks_.x.size() != xs_) blocks_ = {&k, std::vector<BlockBytes>(xs_), 0};
     const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
@@ -64,6 +65,7 @@ class FastKernel {
     // counts): below, it stays in the host's caches and the hints hide nothing (n = 65536 causal
     // forward at stride 16, 245 KiB: 0.83× the time without them; results/performance-history.md).
     batch_.set_hints(cache_lines_ * 8 > host_l2_bytes() / 2);
+    direct_ = opt.reuse_steps && cache_lines_ * 8 <= host_l2_bytes() / 2;
   }
 
   KernelPrediction run() {
@@ -461,7 +463,7 @@ class FastKernel {
     HeadCounts& c = counts_[s.block];
     Pure& last = pure_[s.partition];
     const auto changes = [&] { return loads_only ? l2_.content_changes(s.partition) : l2_.content_changes(); };
-    if (opt_.reuse_steps && last.loads_only == loads_only && last.changes == changes() && last.key == key_) {
+    if (opt_.reuse_steps && last.loads_only == loads_only && last.key == key_ && last.changes == changes()) {
       c.read += last.sectors[0];
       c.write += last.sectors[1];
       c.red += last.sectors[2];
@@ -469,12 +471,13 @@ class FastKernel {
       return more;
     }
     std::array<std::uint64_t, 3> sectors{};
-    std::uint64_t per_set = 0;  // the most lines of the step in one set: bounded per tile
+    if (direct_) {
+      send(s, c, sectors, loads_only, contiguous);
+      return more;
+    }
     for (const auto& [bytes, r] : key_) {
-      // A contiguous range meets each set at most once per span of `sets` lines it touches.
-      per_set += (bytes.rows * bytes.width / line_bytes_) / sets_ + 2;
       const std::size_t before = batch_.lines().size();
-      sectors[static_cast<std::size_t>(r)] += sample_.add(bytes, batch_.lines());
+      sectors[static_cast<std::size_t>(r)] += tiles_.add(bytes, batch_.lines());
       stats_.lines += batch_.lines().size() - before;
       batch_.mark(r, s.sm, s.block);
     }
@@ -487,40 +490,80 @@ class FastKernel {
     }
     const std::uint64_t before = l2_.content_changes();
     drain();
+    settle(s.partition, sectors, loads_only, contiguous, before);
+    return more;
+  }
+
+  /// step() of a step that is replayed, where the batch is drained after every step and hints
+  /// nothing (direct_): its tiles' lines go to the L2 as they are found, in the batch's order, and
+  /// what they cause is charged to the block, as drain() charges its runs (all the step's).
+  void send(const Slot& s, HeadCounts& c, std::array<std::uint64_t, 3>& sectors, bool loads_only, bool contiguous) {
+    if (weight_ != nullptr) *weight_ = weight_of(s.block);  // the per-set tallies' weight (drain()'s)
+    const LevelCounters& dram = dram_.counters();
+    const LevelCounters& l2 = l2_.counters();
+    const std::uint64_t dr = dram.read_sectors, dw = dram.write_sectors;
+    const std::uint64_t f = l2.fabric_read_sectors, d = l2.dirtied_sectors;
+    const std::uint64_t before = l2_.content_changes();
+    for (const auto& [bytes, r] : key_) {
+      std::uint64_t n = 0;
+      const std::span<const LineAccess> lines = tiles_.lines(bytes, n);
+      sectors[static_cast<std::size_t>(r)] += n;
+      stats_.lines += lines.size();
+      for (const LineAccess& a : lines) l2_.request(r, a.line, a.mask, s.sm);
+    }
+    c.read += sectors[0];
+    c.write += sectors[1];
+    c.red += sectors[2];
+    c.dram_read += dram.read_sectors - dr;
+    c.dram_write += dram.write_sectors - dw;
+    c.fabric += l2.fabric_read_sectors - f;
+    c.dirtied += l2.dirtied_sectors - d;
+    settle(s.partition, sectors, loads_only, contiguous, before);
+  }
+
+  /// After a replayed step: keeps it as the partition's last pure step when it left its lines in
+  /// place (step()), given content_changes() before its lines were sent.
+  void settle(std::uint32_t partition, const std::array<std::uint64_t, 3>& sectors, bool loads_only, bool contiguous,
+              std::uint64_t before) {
+    Pure& last = pure_[partition];
     const bool stays = l2_.content_changes() == before ||
-                       (keeps_new_lines_ && loads_only && contiguous && per_set <= ctx_.hardware.l2.ways);
+                       (keeps_new_lines_ && loads_only && contiguous && per_set() <= ctx_.hardware.l2.ways);
     if (stays) {
       last.key.swap(key_);
       last.sectors = sectors;
       last.loads_only = loads_only;
-      last.changes = changes();
+      last.changes = loads_only ? l2_.content_changes(partition) : l2_.content_changes();
     } else {
       last.changes = ~std::uint64_t{0};
     }
-    return more;
   }
 
-  std::uint64_t fabric() const { return l2_.counters().fabric_read_sectors; }
-  std::uint64_t dirtied() const { return l2_.counters().dirtied_sectors; }
+  /// The most lines of the current step (key_) in one set, bounded per tile: a contiguous range
+  /// meets each set at most once per span of `sets` lines it touches.
+  std::uint64_t per_set() const {
+    std::uint64_t n = 0;
+    for (const auto& [bytes, r] : key_) n += (bytes.rows * bytes.width / line_bytes_) / sets_ + 2;
+    return n;
+  }
 
   /// Sends the batch to the sampled L2, run by run, charging what each run causes to its block.
   void drain() {
-    LevelCounters dram;
-    std::uint64_t f = 0, d = 0;
+    // The counters live as long as their levels: looked up once a drain, read around each run.
+    const LevelCounters& dram = dram_.counters();
+    const LevelCounters& l2 = l2_.counters();
+    std::uint64_t dr = 0, dw = 0, f = 0, d = 0;
     batch_.drain(
         [&](std::uint64_t block) {
           if (weight_ != nullptr) *weight_ = weight_of(block);
-          dram = dram_.counters();
-          f = fabric();
-          d = dirtied();
+          dr = dram.read_sectors, dw = dram.write_sectors;
+          f = l2.fabric_read_sectors, d = l2.dirtied_sectors;
         },
         [&](std::uint64_t block) {
           HeadCounts& c = counts_[block];
-          const LevelCounters moved = dram_.counters() - dram;
-          c.dram_read += moved.read_sectors;
-          c.dram_write += moved.write_sectors;
-          c.fabric += fabric() - f;
-          c.dirtied += dirtied() - d;
+          c.dram_read += dram.read_sectors - dr;
+          c.dram_write += dram.write_sectors - dw;
+          c.fabric += l2.fabric_read_sectors - f;
+          c.dirtied += l2.dirtied_sectors - d;
         });
   }
 
@@ -590,6 +633,8 @@ class FastKernel {
   FastKernelStats& stats_;
   TraceUse& trace_;
   RequestBatch batch_;
+  TileLines tiles_;  ///< sample_'s lines of recent tiles
+  bool direct_ = false;  ///< steps send their lines to the L2 themselves (send())
   std::uint64_t xs_, heads_, period_ = 1;
   std::uint64_t concurrent_ = 1;
   std::array<HeadMap, kTensorCount> maps_{};  ///< k_.head_map() of each tensor, looked up once
