@@ -106,6 +106,21 @@ TEST_CASE("a warp instruction takes as many wavefronts as the most words one ban
   CHECK(warp_access_wavefronts(a, 1) == 1);
 }
 
+namespace {
+
+/// flashdecode-heads at one query a head, 32 heads on 8 K/V heads, d = 64, B_c = 256, on the h200:
+/// the time model's kernels for `n_kv` keys in `splits` splits.
+TimePrediction decode_heads_time(std::uint64_t n_kv, std::uint64_t splits) {
+  ScheduleContext ctx = context(problem(1, 64, 1, 32), h200(), tiles(64, 256));
+  ctx.problem.n_kv = n_kv;
+  ctx.problem.kv_heads = 8;
+  ctx.splits = splits;
+  const auto s = make_schedule("flashdecode-heads", Pass::fwd, ctx);
+  return predict_time(*s, ctx, predict(*s, ctx), ctx.hardware);
+}
+
+}  // namespace
+
 TEST_CASE("flashdecode's split kernel by columns: its own ldmatrix, Q once and the merge (flashdecode.cuh)") {
   // One query per head, 32 heads of 8 K/V heads, n_kv = 4096, d = 64, B_c = 256, 8 splits of 2 tiles:
   // each head's one row in its own grid head (flashdecode-heads), so the 4 warps split each tile's
@@ -113,12 +128,7 @@ TEST_CASE("flashdecode's split kernel by columns: its own ldmatrix, Q once and t
   //   Q: 4 warps × 4 ldmatrix.x4;  each tile: 4 warps × (4 × 4 for K + 4 × 4 for V) ldmatrix.x4;
   //   merge stores, per warp: m, l (2 × 2 × 1) and O (2 × 8 float2 stores, 8 rows 256 bytes apart: 8 each);
   //   merge loads: 32 pairs of one row, one warp: 4 m, 4 l (broadcasts) and 4 float2 (2 each).
-  ScheduleContext ctx = context(problem(1, 64, 1, 32), h200(), tiles(64, 256));
-  ctx.problem.n_kv = 4096;
-  ctx.problem.kv_heads = 8;
-  ctx.splits = 8;
-  const auto s = make_schedule("flashdecode-heads", Pass::fwd, ctx);
-  const TimePrediction t = predict_time(*s, ctx, predict(*s, ctx), ctx.hardware);
+  const TimePrediction t = decode_heads_time(4096, 8);
   REQUIRE(t.kernels.size() == 2);
   const KernelTime& k = t.kernels[0];
   CHECK(k.smem_wavefronts_counted);
@@ -135,12 +145,7 @@ TEST_CASE("flashdecode's split kernel: a last K/V tile of 96 columns is the firs
   // (1, 32/8, n = 1, n_kv = 4192, d = 64), B_c = 256, one split: 16 whole tiles (512 wavefronts each)
   // and one of 96 columns, which warps 0 and 1 compute (each its whole quarter of 64 columns, warp 1's
   // partly past n_kv): 2 × 32 ldmatrix.x4, 256 wavefronts (counted with B_c = 96, 128).
-  ScheduleContext ctx = context(problem(1, 64, 1, 32), h200(), tiles(64, 256));
-  ctx.problem.n_kv = 4192;
-  ctx.problem.kv_heads = 8;
-  ctx.splits = 1;
-  const auto s = make_schedule("flashdecode-heads", Pass::fwd, ctx);
-  const TimePrediction t = predict_time(*s, ctx, predict(*s, ctx), ctx.hardware);
+  const TimePrediction t = decode_heads_time(4192, 1);
   REQUIRE(t.kernels.size() == 1);
   CHECK(t.kernels[0].smem_wavefronts.total() == doctest::Approx(32.0 * (64 + 16 * 512 + 256 + 528 + 16)));
 }
