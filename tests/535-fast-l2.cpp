@@ -159,26 +159,16 @@ TEST_CASE("the sampled DRAM weighs each sector's set by the weight its block the
   CHECK(even.relative_error(8) == 0.0);
 }
 
-TEST_CASE("the dirty bytes' error is in sectors of the DRAM traffic the flush adds them to") {
-  // 64 sampled sets at stride 8, the dirty sectors all in one: alone, as uncertain as can be …
-  std::vector<double> dirty(64, 0.0);
-  dirty[0] = 4;
-  CHECK(dirty_error(dirty, 8, 0) == doctest::Approx(1.0));
-  // … but 4 sectors beside the last kernel's 25,600 weigh 4 / 25,604 of what DRAM sees.
-  CHECK(dirty_error(dirty, 8, 25600) == doctest::Approx(4.0 / 25604.0));
-  CHECK(dirty_error(std::vector<double>(64, 0.0), 8, 25600) == 0.0);
+TEST_CASE("fabric reads' and dirty bytes' error is in sectors of the DRAM traffic they join") {
+  // 64 sampled sets at stride 8, the sectors all in one: alone, as uncertain as can be …
+  std::vector<double> few(64, 0.0);
+  few[0] = 4;
+  CHECK(share_error(few, 8, 0) == doctest::Approx(1.0));
+  // … but 4 sectors beside 25,600 DRAM sectors weigh 4 / 25,604 of the traffic they join.
+  CHECK(share_error(few, 8, 25600) == doctest::Approx(4.0 / 25604.0));
+  CHECK(share_error(std::vector<double>(64, 0.0), 8, 25600) == 0.0);
   // Evenly spread, they have no error whatever their share.
-  CHECK(dirty_error(std::vector<double>(64, 3.0), 8, 0) == doctest::Approx(0.0));
-}
-
-TEST_CASE("a kernel's fabric reads' error is in sectors of them and its DRAM traffic") {
-  // 64 sampled sets at stride 8, the fabric reads all in one: alone, as uncertain as can be …
-  std::vector<double> fabric(64, 0.0);
-  fabric[0] = 4;
-  CHECK(fabric_error(fabric, 8, 0) == doctest::Approx(1.0));
-  // … but beside 25,600 DRAM sectors of the same kernel they weigh 4 / 25,604.
-  CHECK(fabric_error(fabric, 8, 25600) == doctest::Approx(4.0 / 25604.0));
-  CHECK(fabric_error(std::vector<double>(64, 0.0), 8, 25600) == 0.0);
+  CHECK(share_error(std::vector<double>(64, 3.0), 8, 0) == doctest::Approx(0.0));
 }
 
 TEST_CASE("fast L2: a few dirty lines at the end do not force a finer sample") {

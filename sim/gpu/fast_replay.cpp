@@ -171,22 +171,10 @@ double sample_error(const std::vector<double>& per_set, std::uint32_t stride) {
   return std::sqrt(squares / (groups - 1) / groups) / mean;
 }
 
-double dirty_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors) {
-  double dirty = 0;
-  for (double v : per_set) dirty += v;
-  // In sectors of the DRAM traffic they join, as a kernel's writes are judged beside its reads
-  // (SampledDram::relative_error()): a few dirty lines left beside a long kernel's traffic cannot
-  // force a finer sample however unevenly the sets hold them.
-  return dirty == 0 ? 0 : sample_error(per_set, stride) * dirty / (dirty + dram_sectors);
-}
-
-double fabric_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors) {
-  double fabric = 0;
-  for (double v : per_set) fabric += v;
-  // In sectors of the kernel's traffic past its near partition, as its DRAM writes are judged beside
-  // its reads: naive's first GEMM reads a few far lines of Q and K beside millions of S written, and
-  // judged on their own they took a 1-head n = 65536 request to stride 2 (four passes, 22 s).
-  return fabric == 0 ? 0 : sample_error(per_set, stride) * fabric / (fabric + dram_sectors);
+double share_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors) {
+  double sum = 0;
+  for (double v : per_set) sum += v;
+  return sum == 0 ? 0 : sample_error(per_set, stride) * sum / (sum + dram_sectors);
 }
 
 double SampledDram::weighted_sectors() const {
@@ -289,7 +277,7 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
     p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, dram_, amap_, sample_, stats_, use));
     error_ = std::max(error_, dram_.relative_error(sample_.stride()));
     last_dram = dram_.weighted_sectors();
-    error_ = std::max(error_, fabric_error(fabric_per_set_, sample_.stride(), last_dram));
+    error_ = std::max(error_, share_error(fabric_per_set_, sample_.stride(), last_dram));
   }
   p.dirty_at_end = Bytes(l2_->dirty_bytes().value * sample_.stride());
   dirty_at_end_ = p.dirty_at_end;
@@ -297,7 +285,7 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   for (std::size_t set = 0; set < dirty.size(); ++set) {
     dirty[set] = static_cast<double>(l2_->dirty_sectors(set));
   }
-  error_ = std::max(error_, dirty_error(dirty, sample_.stride(), last_dram));
+  error_ = std::max(error_, share_error(dirty, sample_.stride(), last_dram));
   return p;
 }
 

@@ -44,16 +44,16 @@ inline constexpr std::size_t kErrorGroups = 16;
 /// sets, the sets taken as drawn at random; 0 when the sum is 0.
 [[nodiscard]] double sample_error(const std::vector<double>& per_set, std::uint32_t stride);
 
-/// The sample's error in the L2's dirty sectors at the end (`per_set`: those of each sampled set), in
-/// sectors as a share of them and of `dram_sectors`, the last kernel's DRAM sectors in the sample (reads
-/// and writes): the flush after that kernel writes them back, and the reports and the time model add them
-/// to its DRAM writes. 0 when there are none.
-[[nodiscard]] double dirty_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors);
-
-/// The sample's error in a kernel's fabric reads (`per_set`: those of each sampled set), in sectors as a
-/// share of them and of `dram_sectors`, the kernel's DRAM sectors in the sample (reads and writes): its
-/// traffic beyond the near partition. 0 when there are none.
-[[nodiscard]] double fabric_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors);
+/// The sample's error in a few sectors counted beside a kernel's DRAM traffic (`per_set`: those of each
+/// sampled set), in sectors as a share of them and of `dram_sectors`, the DRAM sectors they join in the
+/// sample (reads and writes), as a kernel's writes are judged beside its reads
+/// (SampledDram::relative_error()): a few sectors beside much traffic cannot force a finer sample however
+/// unevenly the sets hold them. For a kernel's fabric reads, beside its DRAM traffic (naive's first GEMM
+/// reads a few far lines of Q and K beside millions of S written: judged on their own they took a
+/// one-head n = 65536 request to stride 2, four passes, 22 s); for the L2's dirty sectors at the end,
+/// beside the last kernel's (the flush after it writes them back; the reports and the time model add
+/// them to its DRAM writes). 0 when there are none.
+[[nodiscard]] double share_error(const std::vector<double>& per_set, std::uint32_t stride, double dram_sectors);
 
 /// DRAM that also counts, per set of the sampled L2, the sectors it reads and writes: how much the
 /// sampled sets disagree, from which the sample's standard error follows.
@@ -149,8 +149,8 @@ class FastReplay {
 
   [[nodiscard]] std::uint32_t stride() const { return sample_.stride(); }
   /// The largest standard error in the last pass of: any kernel's DRAM counts, relative to its DRAM
-  /// sectors; any kernel's fabric reads, relative to them and its DRAM sectors (fabric_error()); the
-  /// dirty bytes at the end, relative to them and the last kernel's DRAM sectors (dirty_error()).
+  /// sectors; any kernel's fabric reads, relative to them and its DRAM sectors; the dirty bytes at the
+  /// end, relative to them and the last kernel's DRAM sectors (share_error()).
   [[nodiscard]] double standard_error() const { return error_; }
   /// What the kernels' replays did, all passes so far.
   [[nodiscard]] const FastKernelStats& stats() const { return stats_; }
