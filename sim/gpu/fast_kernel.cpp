@@ -46,7 +46,7 @@ class FastKernel {
              const MemoryLevel& dram, const AddressMap& amap, const SetSample& sample,
              FastKernelStats& stats, TraceUse& trace)
       : k_(k), ctx_(ctx), opt_(opt), l2_(l2), dram_(dram), amap_(amap), sample_(sample),
-        stats_(stats), trace_(trace), batch_(l2), tiles_(sample), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
+        stats_(stats), trace_(trace), batch_(l2), dram_counts_(dram.counters()), l2_counts_(l2.counters()), tiles_(sample), xs_(k.grid_x().count()), heads_(k.grid_heads()), counts_(xs_ * heads_),
         blocks_(trace.blocks != nullptr ? *trace.blocks : own_blocks_), seen_(xs_, false), weight_(trace.tally_weight) {
     if (blocks_.kernel != &k || blocks_.x.size() != xs_) blocks_ = {&k, std::vector<BlockBytes>(xs_), 0};
     const bool shared_kv = k.head_map(Tensor::K) == HeadMap::kv_of_query || k.head_map(Tensor::V) == HeadMap::kv_of_query;
@@ -498,11 +498,7 @@ class FastKernel {
   /// nothing (direct_): its tiles' lines go to the L2 as they are found, in the batch's order, and
   /// what they cause is charged to the block, as drain() charges its runs (all the step's).
   void send(const Slot& s, HeadCounts& c, std::array<std::uint64_t, 3>& sectors, bool loads_only, bool contiguous) {
-    if (weight_ != nullptr) *weight_ = weight_of(s.block);  // the per-set tallies' weight (drain()'s)
-    const LevelCounters& dram = dram_.counters();
-    const LevelCounters& l2 = l2_.counters();
-    const std::uint64_t dr = dram.read_sectors, dw = dram.write_sectors;
-    const std::uint64_t f = l2.fabric_read_sectors, d = l2.dirtied_sectors;
+    const Mark m = mark(s.block);
     const std::uint64_t before = l2_.content_changes();
     for (const auto& [bytes, r] : key_) {
       std::uint64_t n = 0;
@@ -514,10 +510,7 @@ class FastKernel {
     c.read += sectors[0];
     c.write += sectors[1];
     c.red += sectors[2];
-    c.dram_read += dram.read_sectors - dr;
-    c.dram_write += dram.write_sectors - dw;
-    c.fabric += l2.fabric_read_sectors - f;
-    c.dirtied += l2.dirtied_sectors - d;
+    charge(c, m);
     settle(s.partition, sectors, loads_only, contiguous, before);
   }
 
@@ -546,25 +539,29 @@ class FastKernel {
     return n;
   }
 
+  /// The DRAM, fabric and dirtied sectors counted so far, before a block's requests reach the L2.
+  struct Mark {
+    std::uint64_t dram_read, dram_write, fabric, dirtied;
+  };
+  /// A Mark before `block`'s requests, whose weight the per-set tallies then take.
+  Mark mark(std::uint64_t block) {
+    if (weight_ != nullptr) *weight_ = weight_of(block);
+    return {dram_counts_.read_sectors, dram_counts_.write_sectors, l2_counts_.fabric_read_sectors,
+            l2_counts_.dirtied_sectors};
+  }
+  /// Charges `c` with what the requests since `m` caused.
+  void charge(HeadCounts& c, const Mark& m) const {
+    c.dram_read += dram_counts_.read_sectors - m.dram_read;
+    c.dram_write += dram_counts_.write_sectors - m.dram_write;
+    c.fabric += l2_counts_.fabric_read_sectors - m.fabric;
+    c.dirtied += l2_counts_.dirtied_sectors - m.dirtied;
+  }
+
   /// Sends the batch to the sampled L2, run by run, charging what each run causes to its block.
   void drain() {
-    // The counters live as long as their levels: looked up once a drain, read around each run.
-    const LevelCounters& dram = dram_.counters();
-    const LevelCounters& l2 = l2_.counters();
-    std::uint64_t dr = 0, dw = 0, f = 0, d = 0;
-    batch_.drain(
-        [&](std::uint64_t block) {
-          if (weight_ != nullptr) *weight_ = weight_of(block);
-          dr = dram.read_sectors, dw = dram.write_sectors;
-          f = l2.fabric_read_sectors, d = l2.dirtied_sectors;
-        },
-        [&](std::uint64_t block) {
-          HeadCounts& c = counts_[block];
-          c.dram_read += dram.read_sectors - dr;
-          c.dram_write += dram.write_sectors - dw;
-          c.fabric += l2.fabric_read_sectors - f;
-          c.dirtied += l2.dirtied_sectors - d;
-        });
+    Mark m{};
+    batch_.drain([&](std::uint64_t block) { m = mark(block); },
+                 [&](std::uint64_t block) { charge(counts_[block], m); });
   }
 
   /// The replayed blocks' counts, plus, for each head skipped (and each head replayed after the jump
@@ -633,6 +630,9 @@ class FastKernel {
   FastKernelStats& stats_;
   TraceUse& trace_;
   RequestBatch batch_;
+  // The levels' counters live as long as the levels: looked up once, read around each block's requests.
+  const LevelCounters& dram_counts_;
+  const LevelCounters& l2_counts_;
   TileLines tiles_;  ///< sample_'s lines of recent tiles
   bool direct_ = false;  ///< steps send their lines to the L2 themselves (send())
   std::uint64_t xs_, heads_, period_ = 1;
