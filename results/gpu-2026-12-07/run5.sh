@@ -5,8 +5,9 @@
 #     shapes, forward and backward (scripts/triton-sweep.py, 200 s), the sweep issue 32 still lacks;
 #   - on either: results/contig-2026-12-07/run.sh (the lean build with flash2's forward compiled for
 #     contiguous and paged K/V apart: its GPU tests, validate --quick, flash2's forward at n 1024, the
-#     compiled table's flash2 rows). Run this from branch contig (c20b862): main reverted it, so there
-#     it would time main's kernels;
+#     compiled table's flash2 rows). Run this on main with results/contig-2026-12-07/contig-on-main.patch applied
+#     (`git apply --exclude=tests/golden/grid.sha256`; then re-record the golden grid): main reverted
+#     contig, so as it is it would time main's kernels;
 #   - on an H100 only, last: the L2 capacity probe with the shared readers' stagger held and free
 #     (results/l2-share-2026-12-07/run, 170 s at most).
 set -uo pipefail
