@@ -29,7 +29,7 @@ iosim=build-sweep/iosim
 [ -x "$iosim" ] || { echo "no iosim: the sweep's build failed" | tee -a "$res/stamps.txt"; exit 1; }
 validate() {
   local name=$1; shift
-  local t=$((510 - SECONDS + t0))
+  local t=$((${RUN6_BUDGET:-510} - SECONDS + t0))
   if [ "$t" -le 15 ]; then echo "validate $name: no time left" | tee -a "$res/stamps.txt"; return; fi
   [ "$t" -gt 45 ] && t=45
   timeout "$t" "$iosim" validate --config "$cfg.yaml" --out "$res" --runs 10 --warmup 3 \
