@@ -149,3 +149,26 @@ TEST_CASE("flashdecode's split kernel: a last K/V tile of 96 columns is the firs
   REQUIRE(t.kernels.size() == 1);
   CHECK(t.kernels[0].smem_wavefronts.total() == doctest::Approx(32.0 * (64 + 16 * 512 + 256 + 528 + 16)));
 }
+
+TEST_CASE("flashdecode's combine: each row's split weights through shared memory (flashdecode.cuh)") {
+  // 64 rows, 4 splits, d = 64: the weights' warps (32 rows each) touch words t · 4 + k, 4 rows a bank:
+  // 4 wavefronts each of a split's store, load and store again, 2 warps × 4 splits; the output loop's
+  // 1,024 quads in 32 warp-iterations of 2 rows (words 4r + k and 4r + 4 + k, two banks): 1 a split.
+  SmemWavefronts w = decode_combine_wavefronts(64, 4, 64);
+  CHECK(w.st == 2 * 4 * 2 * 4.0);
+  CHECK(w.ld == 2 * 4 * 4.0 + 32 * 4);
+  // 40 rows, 2 splits, d = 128: warp 0's 32 rows 2 a bank (2 wavefronts), warp 1's 8 rows on 8 banks (1);
+  // the output loop: one row a warp-iteration, 40 of them, one word a split.
+  w = decode_combine_wavefronts(40, 2, 128);
+  CHECK(w.st == 2 * 2 * (2 + 1.0));
+  CHECK(w.ld == 2 * (2 + 1.0) + 40 * 2);
+  // Through the time model: flashdecode-heads at n_kv = 4096 in 8 splits, one row a block (32 blocks):
+  // 3 accesses a split of one word and one warp-iteration of 16 quads loading one word a split.
+  const TimePrediction t = decode_heads_time(4096, 8);
+  REQUIRE(t.kernels.size() == 2);
+  const KernelTime& k = t.kernels[1];
+  CHECK(k.smem_wavefronts_counted);
+  CHECK(k.smem_wavefronts.st == doctest::Approx(32.0 * 8 * 2));
+  CHECK(k.smem_wavefronts.ld == doctest::Approx(32.0 * 8 * 2));
+  CHECK(t.kernels[0].smem_wavefronts.total() + k.smem_wavefronts.total() == doctest::Approx(418816.0));  // ncu, H100
+}

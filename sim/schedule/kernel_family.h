@@ -55,6 +55,8 @@ enum class SharedLayout : std::uint8_t {
              ///< fragment store conflict-free (static_assert'ed there)
   flashdecode,  ///< cuda/kernels/flashdecode.cuh's split kernel: swizzled tiles, and its own warp split and
                 ///< merge, counted block by block (sim/timing/decode_wavefronts.h)
+  flashdecode_combine,  ///< cuda/kernels/flashdecode.cuh's combine: each row's split weights staged in shared
+                        ///< memory, counted block by block (sim/timing/decode_wavefronts.h)
 };
 
 /// The tensor-core instruction a family's products issue.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <vector>
 
 namespace iosim {
@@ -15,6 +16,8 @@ constexpr std::uint64_t kWarpRows = 16;        ///< rows of a warp's fragments (
 constexpr std::uint64_t kRowModeCols = 64;     ///< kDecodeSub: columns of one compute step by rows
 constexpr std::uint64_t kLdmatrixWavefronts = 4;  ///< ldmatrix.x4: 512 bytes, conflict-free (swizzled)
 constexpr std::uint64_t kChunkElems = 8;       ///< 16-byte chunks of 16-bit elements
+constexpr std::uint64_t kCombineQuad = 4;      ///< the combine's output loop: 4 columns (a float4) a thread
+constexpr std::uint64_t kFp32Bytes = 4;        ///< the partials, L and the weights
 
 std::uint64_t up_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
 
@@ -137,6 +140,51 @@ SmemWavefronts decode_split_wavefronts(const BlockProfile& p, std::uint64_t d, s
     out.add(staged_output_wavefronts(rows, d));  // one split: O and L, not the fp32 partials
   }
   return out;
+}
+
+SmemWavefronts decode_combine_wavefronts(std::uint64_t rows, std::uint64_t splits, std::uint64_t d) {
+  SmemWavefronts out;
+  std::int64_t a[kLanes];
+  // The weights: thread t < rows (warps of 32 consecutive rows) stores w_s[t · s + k] for every split k,
+  // then loads and stores each again: 1 load and 2 stores of one word a lane, a split.
+  for (std::uint64_t w0 = 0; w0 < rows; w0 += kLanes) {
+    for (std::uint64_t k = 0; k < splits; ++k) {
+      for (std::uint64_t l = 0; l < kLanes; ++l) {
+        a[l] = w0 + l < rows ? static_cast<std::int64_t>((w0 + l) * splits + k) : -1;
+      }
+      const auto wf = static_cast<double>(warp_access_wavefronts(a, 1));
+      out.st += 2 * wf;
+      out.ld += wf;
+    }
+  }
+  // The output: element quads e < rows · d / 4, thread e mod 128 (warps of 32 consecutive e); each loads
+  // the weight of its row, a split.
+  const std::uint64_t quads_per_row = d / kCombineQuad, quads = rows * quads_per_row;
+  for (std::uint64_t e0 = 0; e0 < quads; e0 += kLanes) {
+    for (std::uint64_t k = 0; k < splits; ++k) {
+      for (std::uint64_t l = 0; l < kLanes; ++l) {
+        const std::uint64_t e = e0 + l;
+        a[l] = e < quads ? static_cast<std::int64_t>((e / quads_per_row) * splits + k) : -1;
+      }
+      out.ld += static_cast<double>(warp_access_wavefronts(a, 1));
+    }
+  }
+  return out;
+}
+
+SmemWavefronts decode_combine_wavefronts(const BlockProfile& p, std::uint64_t d, std::uint64_t out_bytes) {
+  double loads = 0, stores = 0;
+  for (const SegmentRun& run : p.runs) {
+    loads += run.segment.load_bytes * static_cast<double>(run.count);
+    stores += run.segment.store_bytes * static_cast<double>(run.count);
+  }
+  if (d == 0) return {};
+  // stores = rows · (d · out_bytes + 4); loads = splits · rows · (d + 1) · 4.
+  const auto rows = static_cast<std::uint64_t>(std::llround(stores / static_cast<double>(d * out_bytes + kFp32Bytes)));
+  if (rows == 0) return {};
+  const auto splits =
+      static_cast<std::uint64_t>(std::llround(loads / static_cast<double>(rows * (d + 1) * kFp32Bytes)));
+  return decode_combine_wavefronts(rows, splits, d);
 }
 
 }  // namespace iosim

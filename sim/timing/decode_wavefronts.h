@@ -9,7 +9,12 @@
 //     threads of the block's rows; by rows with one split, O staged as packed pairs in Q's swizzled tile
 //     and read back 16 bytes a lane for the global stores (a split's partials go out from registers).
 // A wavefront is one pass of the 32 banks: an instruction takes as many as the most distinct 4-byte
-// words any bank serves it. The combine kernel's weights are not counted here (its family is elementwise).
+// words any bank serves it.
+//
+// The combine kernel (flashdecode_combine, SharedLayout::flashdecode_combine) stages each row's split
+// weights in shared memory, w_s[row · s + k] (s splits, 64 rows a block, 128 threads): the thread of each
+// row stores its s weights, then loads and stores each again (× 1 / sum); the output loop, 4 columns a
+// thread, loads one weight a split for the row of each element. Rows s words apart meet in one bank.
 #pragma once
 
 #include <cstdint>
@@ -28,5 +33,12 @@ namespace iosim {
 /// step's own columns). With n_kv < B_c the time model passes n_kv for `bc` (the kernel does not name
 /// its tile): by columns, all 4 warps then count, where the kernel's warps past n_kv skip the tile.
 [[nodiscard]] SmemWavefronts decode_split_wavefronts(const BlockProfile& p, std::uint64_t d, std::uint64_t bc);
+
+/// One block of the combine kernel: `rows` rows (at most 64) of `splits` splits' partials, head dimension `d`.
+[[nodiscard]] SmemWavefronts decode_combine_wavefronts(std::uint64_t rows, std::uint64_t splits, std::uint64_t d);
+
+/// The same from the block's profile: it loads each split's fp32 partials of its rows (Lpart: 1, Opart: d a
+/// row) and stores O (`out_bytes` an element) and L (fp32) once a row, which give its rows and splits.
+[[nodiscard]] SmemWavefronts decode_combine_wavefronts(const BlockProfile& p, std::uint64_t d, std::uint64_t out_bytes);
 
 }  // namespace iosim

@@ -443,6 +443,8 @@ BlockTime block_time(const BlockProfile& p, const KernelFamily& f, const BlockSh
   // The decode kernel's wavefronts follow its own warp split and merge, not the steps' instruction mix.
   if (f.smem_layout == SharedLayout::flashdecode) {
     out.wavefronts = decode_split_wavefronts(p, shape.head_dim, shape.tile_cols);
+  } else if (f.smem_layout == SharedLayout::flashdecode_combine) {
+    out.wavefronts = decode_combine_wavefronts(p, shape.head_dim, shape.output_element_bytes);
   }
   if (f.hopper.overlap_products && compiled == nullptr) {
     // A software-pipelined loop of n iterations at period P takes its start, (n − 1)·P and the latency

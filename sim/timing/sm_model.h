@@ -120,10 +120,12 @@ struct BlockShape {
   /// The same of a masked step (flash2_forward_step_masked: the causal diagonal, a window's edge, the
   /// last tile past n_kv), through the kernel's masking block; 0: masked steps count as unmasked ones.
   double sass_masked_step_instructions = 0;
-  /// The head dimension and the K/V tile's columns (B_c; 0: not a tiled kernel's), for the families whose
-  /// shared-memory wavefronts are counted block by block (SharedLayout::flashdecode); not timed.
+  /// The head dimension, the K/V tile's columns (B_c; 0: not a tiled kernel's) and the bytes of an element
+  /// of O, for the families whose shared-memory wavefronts are counted block by block
+  /// (SharedLayout::flashdecode, flashdecode_combine); not timed.
   std::uint64_t head_dim = 0;
   std::uint64_t tile_cols = 0;
+  std::uint64_t output_element_bytes = 0;
 };
 
 /// One segment's cost for a block of `shape`, in cycles.

@@ -42,8 +42,9 @@ bool counts_wavefronts(const KernelFamily& f) {
 SmemWavefronts step_wavefronts(const Segment& s, bool first, const KernelFamily& f, const InstructionMix& mix,
                                std::uint64_t warps) {
   SmemWavefronts out;
-  // none: no shared memory; flashdecode: counted per block (decode_wavefronts.h), not per step.
-  if (!counts_wavefronts(f) || f.smem_layout == SharedLayout::none || f.smem_layout == SharedLayout::flashdecode) {
+  // none: no shared memory; flashdecode's kernels: counted per block (decode_wavefronts.h), not per step.
+  if (!counts_wavefronts(f) || f.smem_layout == SharedLayout::none || f.smem_layout == SharedLayout::flashdecode ||
+      f.smem_layout == SharedLayout::flashdecode_combine) {
     return out;
   }
   const auto w = static_cast<double>(std::max<std::uint64_t>(1, warps));

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/core/error.h"
+#include "sim/core/tensor.h"
 #include "sim/timing/block_schedule.h"
 #include "sim/schedule/compiled_of.h"
 #include "sim/timing/compiled_launch.h"
@@ -47,6 +48,7 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
   const double l2_read_bytes = static_cast<double>(k.l2_read_sectors) * p.sector_bytes;
   shape.l2_hit_rate = l2_read_bytes > 0 ? 1 - static_cast<double>(k.dram_read.value) / l2_read_bytes : 1;
   shape.head_dim = ctx.problem.d;
+  shape.output_element_bytes = size_bytes(storage_type(Tensor::O, ctx.problem.dtype));
   shape.tile_cols = k.launch.bc;
   if (shape.tile_cols == 0) {
     // A kernel that does not name its tile (flashdecode's split): its widest K/V step, B_c wherever some

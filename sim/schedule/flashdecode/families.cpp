@@ -1,5 +1,5 @@
-// flashdecode's kernel family (kernel_family.h): its split kernel, described as FlashAttention-2's
-// forward. How it was fitted: kernel_family.cpp.
+// flashdecode's kernel families (kernel_family.h): its split kernel, described as FlashAttention-2's
+// forward, and its combine. How they were fitted: kernel_family.cpp.
 #include <vector>
 
 #include "sim/schedule/flash2/fa2_constants.h"
@@ -32,6 +32,16 @@ KernelFamily fa2_fwd_split_family() {
                       .smem_layout = SharedLayout::flashdecode};
 }
 
-std::vector<KernelFamily> flashdecode_families() { return {fa2_fwd_split_family()}; }
+// The combine kernel is timed as the element-wise family (kernel_family.cpp: no products, loads waited
+// for at once, a base of 40 registers), whose layout says it uses no shared memory; this one stages its
+// split weights there, counted from its code (sim/timing/decode_wavefronts.h).
+KernelFamily flashdecode_combine_family() {
+  return KernelFamily{.name = "flashdecode-combine",
+                      .source = "cuda/kernels/flashdecode.cuh",
+                      .base_registers = 40,
+                      .smem_layout = SharedLayout::flashdecode_combine};
+}
+
+std::vector<KernelFamily> flashdecode_families() { return {fa2_fwd_split_family(), flashdecode_combine_family()}; }
 
 }  // namespace iosim::detail

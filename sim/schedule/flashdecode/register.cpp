@@ -16,7 +16,7 @@ std::vector<KernelFamily> flashdecode_families();  // families.cpp
 namespace {
 
 constexpr std::array kFlashdecodeKernels = {KernelFamilyOf{"flashdecode_split", "fa2-fwd-split"},
-                                            KernelFamilyOf{"flashdecode_combine", "elementwise"}};
+                                            KernelFamilyOf{"flashdecode_combine", "flashdecode-combine"}};
 // Its CUDA kernels' device tensors (cuda_kernels.h), forward only: O and L, and the split partials the
 // combine pass reads where the K/V splits; L is checked with O.
 constexpr std::array kFlashdecodeCudaWrites = {Tensor::O, Tensor::L, Tensor::Opart, Tensor::Lpart};
