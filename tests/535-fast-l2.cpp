@@ -456,12 +456,15 @@ TEST_CASE("set sample: rows apart give the lines and sectors that line-by-line r
   // (start, width, stride, rows): a row per line, rows 1, 128 and more than `sets` lines apart;
   // rows that share lines; rows wider than a line; rows 12 lines apart (sampled every 2nd or 16th
   // row: k mod stride neither 0 nor odd); rows of 2 or 3 lines, 20, 1024 and 700 lines apart (some
-  // across two spans of `sets` lines).
+  // across two spans of `sets` lines); rows of 1, 2 and 3 lines 16 and 128 lines apart (k a multiple
+  // of the stride or not: a span's rows all sampled at the same lines, or none).
   const std::vector<TileBytes> tiles{{4096 + 64, 64, 128, 300},   {8192, 64, 16384, 200},
                                      {96, 32, 128 * 700, 50},     {0, 64, 96, 400},
                                      {40, 300, 512, 90},          {128 * 639, 128, 256, 2000},
                                      {128 * 5 + 32, 64, 128 * 12, 500}, {128 * 600 + 32, 300, 128 * 20, 100},
-                                     {0, 256, 128 * 1024, 40},          {64, 256, 128 * 700, 30}};
+                                     {0, 256, 128 * 1024, 40},          {64, 256, 128 * 700, 30},
+                                     {32, 200, 128 * 16, 300},          {128 * 7 + 96, 300, 128 * 128, 60},
+                                     {128 * 3 + 32, 64, 128 * 16, 300}};
   for (std::uint32_t stride : {1u, 8u, 64u}) {
     const SetSample sample(sets, stride, 128, 32);
     for (const TileBytes& b : tiles) {

@@ -105,13 +105,13 @@ std::uint64_t SetSample::add_row_lines(const TileBytes& b, std::vector<LineAcces
     }
     return b.rows * sector_count(m);
   }
+  if ((k & (stride_ - 1)) == 0) return add_row_lines_aligned(b, out);
   // Span by span (tag by tag): within one, the set of row j's line is (set of row 0 + j k) mod sets,
   // and it is sampled when that is a multiple of the stride: when (phase + j k) mod stride is 0, phase
   // being row 0's set mod stride. With g = gcd(k mod stride, stride), the rows that are sampled are
   // none when g does not divide the phase, else every `period` = stride ÷ g-th row from the first,
-  // which is among the first `period`. Only those rows are visited (naive's rows, many lines apart,
-  // have k a multiple of the stride: a span's rows are all sampled or none), in the same order.
-  const std::uint64_t k_mod = k % stride_;
+  // which is among the first `period`. Only those rows are visited, in the same order.
+  const std::uint64_t k_mod = k & (stride_ - 1);
   const std::uint64_t g = k_mod == 0 ? stride_ : (std::uint64_t{1} << std::countr_zero(k_mod));  // stride: a power of two
   const std::uint64_t period = stride_ / g;
   const std::uint64_t leap = period * k % sets_;  // the set's advance from one sampled row to the next
@@ -122,8 +122,8 @@ std::uint64_t SetSample::add_row_lines(const TileBytes& b, std::vector<LineAcces
     const std::uint64_t in_tag = std::min(b.rows - r, (sets_ - offset + k - 1) / k);
     std::uint64_t set = offset + L2Cache::span_rotation(tag, sets_);
     if (set >= sets_) set -= sets_;
-    std::uint64_t phase = set % stride_;
-    if (phase % g == 0) {
+    std::uint64_t phase = set & (stride_ - 1);
+    if ((phase & (g - 1)) == 0) {
       std::uint64_t j = 0;  // the first sampled row: phase + j k ≡ 0 (mod stride), j < period
       for (; phase != 0 && j < in_tag; ++j) {
         set += k;
@@ -143,6 +143,35 @@ std::uint64_t SetSample::add_row_lines(const TileBytes& b, std::vector<LineAcces
   return b.rows * sector_count(m);
 }
 
+std::uint64_t SetSample::add_row_lines_aligned(const TileBytes& b, std::vector<LineAccess>& out) const {
+  const std::uint64_t first = b.start >> line_shift_;
+  const std::uint32_t m = mask(first, b.start, b.start + b.width);
+  const std::uint64_t k = b.stride >> line_shift_;
+  if (b.rows == 0) return 0;
+  // Every row's line is ≡ first (mod stride), and so is its offset in its span (sets is a multiple
+  // of the stride): a span's rows are sampled when its rotation brings that offset to a multiple of
+  // the stride, and none otherwise. Every span from the first row's to the last row's holds a row
+  // (k < sets): a span not sampled costs its rotation alone.
+  const std::uint64_t first_mod = first & (stride_ - 1);
+  const std::uint64_t last_tag = by_sets_.div(first + (b.rows - 1) * k);
+  for (std::uint64_t tag = by_sets_.div(first); tag <= last_tag; ++tag) {
+    const std::uint64_t rot = L2Cache::span_rotation(tag, sets_);
+    if (((first_mod + rot) & (stride_ - 1)) != 0) continue;
+    // The rows whose lines lie in the span, [lo, lo + sets): from ⌈(lo − first) ÷ k⌉ up to before
+    // ⌈(lo + sets − first) ÷ k⌉.
+    const std::uint64_t lo = tag * sets_;
+    const std::uint64_t j_first = lo <= first ? 0 : (lo - first + k - 1) / k;
+    const std::uint64_t j_end = std::min(b.rows, (lo + sets_ - first + k - 1) / k);
+    for (std::uint64_t j = j_first; j < j_end; ++j) {
+      const std::uint64_t line = first + j * k;
+      std::uint64_t set = line - lo + rot;
+      if (set >= sets_) set -= sets_;
+      out.push_back({virtual_line(line, tag, set), m});
+    }
+  }
+  return b.rows * sector_count(m);
+}
+
 std::uint64_t SetSample::add_row_spans(const TileBytes& b, std::uint64_t w, std::vector<LineAccess>& out) const {
   const std::uint64_t first = b.start >> line_shift_;
   const std::uint64_t k = b.stride >> line_shift_;  // lines from one row to the next, at least w
@@ -157,6 +186,8 @@ std::uint64_t SetSample::add_row_spans(const TileBytes& b, std::uint64_t w, std:
   const std::uint32_t m_last = mask(first + w - 1, b.start, b.start + b.width);
   const std::uint64_t m = stride_ - 1;  // x mod stride is x & m
   const std::uint64_t k_mod = k & m, k_set = k % sets_;
+  Divider by_k;  // rows in a span without a hardware division per span
+  by_k.set(k);
   std::uint64_t line = first;
   for (std::uint64_t r = 0; r < b.rows;) {
     std::uint64_t offset = 0;
@@ -169,11 +200,14 @@ std::uint64_t SetSample::add_row_spans(const TileBytes& b, std::uint64_t w, std:
     }
     // Rows whose lines all lie in this span: row j's line i is in set (set of row 0 + j k + i) mod
     // sets, sampled when that is a multiple of the stride: i ≡ −(its row's first set) (mod stride).
-    const std::uint64_t in_tag = std::min(b.rows - r, (sets_ - w - offset) / k + 1);
+    const std::uint64_t in_tag = std::min(b.rows - r, by_k.div(sets_ - w - offset) + 1);
     std::uint64_t set = offset + L2Cache::span_rotation(tag, sets_);
     if (set >= sets_) set -= sets_;
     std::uint64_t phase = set & m;
-    for (std::uint64_t j = 0; j < in_tag; ++j) {
+    // With k a multiple of the stride every row of the span has the phase of the first: when its
+    // first sampled line is past the row's last, none of the span's rows has one.
+    const bool none = k_mod == 0 && ((stride_ - phase) & m) >= w;
+    for (std::uint64_t j = 0; !none && j < in_tag; ++j) {
       for (std::uint64_t i = (stride_ - phase) & m; i < w; i += stride_) {
         std::uint64_t at = set + i;
         if (at >= sets_) at -= sets_;

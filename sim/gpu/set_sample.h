@@ -52,6 +52,9 @@ class SetSample {
   /// add_rows() of rows that each lie within one line, whole lines apart: one line per row, all
   /// with the same sectors, the sampled ones found by arithmetic on the sets.
   std::uint64_t add_row_lines(const TileBytes& b, std::vector<LineAccess>& out) const;
+  /// add_row_lines() of rows fewer than `sets` lines apart, a multiple of the stride (naive's rows):
+  /// a span's rows are all sampled or none, by its rotation alone; the rest are passed over.
+  std::uint64_t add_row_lines_aligned(const TileBytes& b, std::vector<LineAccess>& out) const;
   /// add_rows() of rows of `w` ≥ 2 lines each that share no line, whole lines apart: the same lines
   /// in the same order (row by row, line by line), the sampled ones found by arithmetic on the sets.
   std::uint64_t add_row_spans(const TileBytes& b, std::uint64_t w, std::vector<LineAccess>& out) const;
