@@ -526,8 +526,8 @@ TEST_CASE("fast L2: heads a wave long or more that share K/V end in a tail of he
 TEST_CASE("fast L2: rounds skipped within a head ask every sector, and their error is in the bound") {
   // One causal head whose K and V (4 MiB) outgrow a 1 MiB L2: its blocks read their K/V from DRAM
   // round after round, so the replay skips rounds within the head (GpuModelOptions::skip_rounds).
-  // Not within 1% here (DRAM reads +6.2% / -4.4% of DRAM traffic, 1 / 2 partitions): the rate drifts
-  // as the causal blocks lengthen; the error the replay reports covers it.
+  // Not within 1% here (DRAM reads 5.7% off of DRAM traffic with one partition): the rate drifts as
+  // the causal blocks lengthen; the error the replay reports covers it.
   for (std::uint32_t parts : {1u, 2u}) {
     CAPTURE(parts);
     Problem p = problem(16384, 64);
