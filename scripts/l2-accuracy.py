@@ -6,7 +6,7 @@ Runs `iosim --predict -f json` twice per problem (--l2 fast, --l2 exact), prints
 with the largest relative error over its counters and both timings, then per counter the largest and
 the median error over the grid, as a Markdown table (docs/performance.md).
 
-  scripts/l2-accuracy.py [--iosim build/iosim] [--quick] [--jobs 2]
+  scripts/l2-accuracy.py [--iosim build/iosim] [--quick] [--jobs 2] [--fast-flag=--l2-skip-rounds]
 """
 import argparse
 import itertools
@@ -68,9 +68,10 @@ def label(p):
     return f"{sched} {ps} {gpu} b{b} h{h}/{kvh} n{n}{extra} d{d}{' causal' if causal else ''}"
 
 
-def run(iosim, p, mode):
+def run(iosim, p, mode, extra=()):
     t = time.monotonic()
-    out = subprocess.run([iosim, *flags(p), "--predict", "--l2", mode, "-f", "json", "--max-time", "2h"], check=True,
+    out = subprocess.run([iosim, *flags(p), "--predict", "--l2", mode, *extra, "-f", "json", "--max-time", "2h"],
+                         check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)["runs"][0]["schedules"][0]["predicted"], time.monotonic() - t
 
@@ -103,11 +104,12 @@ def main():
     ap.add_argument("--iosim", default="build/iosim")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--fast-flag", action="append", default=[], help="a further flag of the fast runs")
     a = ap.parse_args()
     problems = grid(a.quick)
 
     def one(p):
-        fast, tf = run(a.iosim, p, "fast")
+        fast, tf = run(a.iosim, p, "fast", a.fast_flag)
         exact, te = run(a.iosim, p, "exact")
         return p, fast, tf, exact, te
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <queue>
 #include <stdexcept>
 
 #include <unistd.h>
@@ -66,6 +67,8 @@ class FastKernel {
     // forward at stride 16, 245 KiB: 0.83× the time without them; results/performance-history.md).
     batch_.set_hints(cache_lines_ * 8 > host_l2_bytes() / 2);
     direct_ = opt.reuse_steps && cache_lines_ * 8 <= host_l2_bytes() / 2;
+    skipping_ = opt.skip_rounds && opt.order == LaunchOrder::x_major;
+    rewarm_sectors_ = 2 * cache_lines_ * (ctx.hardware.l2.line_bytes / ctx.hardware.l2.sector_bytes);
   }
 
   KernelPrediction run() {
@@ -88,13 +91,14 @@ class FastKernel {
       slots[i].sm = static_cast<std::uint32_t>(i % sms);
       slots[i].partition = l2_.partition_of(slots[i].sm);
     }
-    std::size_t running = 0;
+    std::size_t& running = running_;
     for (Slot& s : slots) running += start(s) ? 1u : 0u;
     if (converged_ && launched_ == 0) {
       ++stats_.followed;
       trace_.converged = true;
       return trace_.follow->out;  // the same state at the kernel's start: the same run
     }
+    if (skipping_) open_window();
     while (running > 0 && !converged_) {
       for (std::size_t i = 0; i < slots.size() && !converged_; ++i) {
         Slot& s = slots[i];
@@ -102,8 +106,12 @@ class FastKernel {
         s.busy = false;
         if (!start(s)) --running;
       }
+      if (skipping_ && !converged_) round_end();
     }
     drain();
+    if (skipping_) at_change();
+    trace_.skip_dram_error = skip_error_[0];
+    trace_.skip_fabric_error = skip_error_[1];
     if (weight_ != nullptr) *weight_ = 1.0;
     extrapolate(out);
     schedule_launch(profiles_, heads_, opt_.order, ctx_.hardware.sm.count, out);
@@ -148,6 +156,7 @@ class FastKernel {
   /// has taken the rest of the trace it follows.
   bool start(Slot& s) {
     if (converged_) return false;
+    if (skipping_ && launch_changes(launched_)) at_change();
     if (opt_.order == LaunchOrder::x_major && launched_ == period_ * xs_ && !planned_) plan();
     const std::size_t i = static_cast<std::size_t>(&s - slots_.data());
     std::uint64_t b = 0, turns = 0;  // the block, and its first turns not replayed
@@ -183,6 +192,7 @@ class FastKernel {
       if (++s.repeat == s.repeats) hold(s, s.segment + 1);
     }
     s.busy = true;
+    if (phase_ == Phase::rewarm) rewarmed_.emplace_back(s.block, counts_[s.block]);
     if (head < period_) footprint(s, spans_);
     if (head == 0) footprint(s, head_spans_);
     return true;
@@ -467,6 +477,7 @@ class FastKernel {
       c.read += last.sectors[0];
       c.write += last.sectors[1];
       c.red += last.sectors[2];
+      for (std::size_t i = 0; i < 3; ++i) asked_[i] += last.sectors[i];
       ++stats_.steps_reused;
       return more;
     }
@@ -484,6 +495,7 @@ class FastKernel {
     c.read += sectors[0];
     c.write += sectors[1];
     c.red += sectors[2];
+    for (std::size_t i = 0; i < 3; ++i) asked_[i] += sectors[i];
     if (!opt_.reuse_steps) {
       if (batch_.full()) drain();
       return more;
@@ -510,6 +522,7 @@ class FastKernel {
     c.read += sectors[0];
     c.write += sectors[1];
     c.red += sectors[2];
+    for (std::size_t i = 0; i < 3; ++i) asked_[i] += sectors[i];
     charge(c, m);
     settle(s.partition, sectors, loads_only, contiguous, before);
   }
@@ -562,6 +575,300 @@ class FastKernel {
     Mark m{};
     batch_.drain([&](std::uint64_t block) { m = mark(block); },
                  [&](std::uint64_t block) { charge(counts_[block], m); });
+  }
+
+  // Rounds skipped (GpuModelOptions::skip_rounds). A round is one step of every running block (one
+  // pass of run()'s slot loop). The replay counts windows of kWindow rounds; where a window's DRAM and
+  // fabric read rates (sampled sectors per read sector asked) are within kTolerance of the window
+  // before, it jumps R rounds: every running block's step index moves R steps on, the sectors they
+  // ask are summed in closed form from the tiles (a segment's tiles move by a fixed distance a step,
+  // so a step's sectors repeat where the distance is whole sectors), and blocks that end inside the
+  // jump are followed by the next blocks in launch order, from their step counts (the launch does not
+  // depend on the L2). The L2 sees none of it. Then a rewarm: rounds replayed, their reads counted
+  // at the rates, until twice the L2's capacity has been read from DRAM; then windows again. The
+  // skipped and rewarm rounds' reads are counted at the mean of the windows before and after them
+  // (a trapezoid, which follows a drifting rate; the window before alone, where none follows).
+  // Stores: where the window reduced nothing, a skipped store goes straight to DRAM (written back
+  // once: exact while no sector is stored twice, true of a forward pass) and the rewarm's are
+  // counted as they happen; where it reduced, the skip's and the rewarm's writes go at the rates.
+  // Skips and rewarms end before the launch changes (a block of a new head, the kernel's last
+  // block, the jump of the head skip), so that a change meets an L2 rebuilt by a replay; a skip is
+  // at least as long as its rewarm (estimated from the window's DRAM reads a round).
+  static constexpr std::uint64_t kWindow = 8;
+  static constexpr std::uint64_t kMaxSkip = 1024;
+  static constexpr double kTolerance = 0.01;
+
+  enum class Phase { count, rewarm };
+  /// Sampled DRAM reads and fabric reads per read (or reduce) sector asked; writes and sectors
+  /// dirtied per write (or reduce) sector asked, unless `straight`.
+  struct Rates {
+    double read = 0, fabric = 0, write = 0, dirtied = 0;
+    bool straight = true;
+  };
+  /// Sectors a block asked in a skip or a rewarm, owed their DRAM counts at the rates.
+  struct Owed {
+    std::uint64_t block = 0;
+    std::array<std::uint64_t, 3> asked{};
+    bool skipped = true;  ///< in a skip (else a rewarm)
+  };
+
+  /// The counters a window compares: sectors asked (read, write, reduce), sampled DRAM reads and
+  /// writes, fabric reads, sectors dirtied.
+  std::array<std::uint64_t, 7> now() const {
+    return {asked_[0], asked_[1], asked_[2], dram_counts_.read_sectors, dram_counts_.write_sectors,
+            l2_counts_.fabric_read_sectors, l2_counts_.dirtied_sectors};
+  }
+  void open_window() {
+    window_ = now();
+    window_rounds_ = 0;
+  }
+
+  /// Whether launching block `b` (launch order) changes the launch: a new head's block, the last
+  /// block, a block of the head skip's tail. Past the last block nothing is launched: blocks end, and
+  /// their slots stay idle.
+  bool launch_changes(std::uint64_t b) const {
+    const std::uint64_t blocks = xs_ * heads_;
+    return b < blocks && (b % xs_ == 0 || b + 1 == blocks || b >= jump_from_);
+  }
+
+  /// At a change of the launch: the rewarm ended, what is owed counted at the rates before, the
+  /// windows begun again.
+  void at_change() {
+    if (phase_ == Phase::rewarm) end_rewarm();
+    settle(nullptr);
+    phase_ = Phase::count;
+    have_last_ = false;
+    next_skip_ = kWindow;
+    open_window();
+  }
+
+  void round_end() {
+    if (!after_.empty() && launched_ >= jump_from_) return;  // the head skip's tail: run as it is
+    if (phase_ == Phase::rewarm) {
+      if (dram_counts_.read_sectors - rewarm_from_ < rewarm_sectors_) return;
+      end_rewarm();
+      phase_ = Phase::count;
+      open_window();
+      return;
+    }
+    if (++window_rounds_ < kWindow) return;
+    if (!opt_.reuse_steps) drain();
+    const std::array<std::uint64_t, 7> n = now();
+    std::array<double, 7> d{};
+    for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<double>(n[i] - window_[i]);
+    Rates r;
+    const double reads = d[0] + d[2], writes = d[1] + d[2];
+    r.read = reads > 0 ? d[3] / reads : 0;
+    r.fabric = reads > 0 ? d[5] / reads : 0;
+    r.straight = d[2] == 0;
+    r.write = writes > 0 ? d[4] / writes : 0;
+    r.dirtied = writes > 0 ? d[6] / writes : 0;
+    const double per_round = d[3] / static_cast<double>(kWindow);
+    open_window();
+    if (!owed_.empty()) settle(&r);
+    const auto near = [](double a, double b) { return std::abs(a - b) <= kTolerance * std::max(a, b); };
+    const bool steady = have_last_ && near(r.read, last_.read) && near(r.fabric, last_.fabric) &&
+                        r.straight == last_.straight && (r.straight || near(r.write, last_.write));
+    last_ = r;
+    have_last_ = true;
+    if (!steady) {
+      next_skip_ = kWindow;
+      return;
+    }
+    if (per_round <= 0) return;  // the L2 holds what the rounds read: no rewarm could end
+    // Stores and reductions skipped are counted straight to DRAM or at the window's rates, which is
+    // exact only where no sector is stored twice and the L2 holds nothing dirty that a later kernel
+    // reads: skip only where they are few beside the reads (a forward's O, once per block; not
+    // flash1's O, stored each step, a backward's dQ reductions, or a GEMM's tiles, stored each few
+    // steps: those were 4-370% off with them skipped).
+    if (d[1] + d[2] > kTolerance * (d[0] + d[2])) return;
+    const auto rewarm = static_cast<std::uint64_t>(std::ceil(static_cast<double>(rewarm_sectors_) / per_round));
+    std::uint64_t rounds = std::max(next_skip_, rewarm);
+    const std::uint64_t room = rounds_to_change(rounds + rewarm);
+    rounds = room > rewarm ? std::min(rounds, room - rewarm) : 0;
+    if (rounds < std::max(kWindow, rewarm)) return;
+    jump(rounds);
+    next_skip_ = std::min(2 * next_skip_, kMaxSkip);
+    before_ = r;
+    phase_ = Phase::rewarm;
+    rewarm_from_ = dram_counts_.read_sectors;
+    for (const Slot& s : slots_) {
+      if (s.busy) rewarmed_.emplace_back(s.block, counts_[s.block]);
+    }
+  }
+
+  /// The rewarm's blocks' DRAM counts since it began taken back, their sectors asked owed at the rates.
+  void end_rewarm() {
+    for (const auto& [b, then] : rewarmed_) {
+      HeadCounts& c = counts_[b];
+      owed_.push_back({b, {c.read - then.read, c.write - then.write, c.red - then.red}, false});
+      c.dram_read = then.dram_read;
+      c.fabric = then.fabric;
+      if (!before_.straight) c.dram_write = then.dram_write, c.dirtied = then.dirtied;
+    }
+    rewarmed_.clear();
+  }
+
+  /// Counts what is owed at the mean of the rates before and `after` (the rates before alone where
+  /// none), adding half their difference to the error.
+  void settle(const Rates* after) {
+    Rates r = before_;
+    if (after != nullptr) {
+      r.read = (r.read + after->read) / 2;
+      r.fabric = (r.fabric + after->fabric) / 2;
+      r.write = (r.write + after->write) / 2;
+      r.dirtied = (r.dirtied + after->dirtied) / 2;
+    }
+    const double inv_stride = 1.0 / static_cast<double>(sample_.stride());
+    if (fraction_.size() != counts_.size()) fraction_.assign(counts_.size(), {});
+    for (const Owed& o : owed_) {
+      const double reads = static_cast<double>(o.asked[0] + o.asked[2]);
+      const double writes = static_cast<double>(o.asked[1] + o.asked[2]);
+      std::array<double, 4> add{reads * r.read, 0, reads * r.fabric, 0};
+      if (!r.straight) {
+        add[1] = writes * r.write, add[3] = writes * r.dirtied;
+      } else if (o.skipped) {
+        add[1] = add[3] = writes * inv_stride;
+      }
+      std::array<double, 4>& f = fraction_[o.block];
+      std::array<std::uint64_t, 4> whole{};
+      for (std::size_t i = 0; i < 4; ++i) {
+        f[i] += add[i];
+        const double w = std::floor(f[i]);
+        whole[i] = static_cast<std::uint64_t>(w);
+        f[i] -= w;
+      }
+      HeadCounts& c = counts_[o.block];
+      c.dram_read += whole[0], c.dram_write += whole[1], c.fabric += whole[2], c.dirtied += whole[3];
+      // The error: half the difference of the two windows' estimates; where no window follows (the
+      // launch changed first), the estimate itself, which nothing checks.
+      const Rates& other = after != nullptr ? *after : Rates{};
+      const double half = after != nullptr ? 0.5 : 1.0;
+      const double w = weight_of(o.block);
+      double dram = reads * std::abs(other.read - before_.read) * half;
+      if (!r.straight) dram += writes * std::abs(other.write - before_.write) * half;
+      skip_error_[0] += w * dram;
+      skip_error_[1] += w * reads * std::abs(other.fabric - before_.fabric) * half;
+    }
+    owed_.clear();
+  }
+
+  /// The turns slot `s`'s block still holds it, this one included (step() calls until one returns false).
+  static std::uint64_t turns_left(const Slot& s) {
+    if (s.done) return 1;
+    std::uint64_t n = 0;
+    for (std::size_t g = s.segment; g < s.rec->segments.size(); ++g) {
+      const BlockBytes::Segment& seg = s.rec->segments[g];
+      if (!seg.marker) return n + 1;
+      n += g == s.segment ? seg.repeats - s.repeat : seg.repeats;
+    }
+    return n + 1;
+  }
+
+  /// Steps of block x (recorded if it has not been).
+  std::uint64_t steps_of(std::uint64_t x) {
+    if (!seen_[x]) (void)recording(x, probe_);
+    return profiles_[x].steps;
+  }
+
+  /// Rounds from now until the round in which the launch changes (launch_changes()), at most `limit`.
+  std::uint64_t rounds_to_change(std::uint64_t limit) {
+    using Event = std::pair<std::uint64_t, std::size_t>;  // the round of a block's last step, its slot
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> ends;
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+      if (slots_[i].busy) ends.emplace(turns_left(slots_[i]) - 1, i);
+    }
+    std::uint64_t next = launched_;
+    while (!ends.empty()) {
+      const auto [round, i] = ends.top();
+      if (round >= limit) return limit;
+      if (launch_changes(next)) return round;
+      ends.pop();
+      if (next == xs_ * heads_) continue;  // the slot stays idle
+      ends.emplace(round + steps_of(next % xs_) + 1, i);
+      ++next;
+    }
+    return limit;
+  }
+
+  /// Sectors slot `s`'s current segment asks in its repeats [first, first + count), by request.
+  void ask(const Slot& s, std::uint64_t first, std::uint64_t count, std::array<std::uint64_t, 3>& out) {
+    const BlockBytes::Segment& g = s.rec->segments[s.segment];
+    const std::uint64_t sector = ctx_.hardware.l2.sector_bytes;
+    for (std::uint32_t i = 0; i < s.count; ++i) {
+      const bool inline_ = s.count <= kInline;
+      const BlockBytes::Item& e = inline_ ? s.items[i] : s.rec->items[g.begin + i];
+      const std::uint64_t offset = inline_ ? 0 : s.offset[e.tensor];
+      std::uint64_t n = 0, total = 0;
+      if (e.move % sector == 0) {  // moved by whole sectors: every repeat asks as many
+        (void)tiles_.lines(e.at(offset, first), n);
+        total = n * count;
+      } else {
+        for (std::uint64_t r = first; r < first + count; ++r) {
+          (void)tiles_.lines(e.at(offset, r), n);
+          total += n;
+        }
+      }
+      out[static_cast<std::size_t>(e.request)] += total;
+    }
+  }
+
+  /// Moves slot `s` up to `turns` turns on without the L2, as step() would, its sectors asked
+  /// counted and owed; returns whether its block ended (in the last turn taken).
+  bool advance(Slot& s, std::uint64_t turns) {
+    std::array<std::uint64_t, 3> asked{};
+    bool ended = false;
+    std::uint64_t used = 0;
+    while (used < turns && !ended) {
+      if (s.done) {
+        ended = true;
+        ++used;
+        break;
+      }
+      const bool marker = s.marker;
+      const std::uint64_t c = marker ? std::min(turns - used, s.repeats - s.repeat) : 1;
+      if (s.count > 0) stats_.steps_skipped += c;
+      ask(s, s.repeat, c, asked);
+      used += c;
+      s.repeat += c;
+      if (s.repeat == s.repeats) hold(s, s.segment + 1);
+      ended = !marker;
+    }
+    HeadCounts& h = counts_[s.block];
+    h.read += asked[0], h.write += asked[1], h.red += asked[2];
+    owed_.push_back({s.block, asked, true});
+    return ended;
+  }
+
+  /// Skips `rounds` rounds (rounds_to_change() says the launch does not change in them).
+  void jump(std::uint64_t rounds) {
+    using Event = std::pair<std::uint64_t, std::size_t>;
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> ends;
+    std::vector<std::uint64_t> at(slots_.size(), 0);  // the round each slot's block is at
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+      if (slots_[i].busy) ends.emplace(turns_left(slots_[i]) - 1, i);
+    }
+    while (!ends.empty() && ends.top().first < rounds) {
+      const auto [round, i] = ends.top();
+      ends.pop();
+      Slot& s = slots_[i];
+      if (!advance(s, round - at[i] + 1) || launch_changes(launched_)) {
+        throw std::logic_error("fast replay: a skip's blocks end where their steps do not say");
+      }
+      s.busy = false;
+      if (!start(s)) {
+        --running_;
+        continue;
+      }
+      at[i] = round + 1;
+      ends.emplace(round + turns_left(s), i);
+    }
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+      if (slots_[i].busy && at[i] < rounds && advance(slots_[i], rounds - at[i])) {
+        throw std::logic_error("fast replay: a skip's block ends where its steps do not say");
+      }
+    }
+    stats_.rounds_skipped += rounds;
   }
 
   /// The replayed blocks' counts, plus, for each head skipped (and each head replayed after the jump
@@ -686,6 +993,22 @@ class FastKernel {
   std::uint64_t line_bytes_ = 128, sets_ = 1;  ///< of the L2, per partition
   bool keeps_new_lines_ = false;  ///< the policy never evicts a set's newest lines for a fill (LRU, FIFO)
   std::vector<std::pair<TileBytes, Request>> key_;  ///< the current step's transfers
+  // Rounds skipped (above).
+  bool skipping_ = false;
+  std::size_t running_ = 0;  ///< slots busy (run())
+  Phase phase_ = Phase::count;
+  std::array<std::uint64_t, 3> asked_{};  ///< sectors asked in the steps replayed or reused
+  std::array<std::uint64_t, 7> window_{};  ///< now() when the window opened
+  std::uint64_t window_rounds_ = 0;
+  bool have_last_ = false;
+  Rates last_, before_;  ///< the last window's; the window's before the skip owed
+  std::uint64_t next_skip_ = kWindow;
+  std::uint64_t rewarm_sectors_ = 0, rewarm_from_ = 0;  ///< DRAM reads a rewarm reads; the counter where it began
+  std::vector<std::pair<std::uint64_t, HeadCounts>> rewarmed_;  ///< blocks run in the rewarm, their counts before it
+  std::vector<Owed> owed_;
+  std::vector<std::array<double, 4>> fraction_;  ///< per block: the fractions of sectors owed not yet counted
+  std::array<double, 2> skip_error_{};  ///< TraceUse::skip_dram_error, skip_fabric_error
+  BlockBytes probe_;  ///< a block recorded for its steps alone (steps_of())
 };
 
 }  // namespace

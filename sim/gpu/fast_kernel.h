@@ -26,6 +26,8 @@ namespace iosim {
 struct FastKernelStats {
   std::uint64_t steps = 0;         ///< block steps with transfers, in the blocks replayed
   std::uint64_t steps_reused = 0;  ///< of which counted from an earlier step that only hit
+  std::uint64_t steps_skipped = 0;  ///< block steps in rounds skipped (GpuModelOptions::skip_rounds), not in `steps`
+  std::uint64_t rounds_skipped = 0;  ///< rounds skipped
   std::uint64_t lines = 0;         ///< line requests sent to the (sampled) L2
   std::uint64_t followed = 0;      ///< kernels whose run took the rest of an earlier run's (KernelTrace)
   std::uint64_t digested_at = 0;   ///< `lines` when the L2 was last digested at a checkpoint
@@ -79,6 +81,10 @@ struct TraceUse {
   /// extrapolated counts (a steady head's stand for the heads skipped too), so that per-set tallies
   /// of the sample's error weigh them alike; 1 once the run ends. Not set when nullptr.
   double* tally_weight = nullptr;
+  /// Set by the run: the error of the rounds skipped (GpuModelOptions::skip_rounds), in sampled DRAM
+  /// and fabric sectors, weighed as the sampled tallies are: per skip (and its rewarm), half the
+  /// difference between the rates of the windows before and after it, times its sectors asked.
+  double skip_dram_error = 0, skip_fabric_error = 0;
 };
 
 /// Replays kernel `k` through `l2` (one partition or two), whose misses

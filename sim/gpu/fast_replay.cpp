@@ -232,7 +232,8 @@ std::unique_ptr<FastReplay> FastReplay::fit(const Schedule& s, const ScheduleCon
     if (blocks) r->blocks_ = blocks;  // the blocks are the same at any stride
     blocks = r->blocks_;
     cold = r->pass(kernels);
-    const double e = r->standard_error();
+    // A smaller stride shrinks the sample's error, not the rounds skipped's.
+    const double e = r->sampling_error();
     if (stride == 1 || e <= kMaxStandardError) return r;
     // Were the sets drawn at random, the variance would grow with the stride: the stride that would
     // meet the bound, a power of two, at most half this one. A systematic sample's error falls
@@ -264,6 +265,7 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   p.sector_bytes = ctx_.hardware.l2.sector_bytes;
   p.flushed_each_kernel = opt_.flush_each_kernel;
   error_ = 0;
+  sample_error_ = 0;
   traces_.assign(kernels.size(), {});
   double last_dram = 0;  // the last kernel's DRAM sectors, reads and writes, in the sampled sets, weighted
   for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -275,9 +277,19 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
     use.blocks = &blocks_for(i, kernels.size());
     use.tally_weight = &weight_;
     p.kernels.push_back(run_fast_kernel(*kernels[i], ctx_, opt_, *l2_, dram_, amap_, sample_, stats_, use));
-    error_ = std::max(error_, dram_.relative_error(sample_.stride()));
+    const double sampling = dram_.relative_error(sample_.stride());
     last_dram = dram_.weighted_sectors();
-    error_ = std::max(error_, share_error(fabric_per_set_, sample_.stride(), last_dram));
+    const double fabric = share_error(fabric_per_set_, sample_.stride(), last_dram);
+    sample_error_ = std::max({sample_error_, sampling, fabric});
+    // Rounds skipped (GpuModelOptions::skip_rounds): their error, a bias shared by every set, is added
+    // to the sample's, relative to the kernel's DRAM sectors (and fabric reads) as extrapolated.
+    const KernelPrediction& kp = p.kernels.back();
+    const double per_sector = static_cast<double>(ctx_.hardware.l2.sector_bytes) * sample_.stride();
+    const double dram = static_cast<double>(kp.dram_read.value + kp.dram_write.value) / per_sector;
+    const double fabric_sectors = static_cast<double>(kp.l2_fabric_read_sectors) / sample_.stride();
+    const double skip_dram = dram > 0 ? use.skip_dram_error / dram : 0;
+    const double skip_fabric = dram + fabric_sectors > 0 ? use.skip_fabric_error / (dram + fabric_sectors) : 0;
+    error_ = std::max({error_, sampling + skip_dram, fabric + skip_fabric});
   }
   p.dirty_at_end = Bytes(l2_->dirty_bytes().value * sample_.stride());
   dirty_at_end_ = p.dirty_at_end;
@@ -285,7 +297,9 @@ Prediction FastReplay::pass(const std::vector<const Kernel*>& kernels) {
   for (std::size_t set = 0; set < dirty.size(); ++set) {
     dirty[set] = static_cast<double>(l2_->dirty_sectors(set));
   }
-  error_ = std::max(error_, share_error(dirty, sample_.stride(), last_dram));
+  const double dirty_error = share_error(dirty, sample_.stride(), last_dram);
+  error_ = std::max(error_, dirty_error);
+  sample_error_ = std::max(sample_error_, dirty_error);
   return p;
 }
 

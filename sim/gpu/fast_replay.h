@@ -151,7 +151,11 @@ class FastReplay {
   /// The largest standard error in the last pass of: any kernel's DRAM counts, relative to its DRAM
   /// sectors; any kernel's fabric reads, relative to them and its DRAM sectors; the dirty bytes at the
   /// end, relative to them and the last kernel's DRAM sectors (share_error()).
+  /// With GpuModelOptions::skip_rounds, each kernel's DRAM and fabric errors add the rounds skipped's
+  /// (TraceUse::skip_dram_error, relative to the kernel's extrapolated DRAM sectors).
   [[nodiscard]] double standard_error() const { return error_; }
+  /// standard_error() without the rounds skipped's: what a smaller stride would shrink (fit()).
+  [[nodiscard]] double sampling_error() const { return sample_error_; }
   /// What the kernels' replays did, all passes so far.
   [[nodiscard]] const FastKernelStats& stats() const { return stats_; }
 
@@ -170,6 +174,7 @@ class FastReplay {
   double weight_ = 1.0;
   AddressMap amap_;
   double error_ = 0;
+  double sample_error_ = 0;  ///< sampling_error()
   FastKernelStats stats_;
   std::vector<KernelTrace> traces_;  ///< the last pass's kernels
   /// Each kernel's recorded blocks, handed from one fit pass's replay to the next's.

@@ -53,6 +53,10 @@ struct GpuModelOptions {
   /// Fast mode: count a step that repeats the last step of its partition which only hit, with the
   /// L2 unchanged since, without replaying it (false: replay every step of the blocks replayed).
   bool reuse_steps = true;
+  /// Fast mode: within a head, skip rounds (a step of every running block) whose DRAM and fabric rates
+  /// repeat those of the window before, counting them at the rates of the windows about them
+  /// (fast_kernel.cpp, "Rounds skipped"). Off by default: not within 1% of exact on every problem.
+  bool skip_rounds = false;
   /// Fast mode: the warm run takes the cold run's counts from the first checkpoint where its state
   /// is the cold run's (FastReplay::warm(); false: the cold run keeps no trace and the warm run is
   /// replayed to its end). Exact either way.

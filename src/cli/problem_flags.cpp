@@ -210,6 +210,9 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_flag("--l2-flush-kernels", f.l2_flush_kernels,
                "GPU model: empty the L2 before every kernel of a pass, as Nsight Compute's default cache control "
                "does (default: kept between kernels, as in a timed run)");
+  app.add_flag("--l2-skip-rounds", f.l2_skip_rounds,
+               "GPU model, --l2 fast: skip a head's rounds whose L2 rates repeat, counted at the rates "
+               "(faster on long heads; not within 1% of exact everywhere, so off by default)");
   app.add_option("--l2", f.l2_mode,
                  "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
   app.add_option("--kernels", f.kernels,
@@ -375,6 +378,7 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   }
   r.run.gpu.replacement = f.l2_policy.empty() ? "lru" : f.l2_policy;
   r.run.gpu.flush_each_kernel = f.l2_flush_kernels;
+  r.run.gpu.skip_rounds = f.l2_skip_rounds;
   if (r.run.gpu.replacement != "lru" && r.run.gpu.replacement != "fifo" && r.run.gpu.replacement != "random") {
     throw InputError("--l2-policy must be lru, fifo or random (got '" + f.l2_policy + "')");
   }
