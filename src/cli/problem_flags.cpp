@@ -389,6 +389,9 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   } else {
     throw InputError("--l2 must be fast or exact (got '" + f.l2_mode + "')");
   }
+  if (r.run.gpu.skip_rounds && r.run.gpu.l2 == L2Mode::exact) {
+    throw InputError("--l2-skip-rounds is a shortcut of --l2 fast; --l2 exact replays every round");
+  }
   return r;
 }
 
