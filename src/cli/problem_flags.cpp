@@ -212,6 +212,10 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
                "does (default: kept between kernels, as in a timed run)");
   app.add_option("--l2", f.l2_mode,
                  "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
+  app.add_flag("--l2-merge", f.l2_merge,
+               "GPU model, --l2 exact only (the fast replay does not merge yet): one L2 lookup answers up to 4 "
+               "reads of a line that blocks make of one partition in the same replay round, as measured on the "
+               "H100; the L2 read counter counts lookups (default: every request is a lookup)");
   app.add_option("--kernels", f.kernels,
                  "time model: whose compiled kernels run the schedule, iosim's (default), pytorch (SDPA's flash "
                  "backend, flash2 only) or triton (the project's Triton kernels compiled for sm_90, flash2 only)");
@@ -384,6 +388,10 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
     r.run.gpu.l2 = L2Mode::exact;
   } else {
     throw InputError("--l2 must be fast or exact (got '" + f.l2_mode + "')");
+  }
+  r.run.gpu.merge_reads = f.l2_merge;
+  if (f.l2_merge && r.run.gpu.l2 != L2Mode::exact) {
+    throw InputError("--l2-merge needs --l2 exact (the fast replay does not merge reads)");
   }
   return r;
 }

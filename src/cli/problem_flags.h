@@ -34,6 +34,7 @@ struct ProblemFlags {
   std::string l2_policy;     ///< lru, fifo or random
   bool l2_flush_kernels = false;  ///< GpuModelOptions::flush_each_kernel
   std::string l2_mode;       ///< fast (default) or exact
+  bool l2_merge = false;     ///< GpuModelOptions::merge_reads (exact only)
   std::optional<std::int64_t> warps, stages;
   std::string kernels;  ///< whose compiled kernels the time model describes: iosim (default) or pytorch
   std::vector<std::string> schedules;
