@@ -7,6 +7,7 @@
 #include "sim/gpu/address_map.h"
 #include "sim/gpu/block_recorder.h"
 #include "sim/gpu/fast_replay.h"
+#include "sim/gpu/read_merge.h"
 #include "sim/gpu/request_batch.h"
 #include "sim/gpu/spill_stores.h"
 #include "sim/gpu/store_requests.h"
@@ -72,6 +73,7 @@ class KernelRun {
     const std::string progress_what = "GPU model, " + out.name + ": blocks";  // progress (sim/core/progress.h)
     std::uint64_t finished = 0;
     while (running > 0) {
+      merge_.next_round();  // a round: every running block takes one step (read_merge.h)
       for (std::size_t i = 0; i < slots.size(); ++i) {
         Slot& s = slots[i];
         if (!s.busy) continue;
@@ -96,6 +98,7 @@ class KernelRun {
       }
     }
     batch_.drain();
+    out.l2_merged_read_sectors = merge_.merged_sectors();
     for (const SmLoad& l : load) {
       out.busiest.matmul_flops = std::max(out.busiest.matmul_flops, l.matmul_flops);
       out.busiest.vector_flops = std::max(out.busiest.vector_flops, l.vector_flops);
@@ -112,8 +115,12 @@ class KernelRun {
     while (s.next < ev.size()) {
       const auto& e = ev[s.next++];
       if (e.step) return true;
-      amap_.lines(e.tile, s.head, k_.head_map(e.tile.tensor), batch_.lines());
-      batch_.mark(request_of(e.dir), s.sm, 0);
+      std::vector<LineAccess>& lines = batch_.lines();
+      const std::size_t first = lines.size();
+      amap_.lines(e.tile, s.head, k_.head_map(e.tile.tensor), lines);
+      const Request r = request_of(e.dir);
+      if (opt_.merge_reads && r == Request::read) drop_merged(lines, first, s.sm);
+      batch_.mark(r, s.sm, 0);
       if (batch_.full()) batch_.drain();
       if (opt_.observer != nullptr) {  // the observer sees each transfer's effect on the L2 on its own
         batch_.drain();
@@ -122,6 +129,15 @@ class KernelRun {
     }
     return false;
   }
+  /// Removes from lines[first, end) the reads of SM `sm` that merge into a lookup of this round.
+  void drop_merged(std::vector<LineAccess>& lines, std::size_t first, std::uint32_t sm) {
+    const std::uint32_t partition = l2_.partition_of(sm);
+    std::size_t kept = first;
+    for (std::size_t i = first; i < lines.size(); ++i) {
+      if (!merge_.merged(lines[i].line, lines[i].mask, partition)) lines[kept++] = lines[i];
+    }
+    lines.resize(kept);
+  }
 
   const Kernel& k_;
   const ScheduleContext& ctx_;
@@ -129,6 +145,7 @@ class KernelRun {
   MemoryLevel& l2_;
   const AddressMap& amap_;
   RequestBatch batch_;
+  ReadMerge merge_;
 };
 
 }  // namespace
@@ -136,6 +153,11 @@ class KernelRun {
 std::uint64_t Prediction::l2_read_sectors() const {
   std::uint64_t s = 0;
   for (const auto& k : kernels) s += k.l2_read_sectors;
+  return s;
+}
+std::uint64_t Prediction::xbar_read_sectors() const {
+  std::uint64_t s = 0;
+  for (const auto& k : kernels) s += k.xbar_read_sectors();
   return s;
 }
 std::uint64_t Prediction::l2_write_sectors() const {
@@ -183,6 +205,7 @@ class ExactReplay {
     Prediction p;
     p.sector_bytes = ctx_.hardware.l2.sector_bytes;
     p.flushed_each_kernel = opt_.flush_each_kernel;
+    p.merged_reads = opt_.merge_reads;
     for (const Kernel* k : kernels) {
       if (opt_.flush_each_kernel) l2_->empty();
       l2_->reset_counters();
@@ -237,8 +260,14 @@ Prediction one(Replay& r, const std::vector<const Kernel*>& kernels, bool warm, 
 
 namespace {
 
+/// Only the exact replay merges reads.
+void check_merge(const GpuModelOptions& opt) {
+  if (opt.merge_reads && opt.l2 == L2Mode::fast) throw InputError("merging L2 reads needs the exact L2 replay");
+}
+
 Prediction replay(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const std::vector<const Kernel*> kernels = s.kernels();
+  check_merge(opt);
   // An observer watches the exact replay (its hooks are in KernelRun); the fast one has none. Paged K/V
   // takes the exact replay too: the fast one places a tile as one strided range per head (block_bytes.h).
   if (opt.l2 == L2Mode::fast && opt.observer == nullptr && !ctx.problem.paged()) {
@@ -271,6 +300,7 @@ Prediction replay(const Schedule& s, const ScheduleContext& ctx, const GpuModelO
 
 ColdWarm replay_cold_warm(const Schedule& s, const ScheduleContext& ctx, const GpuModelOptions& opt) {
   const std::vector<const Kernel*> kernels = s.kernels();
+  check_merge(opt);
   if (opt.l2 == L2Mode::fast) {
     ColdWarm out;
     const std::unique_ptr<FastReplay> r = FastReplay::fit(s, ctx, opt, out.cold);

@@ -61,6 +61,11 @@ struct GpuModelOptions {
   /// is the cold run's (FastReplay::warm(); false: the cold run keeps no trace and the warm run is
   /// replayed to its end). Exact either way.
   bool follow_cold = true;
+  /// Exact mode: merge the reads of one line that several blocks make of one L2 partition in one round
+  /// of the replay into lookups of up to kMergeCap requests (read_merge.h): the merged requests are
+  /// delivered to the SMs but counted as no lookup and not sent to the L2. Not in fast mode (predict()
+  /// throws InputError).
+  bool merge_reads = false;
   /// Told about every block and transfer of the (cold or measured) run; not of a warm-up run. Null: none.
   GpuObserver* observer = nullptr;
 };
@@ -79,7 +84,9 @@ struct KernelPrediction {
   LaunchShape launch;
   Occupancy occupancy;
   double waves = 0;  ///< blocks ÷ blocks running at once
-  std::uint64_t l2_read_sectors = 0;   ///< lts__t_sectors_srcunit_tex_op_read
+  std::uint64_t l2_read_sectors = 0;   ///< lts__t_sectors_srcunit_tex_op_read: the L2's read lookups
+  /// Read sectors delivered to the SMs without a lookup of their own (GpuModelOptions::merge_reads).
+  std::uint64_t l2_merged_read_sectors = 0;
   std::uint64_t l2_write_sectors = 0;  ///< lts__t_sectors_srcunit_tex_op_write, spills included
   /// Of those, the compiled kernel's register spills (local stores; spill_stores.h): not replayed
   /// through the L2, no DRAM traffic.
@@ -94,6 +101,9 @@ struct KernelPrediction {
   Bytes sram;                          ///< all blocks' shared-memory traffic
   SmLoad busiest;                      ///< the most loaded SM's share
   std::uint64_t heads_replayed = 0;    ///< grid heads replayed through the L2 (fast mode: fewer than all)
+
+  /// l1tex__m_xbar2l1tex_read_sectors: every read sector the SMs asked for, merged or not.
+  [[nodiscard]] std::uint64_t xbar_read_sectors() const { return l2_read_sectors + l2_merged_read_sectors; }
 };
 
 struct Prediction {
@@ -101,12 +111,14 @@ struct Prediction {
   LaunchOrder order = LaunchOrder::x_major;  ///< how the blocks were launched (the time model follows it)
   L2Mode l2 = L2Mode::exact;
   bool flushed_each_kernel = false;  ///< GpuModelOptions::flush_each_kernel: each kernel from an empty L2
+  bool merged_reads = false;  ///< GpuModelOptions::merge_reads: lookups and delivered reads differ
   std::uint32_t sample_stride = 1;  ///< 1 in 1 sets simulated (1: all)
   std::uint32_t sector_bytes = 32;
   std::vector<KernelPrediction> kernels;
   Bytes dirty_at_end;  ///< still dirty in the L2 after the last kernel: written back later
 
   [[nodiscard]] std::uint64_t l2_read_sectors() const;
+  [[nodiscard]] std::uint64_t xbar_read_sectors() const;
   [[nodiscard]] std::uint64_t l2_write_sectors() const;
   [[nodiscard]] std::uint64_t l2_red_sectors() const;
   [[nodiscard]] Bytes dram_read() const;

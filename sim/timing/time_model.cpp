@@ -45,7 +45,7 @@ void sm_time(KernelTime& t, const KernelProfile& prof, const KernelFamily& famil
   const std::uint32_t warps = k.launch.threads / 32;
   shape.warps = std::max(1u, warps > family.hopper.producer_warps ? warps - family.hopper.producer_warps : warps);
   shape.stages = std::max(1u, family.load_stages != 0 ? family.load_stages : k.launch.stages);
-  const double l2_read_bytes = static_cast<double>(k.l2_read_sectors) * p.sector_bytes;
+  const double l2_read_bytes = static_cast<double>(k.xbar_read_sectors()) * p.sector_bytes;  // merged too
   shape.l2_hit_rate = l2_read_bytes > 0 ? 1 - static_cast<double>(k.dram_read.value) / l2_read_bytes : 1;
   shape.head_dim = ctx.problem.d;
   shape.output_element_bytes = size_bytes(storage_type(Tensor::O, ctx.problem.dtype));
@@ -163,8 +163,9 @@ KernelTime roofline_time(const KernelPrediction& k, double dram_bytes, std::uint
   const double sms = hw.sm.count;
   const MeasuredSpec& m = hw.measured;
   out.dram_s = dram_bytes / (either(m.hbm_gb_per_s, hw.hbm.bandwidth_gb_per_s) * 1e9);
+  // Every read sector crosses the crossbar to its SM, merged into another's lookup or not.
   const double l2_bytes =
-      static_cast<double>(k.l2_read_sectors + k.l2_write_sectors + k.l2_red_sectors) * sector_bytes;
+      static_cast<double>(k.xbar_read_sectors() + k.l2_write_sectors + k.l2_red_sectors) * sector_bytes;
   out.l2_s = l2_bytes / (either(m.l2_gb_per_s * 1e9, hw.l2.bytes_per_clock * clock));
   out.sram_s = k.busiest.sram_bytes / (either(m.sram_gb_per_s * 1e9, hw.sm.sram_bytes_per_clock * clock * sms) / sms);
   const double tensor = tensor_rate(hw, t);
@@ -235,7 +236,7 @@ void measured_rate_time(KernelTime& t, const KernelFamily& f, const KernelPredic
                         const ScheduleContext& ctx, const HardwareSpec& hw) {
   const KernelRate* rate = kernel_rate(hw, f.name);
   if (rate == nullptr) return;
-  const double bytes = static_cast<double>(k.l2_read_sectors + k.l2_write_sectors) * p.sector_bytes;
+  const double bytes = static_cast<double>(k.xbar_read_sectors() + k.l2_write_sectors) * p.sector_bytes;
   t.family = std::string(f.name);
   t.issue_s = 0;
   t.memory_s = bytes / (rate_at(*rate, ctx.problem.n_kv) * 1e9);

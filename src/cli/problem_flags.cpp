@@ -215,6 +215,10 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
                "(faster on long heads; not within 1% of exact everywhere, so off by default)");
   app.add_option("--l2", f.l2_mode,
                  "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
+  app.add_flag("--l2-merge", f.l2_merge,
+               "GPU model, --l2 exact only (the fast replay does not merge yet): one L2 lookup answers up to 4 "
+               "reads of a line that blocks make of one partition in the same replay round, as measured on the "
+               "H100; the L2 read counter counts lookups (default: every request is a lookup)");
   app.add_option("--kernels", f.kernels,
                  "time model: whose compiled kernels run the schedule, iosim's (default), pytorch (SDPA's flash "
                  "backend, flash2 only) or triton (the project's Triton kernels compiled for sm_90, flash2 only)");
@@ -391,6 +395,10 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   }
   if (r.run.gpu.skip_rounds && r.run.gpu.l2 == L2Mode::exact) {
     throw InputError("--l2-skip-rounds is a shortcut of --l2 fast; --l2 exact replays every round");
+  }
+  r.run.gpu.merge_reads = f.l2_merge;
+  if (f.l2_merge && r.run.gpu.l2 != L2Mode::exact) {
+    throw InputError("--l2-merge needs --l2 exact (the fast replay does not merge reads)");
   }
   return r;
 }

@@ -35,6 +35,7 @@ struct ProblemFlags {
   bool l2_flush_kernels = false;  ///< GpuModelOptions::flush_each_kernel
   bool l2_skip_rounds = false;    ///< GpuModelOptions::skip_rounds
   std::string l2_mode;       ///< fast (default) or exact
+  bool l2_merge = false;     ///< GpuModelOptions::merge_reads (exact only)
   std::optional<std::int64_t> warps, stages;
   std::string kernels;  ///< whose compiled kernels the time model describes: iosim (default) or pytorch
   std::vector<std::string> schedules;

@@ -25,14 +25,17 @@ namespace {
 
 constexpr double kCounterSectorBytes = 32;  ///< the lts__t_sectors_* counters count 32-byte sectors
 
-/// The L2 reads from the SMs: lts__t_sectors_srcunit_tex_op_read, or for a kernel that loads by TMA the
-/// bytes TMA loads (that L2-side counter sees only part of TMA's reads: docs/validation.md).
-CounterRow l2_read_row(const gpu::Measurement& m, double predicted, double sector_bytes) {
+/// The L2 reads from the SMs: lts__t_sectors_srcunit_tex_op_read, the L2's lookups, beside the model's
+/// lookups (fewer than the sectors asked when the model merges reads: read_merge.h); or for a kernel
+/// that loads by TMA the bytes TMA loads (that L2-side counter sees only part of TMA's reads:
+/// docs/validation.md), beside every sector the model delivers through the crossbar, merged or not.
+/// `lookups` and `delivered` are the model's, in bytes.
+CounterRow l2_read_row(const gpu::Measurement& m, double lookups, double delivered, double sector_bytes) {
   if (m.tma_loads) {
-    return {"L2 reads from the SMs", "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld (TMA)", "B", predicted,
+    return {"L2 reads from the SMs", "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld (TMA)", "B", delivered,
             m.counters.tma_read_bytes, m.has_counters && m.has_tma_counter, false};
   }
-  return {"L2 reads from the SMs", "lts__t_sectors_srcunit_tex_op_read × 32", "B", predicted,
+  return {"L2 reads from the SMs", "lts__t_sectors_srcunit_tex_op_read × 32", "B", lookups,
           m.counters.l2_read_sectors * sector_bytes, m.has_counters, false};
 }
 
@@ -51,7 +54,8 @@ Comparison compare(const ScheduleRun& model, const gpu::Measurement& m) {
   const bool on = m.has_counters;
   const RunWavefronts waves = run_smem_wavefronts(p);
   c.rows = {
-      l2_read_row(m, static_cast<double>(p.cold.l2_read_sectors()) * sb, sb),
+      l2_read_row(m, static_cast<double>(p.cold.l2_read_sectors()) * sb,
+                  static_cast<double>(p.cold.xbar_read_sectors()) * sb, sb),
       {"L2 writes from the SMs", "lts__t_sectors_srcunit_tex_op_write × 32", "B",
        static_cast<double>(p.cold.l2_write_sectors()) * sb, k.l2_write_sectors * sb, on, false},
       {"L2 reductions (atomics)", "lts__t_sectors_srcunit_tex_op_red × 32", "B",
@@ -88,7 +92,7 @@ Comparison measured_only(const std::string& schedule, Pass pass, const gpu::Meas
   const bool on = m.has_counters;
   const double sb = kCounterSectorBytes;
   c.rows = {
-      l2_read_row(m, none, sb),
+      l2_read_row(m, none, none, sb),
       {"L2 writes from the SMs", "lts__t_sectors_srcunit_tex_op_write × 32", "B", none, k.l2_write_sectors * sb, on,
        false},
       {"L2 reductions (atomics)", "lts__t_sectors_srcunit_tex_op_red × 32", "B", none, k.l2_red_sectors * sb, on, false},

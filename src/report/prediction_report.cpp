@@ -156,6 +156,7 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
     w.field("blocks_per_sm", std::uint64_t{k.occupancy.blocks_per_sm}).field("limited_by", k.occupancy.limited_by);
     w.field("concurrent_blocks", k.occupancy.concurrent).field("waves", k.waves);
     w.field("lts__t_sectors_srcunit_tex_op_read", k.l2_read_sectors);
+    if (p.merged_reads) w.field("l1tex__m_xbar2l1tex_read_sectors", k.xbar_read_sectors());  // lookups + merged
     w.field("lts__t_sectors_srcunit_tex_op_write", k.l2_write_sectors);
     if (k.l2_spill_write_sectors != 0) w.field("spill_write_sectors", k.l2_spill_write_sectors);  // of those
     w.field("lts__t_sectors_srcunit_tex_op_red", k.l2_red_sectors);
@@ -188,6 +189,7 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
   }
   w.end_array();
   w.field("lts__t_sectors_srcunit_tex_op_read", p.l2_read_sectors());
+  if (p.merged_reads) w.field("l1tex__m_xbar2l1tex_read_sectors", p.xbar_read_sectors());
   w.field("lts__t_sectors_srcunit_tex_op_write", p.l2_write_sectors());
   w.field("lts__t_sectors_srcunit_tex_op_red", p.l2_red_sectors());
   w.field("l2_read_bytes", p.l2_read_sectors() * sb).field("l2_write_bytes", p.l2_write_sectors() * sb);
@@ -197,6 +199,7 @@ void one(JsonWriter& w, const Prediction& p, const TimePrediction& t, const std:
   w.field("time_ms", t.total_s * 1e3).field("binding", t.binding);
   w.field("l2_mode", l2_mode_name(p.l2)).field("l2_sample_stride", std::uint64_t{p.sample_stride});
   if (p.flushed_each_kernel) w.field("l2_flushed_each_kernel", true);
+  if (p.merged_reads) w.field("l2_merged_reads", true);
   w.end_object();
 }
 
