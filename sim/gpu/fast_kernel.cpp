@@ -592,7 +592,8 @@ class FastKernel {
   // once: exact while no sector is stored twice, true of a forward pass) and the rewarm's are
   // counted as they happen; where it reduced, the skip's and the rewarm's writes go at the rates.
   // Skips and rewarms end before the launch changes (a block of a new head, the kernel's last
-  // block, the jump of the head skip), so that a change meets an L2 rebuilt by a replay; a skip is
+  // block, the jump of the head skip, a slot left idle in the kernel's tail), so that a change meets
+  // an L2 rebuilt by a replay, and the L2 the kernel leaves is a replay's; a skip is
   // at least as long as its rewarm (estimated from the window's DRAM reads a round).
   static constexpr std::uint64_t kWindow = 8;
   static constexpr std::uint64_t kMaxSkip = 1024;
@@ -624,11 +625,11 @@ class FastKernel {
   }
 
   /// Whether launching block `b` (launch order) changes the launch: a new head's block, the last
-  /// block, a block of the head skip's tail. Past the last block nothing is launched: blocks end, and
-  /// their slots stay idle.
+  /// block, a block of the head skip's tail, and past the last block a slot left idle (the kernel's
+  /// tail: its last rounds leave the L2 the next kernel or run finds, so they are replayed).
   bool launch_changes(std::uint64_t b) const {
     const std::uint64_t blocks = xs_ * heads_;
-    return b < blocks && (b % xs_ == 0 || b + 1 == blocks || b >= jump_from_);
+    return b >= blocks || b % xs_ == 0 || b + 1 == blocks || b >= jump_from_;
   }
 
   /// At a change of the launch: the rewarm ended, what is owed counted at the rates before, the
@@ -784,7 +785,6 @@ class FastKernel {
       if (round >= limit) return limit;
       if (launch_changes(next)) return round;
       ends.pop();
-      if (next == xs_ * heads_) continue;  // the slot stays idle
       ends.emplace(round + steps_of(next % xs_) + 1, i);
       ++next;
     }
