@@ -7,10 +7,16 @@ with the largest relative error over its counters and both timings, then per cou
 the median error over the grid, as a Markdown table (docs/performance.md).
 
   scripts/l2-accuracy.py [--iosim build/iosim] [--quick] [--jobs 2] [--fast-flag=--l2-skip-rounds]
+                         [--exact-cache DIR] [--only naive]
+
+--exact-cache keeps each problem's exact run in DIR (the exact replay does not change with the fast
+one's flags: a later run reads it back; its timing is the recorded one); --only keeps the problems
+whose label contains the text.
 """
 import argparse
 import itertools
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -105,12 +111,28 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--fast-flag", action="append", default=[], help="a further flag of the fast runs")
+    ap.add_argument("--exact-cache", help="a folder keeping the exact runs")
+    ap.add_argument("--only", action="append", default=[], help="problems whose label contains this")
     a = ap.parse_args()
-    problems = grid(a.quick)
+    problems = [p for p in grid(a.quick) if not a.only or any(o in label(p) for o in a.only)]
+
+    def exact_run(p):
+        if not a.exact_cache:
+            return run(a.iosim, p, "exact")
+        path = os.path.join(a.exact_cache, label(p).replace(" ", "_").replace("/", "-") + ".json")
+        if os.path.exists(path):
+            with open(path) as f:
+                got = json.load(f)
+            return got["predicted"], got["seconds"]
+        pred, t = run(a.iosim, p, "exact")
+        os.makedirs(a.exact_cache, exist_ok=True)
+        with open(path, "w") as f:
+            json.dump({"predicted": pred, "seconds": t}, f)
+        return pred, t
 
     def one(p):
         fast, tf = run(a.iosim, p, "fast", a.fast_flag)
-        exact, te = run(a.iosim, p, "exact")
+        exact, te = exact_run(p)
         return p, fast, tf, exact, te
 
     per_counter = {key: [] for key, _ in COUNTERS + [("dirty_at_end_bytes", "")]}

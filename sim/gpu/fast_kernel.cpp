@@ -14,6 +14,7 @@
 #include "sim/gpu/block_recorder.h"
 #include "sim/gpu/launch_work.h"
 #include "sim/gpu/request_batch.h"
+#include "sim/gpu/skip_ledger.h"
 #include "sim/gpu/tile_lines.h"
 
 namespace iosim {
@@ -110,8 +111,8 @@ class FastKernel {
     }
     drain();
     if (skipping_) at_change();
-    trace_.skip_dram_error = skip_error_[0];
-    trace_.skip_fabric_error = skip_error_[1];
+    trace_.skip_dram_error = ledger_.error()[0];
+    trace_.skip_fabric_error = ledger_.error()[1];
     if (weight_ != nullptr) *weight_ = 1.0;
     extrapolate(out);
     schedule_launch(profiles_, heads_, opt_.order, ctx_.hardware.sm.count, out);
@@ -592,25 +593,16 @@ class FastKernel {
   // once: exact while no sector is stored twice, true of a forward pass) and the rewarm's are
   // counted as they happen; where it reduced, the skip's and the rewarm's writes go at the rates.
   // Skips and rewarms end before the launch changes (a block of a new head, the kernel's last
-  // block, the jump of the head skip), so that a change meets an L2 rebuilt by a replay; a skip is
-  // at least as long as its rewarm (estimated from the window's DRAM reads a round).
+  // block, the jump of the head skip, a slot left idle in the kernel's tail), so that a change meets
+  // an L2 rebuilt by a replay, and the L2 the kernel leaves is a replay's; a skip is
+  // at least as long as its rewarm (estimated from the window's DRAM reads a round). The rates, the
+  // sectors owed and the error are kept by SkipLedger (skip_ledger.h).
   static constexpr std::uint64_t kWindow = 8;
   static constexpr std::uint64_t kMaxSkip = 1024;
   static constexpr double kTolerance = 0.01;
 
   enum class Phase { count, rewarm };
-  /// Sampled DRAM reads and fabric reads per read (or reduce) sector asked; writes and sectors
-  /// dirtied per write (or reduce) sector asked, unless `straight`.
-  struct Rates {
-    double read = 0, fabric = 0, write = 0, dirtied = 0;
-    bool straight = true;
-  };
-  /// Sectors a block asked in a skip or a rewarm, owed their DRAM counts at the rates.
-  struct Owed {
-    std::uint64_t block = 0;
-    std::array<std::uint64_t, 3> asked{};
-    bool skipped = true;  ///< in a skip (else a rewarm)
-  };
+  using Rates = SkipLedger::Rates;
 
   /// The counters a window compares: sectors asked (read, write, reduce), sampled DRAM reads and
   /// writes, fabric reads, sectors dirtied.
@@ -624,11 +616,11 @@ class FastKernel {
   }
 
   /// Whether launching block `b` (launch order) changes the launch: a new head's block, the last
-  /// block, a block of the head skip's tail. Past the last block nothing is launched: blocks end, and
-  /// their slots stay idle.
+  /// block, a block of the head skip's tail, and past the last block a slot left idle (the kernel's
+  /// tail: its last rounds leave the L2 the next kernel or run finds, so they are replayed).
   bool launch_changes(std::uint64_t b) const {
     const std::uint64_t blocks = xs_ * heads_;
-    return b < blocks && (b % xs_ == 0 || b + 1 == blocks || b >= jump_from_);
+    return b >= blocks || b % xs_ == 0 || b + 1 == blocks || b >= jump_from_;
   }
 
   /// At a change of the launch: the rewarm ended, what is owed counted at the rates before, the
@@ -656,19 +648,11 @@ class FastKernel {
     const std::array<std::uint64_t, 7> n = now();
     std::array<double, 7> d{};
     for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<double>(n[i] - window_[i]);
-    Rates r;
-    const double reads = d[0] + d[2], writes = d[1] + d[2];
-    r.read = reads > 0 ? d[3] / reads : 0;
-    r.fabric = reads > 0 ? d[5] / reads : 0;
-    r.straight = d[2] == 0;
-    r.write = writes > 0 ? d[4] / writes : 0;
-    r.dirtied = writes > 0 ? d[6] / writes : 0;
+    const Rates r = SkipLedger::rates(d);
     const double per_round = d[3] / static_cast<double>(kWindow);
     open_window();
-    if (!owed_.empty()) settle(&r);
-    const auto near = [](double a, double b) { return std::abs(a - b) <= kTolerance * std::max(a, b); };
-    const bool steady = have_last_ && near(r.read, last_.read) && near(r.fabric, last_.fabric) &&
-                        r.straight == last_.straight && (r.straight || near(r.write, last_.write));
+    if (ledger_.owes()) settle(&r);
+    const bool steady = have_last_ && SkipLedger::steady(r, last_, kTolerance);
     last_ = r;
     have_last_ = true;
     if (!steady) {
@@ -701,7 +685,7 @@ class FastKernel {
   void end_rewarm() {
     for (const auto& [b, then] : rewarmed_) {
       HeadCounts& c = counts_[b];
-      owed_.push_back({b, {c.read - then.read, c.write - then.write, c.red - then.red}, false});
+      ledger_.owe(b, {c.read - then.read, c.write - then.write, c.red - then.red}, false);
       c.dram_read = then.dram_read;
       c.fabric = then.fabric;
       if (!before_.straight) c.dram_write = then.dram_write, c.dirtied = then.dirtied;
@@ -709,48 +693,9 @@ class FastKernel {
     rewarmed_.clear();
   }
 
-  /// Counts what is owed at the mean of the rates before and `after` (the rates before alone where
-  /// none), adding half their difference to the error.
+  /// Counts what is owed at the mean of the rates before and `after` (SkipLedger::settle()).
   void settle(const Rates* after) {
-    Rates r = before_;
-    if (after != nullptr) {
-      r.read = (r.read + after->read) / 2;
-      r.fabric = (r.fabric + after->fabric) / 2;
-      r.write = (r.write + after->write) / 2;
-      r.dirtied = (r.dirtied + after->dirtied) / 2;
-    }
-    const double inv_stride = 1.0 / static_cast<double>(sample_.stride());
-    if (fraction_.size() != counts_.size()) fraction_.assign(counts_.size(), {});
-    for (const Owed& o : owed_) {
-      const double reads = static_cast<double>(o.asked[0] + o.asked[2]);
-      const double writes = static_cast<double>(o.asked[1] + o.asked[2]);
-      std::array<double, 4> add{reads * r.read, 0, reads * r.fabric, 0};
-      if (!r.straight) {
-        add[1] = writes * r.write, add[3] = writes * r.dirtied;
-      } else if (o.skipped) {
-        add[1] = add[3] = writes * inv_stride;
-      }
-      std::array<double, 4>& f = fraction_[o.block];
-      std::array<std::uint64_t, 4> whole{};
-      for (std::size_t i = 0; i < 4; ++i) {
-        f[i] += add[i];
-        const double w = std::floor(f[i]);
-        whole[i] = static_cast<std::uint64_t>(w);
-        f[i] -= w;
-      }
-      HeadCounts& c = counts_[o.block];
-      c.dram_read += whole[0], c.dram_write += whole[1], c.fabric += whole[2], c.dirtied += whole[3];
-      // The error: half the difference of the two windows' estimates; where no window follows (the
-      // launch changed first), the estimate itself, which nothing checks.
-      const Rates& other = after != nullptr ? *after : Rates{};
-      const double half = after != nullptr ? 0.5 : 1.0;
-      const double w = weight_of(o.block);
-      double dram = reads * std::abs(other.read - before_.read) * half;
-      if (!r.straight) dram += writes * std::abs(other.write - before_.write) * half;
-      skip_error_[0] += w * dram;
-      skip_error_[1] += w * reads * std::abs(other.fabric - before_.fabric) * half;
-    }
-    owed_.clear();
+    ledger_.settle(before_, after, sample_.stride(), counts_, [this](std::uint64_t b) { return weight_of(b); });
   }
 
   /// The turns slot `s`'s block still holds it, this one included (step() calls until one returns false).
@@ -784,7 +729,6 @@ class FastKernel {
       if (round >= limit) return limit;
       if (launch_changes(next)) return round;
       ends.pop();
-      if (next == xs_ * heads_) continue;  // the slot stays idle
       ends.emplace(round + steps_of(next % xs_) + 1, i);
       ++next;
     }
@@ -836,7 +780,7 @@ class FastKernel {
     }
     HeadCounts& h = counts_[s.block];
     h.read += asked[0], h.write += asked[1], h.red += asked[2];
-    owed_.push_back({s.block, asked, true});
+    ledger_.owe(s.block, asked, true);
     return ended;
   }
 
@@ -1005,9 +949,7 @@ class FastKernel {
   std::uint64_t next_skip_ = kWindow;
   std::uint64_t rewarm_sectors_ = 0, rewarm_from_ = 0;  ///< DRAM reads a rewarm reads; the counter where it began
   std::vector<std::pair<std::uint64_t, HeadCounts>> rewarmed_;  ///< blocks run in the rewarm, their counts before it
-  std::vector<Owed> owed_;
-  std::vector<std::array<double, 4>> fraction_;  ///< per block: the fractions of sectors owed not yet counted
-  std::array<double, 2> skip_error_{};  ///< TraceUse::skip_dram_error, skip_fabric_error
+  SkipLedger ledger_;  ///< the sectors owed, and the error
   BlockBytes probe_;  ///< a block recorded for its steps alone (steps_of())
 };
 
