@@ -210,9 +210,9 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
   app.add_flag("--l2-flush-kernels", f.l2_flush_kernels,
                "GPU model: empty the L2 before every kernel of a pass, as Nsight Compute's default cache control "
                "does (default: kept between kernels, as in a timed run)");
-  app.add_flag("--l2-skip-rounds,!--no-l2-skip-rounds", f.l2_skip_rounds,
+  app.add_flag("--l2-skip-rounds", f.l2_skip_rounds,
                "GPU model, --l2 fast: skip a head's rounds whose L2 rates repeat, counted at the rates "
-               "(default on; --no-l2-skip-rounds replays every round of the heads replayed)");
+               "(faster on long heads; not within 1% of exact everywhere, so off by default)");
   app.add_option("--l2", f.l2_mode,
                  "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
   app.add_flag("--l2-merge", f.l2_merge,
