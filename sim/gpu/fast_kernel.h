@@ -1,12 +1,14 @@
 // One kernel of the fast replay (fast_replay.h): its blocks launched and interleaved as in the exact
-// replay (gpu_model.cpp), through a sampled L2, with three shortcuts, each described where it is
+// replay (gpu_model.cpp), through a sampled L2, with these shortcuts, each described where it is
 // made (fast_kernel.cpp) and in docs/gpu-model.md:
 //  - steps that repeat a step which only hit, with nothing in the L2 changed since, are counted
 //    without replaying them (the blocks of a head loading the same K/V tile, one after another);
 //  - heads that repeat are skipped, their counts the mean of the steady heads'; the replay is the
 //    whole launch with a stretch of turns taken out, so the tail's slots run as in the whole launch;
 //  - the launch is scheduled over every block from the blocks' step counts;
-//  - a warm run stops replaying where its state is the cold run's at the same point (KernelTrace).
+//  - a warm run stops replaying where its state is the cold run's at the same point (KernelTrace);
+//  - with GpuModelOptions::skip_rounds (off by default), rounds within a head whose rates repeat are
+//    jumped over and counted at the rates of the windows about them (SkipLedger, skip_ledger.h).
 #pragma once
 
 #include <array>
