@@ -15,7 +15,7 @@ theirs are), before (0) and after (its count).
 
   scripts/wavefront-validation.py results/h100-2026-12-06e/validation-*.json --config configs/h100.yaml \\
       [--iosim build/iosim] [--jobs 2] [--only flash2-fwd ...] [--kernel flashdecode_combine ...]
-      [--fail-above-median flash2-fwd=5 ...] [--fail-above-max flash2-fwd=10 ...]
+      [--fail-above-median flash2-fwd=5 ...]
 """
 import argparse
 import concurrent.futures
@@ -71,8 +71,6 @@ def main():
                     help="also the error of kernel NAME alone, as the rest of the measurement (see above)")
     ap.add_argument("--fail-above-median", action="append", default=[], metavar="GROUP=PERCENT",
                     help="exit 1 when the group's median |error| (after) is above PERCENT, or the group is absent")
-    ap.add_argument("--fail-above-max", action="append", default=[], metavar="GROUP=PERCENT",
-                    help="exit 1 when the group's largest |error| (after) is above PERCENT, or the group is absent")
     a = ap.parse_args()
     runs = [rm for rm in measured_runs(a.validation)
             if not a.only or f"{rm[0]['schedule']}-{rm[0]['pass']}" in a.only]
@@ -114,17 +112,16 @@ def main():
     if a.json_out:
         json.dump(per_kernel, open(a.json_out, "w"), indent=1)
     failed = False
-    for specs, what, of in ((a.fail_above_median, "median", statistics.median), (a.fail_above_max, "largest", max)):
-        for spec in specs:
-            g, limit = spec.rsplit("=", 1)
-            if g not in groups:
-                print(f"FAIL: no kernel of group {g}")
-                failed = True
-                continue
-            err = 100 * of(abs(y) for _, y in groups[g])
-            if err > float(limit):
-                print(f"FAIL: {g}: {what} |error| {err:.2f}% above {limit}%")
-                failed = True
+    for spec in a.fail_above_median:
+        g, limit = spec.rsplit("=", 1)
+        if g not in groups:
+            print(f"FAIL: no kernel of group {g}")
+            failed = True
+            continue
+        med = 100 * statistics.median(abs(y) for _, y in groups[g])
+        if med > float(limit):
+            print(f"FAIL: {g}: median |error| {med:.2f}% above {limit}%")
+            failed = True
     return 1 if failed else 0
 
 

@@ -716,13 +716,20 @@ class FastKernel {
     return profiles_[x].steps;
   }
 
-  /// Rounds from now until the round in which the launch changes (launch_changes()), at most `limit`.
-  std::uint64_t rounds_to_change(std::uint64_t limit) {
-    using Event = std::pair<std::uint64_t, std::size_t>;  // the round of a block's last step, its slot
-    std::priority_queue<Event, std::vector<Event>, std::greater<>> ends;
+  /// The running blocks' ends, soonest first: (the round of a block's last step from now, its slot).
+  using Ends = std::priority_queue<std::pair<std::uint64_t, std::size_t>, std::vector<std::pair<std::uint64_t, std::size_t>>,
+                                   std::greater<>>;
+  Ends running_ends() const {
+    Ends ends;
     for (std::size_t i = 0; i < slots_.size(); ++i) {
       if (slots_[i].busy) ends.emplace(turns_left(slots_[i]) - 1, i);
     }
+    return ends;
+  }
+
+  /// Rounds from now until the round in which the launch changes (launch_changes()), at most `limit`.
+  std::uint64_t rounds_to_change(std::uint64_t limit) {
+    Ends ends = running_ends();
     std::uint64_t next = launched_;
     while (!ends.empty()) {
       const auto [round, i] = ends.top();
@@ -786,12 +793,8 @@ class FastKernel {
 
   /// Skips `rounds` rounds (rounds_to_change() says the launch does not change in them).
   void jump(std::uint64_t rounds) {
-    using Event = std::pair<std::uint64_t, std::size_t>;
-    std::priority_queue<Event, std::vector<Event>, std::greater<>> ends;
+    Ends ends = running_ends();
     std::vector<std::uint64_t> at(slots_.size(), 0);  // the round each slot's block is at
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-      if (slots_[i].busy) ends.emplace(turns_left(slots_[i]) - 1, i);
-    }
     while (!ends.empty() && ends.top().first < rounds) {
       const auto [round, i] = ends.top();
       ends.pop();
