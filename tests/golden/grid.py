@@ -103,6 +103,7 @@ def grid_cases():
         ["tiles", "--config", "h200", "--n", "1024", "--d", "64", "--schedule", "naive"],
         ["validate", "--config", "h200", "--schedule", "dtiled"],  # refused before the GPU module loads
         ["--config", "h200", "--n", "1024", "--d", "64", "-p", "--l2", "exact", "--l2-skip-rounds"],
+        ["--config", "h200", "--n", "1024", "--d", "64", "-p", "--l2-merge"],
     ]
     # What main added after 686c5eb: flashdecode-heads, causal and grouped-query predictions (ragged, both
     # passes, the exact L2), the text report of a prediction (warp instructions are in every -p JSON
