@@ -12,7 +12,7 @@ import re
 import sys
 
 STEP = re.compile(r"^step (\d+) kind=(\S+) frac=([\d.]+) bytes=(\d+) sectors=(\d+) event_ms=([\d.]+)")
-READ, WRITE, TIME = "dram__sectors_read.sum", "dram__sectors_write.sum", "gpu__time_duration.sum"
+READ, WRITE, TIME = "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"
 
 
 def load(path):
@@ -32,6 +32,8 @@ def load(path):
     for i, r in enumerate(rows):
         kind, frac, sectors = steps[i]
         num = {k: float(r[k].replace(",", "")) for k in (READ, WRITE, TIME)}
+        num[READ] /= 32  # bytes to sectors
+        num[WRITE] /= 32
         out.append({"kind": kind, "frac": frac, "sectors": sectors, **num})
     return out
 
