@@ -315,6 +315,8 @@ double agreement(const std::string& a, const std::string& b) {
   return static_cast<double>(same) / static_cast<double>(a.size());
 }
 
+void summarize(const Gpu& g, const std::vector<Pass>& all, Groups& gr, FILE* sum);
+
 int map_mode(const Gpu& g, const std::string& dir) {
   FILE* passes = std::fopen((dir + "/map-passes.csv").c_str(), "w");
   FILE* bits = std::fopen((dir + "/map-bits.txt").c_str(), "w");
@@ -362,6 +364,15 @@ int map_mode(const Gpu& g, const std::string& dir) {
     std::fprintf(raw, "\n");
   }
 
+  Groups gr = gpc_groups(gpc);
+  placement(g, gpc);
+  summarize(g, all, gr, sum);
+  for (FILE* f : {passes, bits, raw, sum, gpc}) std::fclose(f);
+  return 0;
+}
+
+/// map-summary.txt's body after the warmers' line: partition groups, copies, rules, GPC groups, hash.
+void summarize(const Gpu& g, const std::vector<Pass>& all, Groups& gr, FILE* sum) {
   // Signature of each SM: its most balanced two-cluster pass A.
   std::vector<const Pass*> sig(kMaxSm, nullptr);
   for (const Pass& p : all) {
@@ -376,8 +387,6 @@ int map_mode(const Gpu& g, const std::string& dir) {
       ref = sig[t];
       break;
     }
-  Groups gr = gpc_groups(gpc);
-  placement(g, gpc);
   std::vector<int> gmin(kMaxSm, kMaxSm);  // each SM's GPC group, named by its smallest SM id
   for (int t : g.smids) gmin[gr.top(t)] = std::min(gmin[gr.top(t)], t);
   for (int t : g.smids) gmin[t] = gmin[gr.top(t)];
@@ -494,8 +503,6 @@ int map_mode(const Gpu& g, const std::string& dir) {
                       " (address mask 0x%05x); lines it gets wrong: %d of %d\n",
                  ref->t, c, mask, mask << 7, miss, kLines);
   }
-  for (FILE* f : {passes, bits, raw, sum, gpc}) std::fclose(f);
-  return 0;
 }
 
 // ---- dirty ----------------------------------------------------------------------------------------
