@@ -7,6 +7,7 @@
 #include "src/cli/app.h"
 #include "src/cli/commands.h"
 #include "src/cli/triton_records.h"
+#include "src/config/validated_error.h"
 #include "src/report/run_report.h"
 
 namespace iosim::cli {
@@ -65,7 +66,8 @@ int run_command(const ProblemFlags& f, const std::string& format, std::ostream& 
     for (const TileRequest& t : r.tiles) contexts.push_back({p, r.hardware, t, r.splits, r.kernel});
   }
   attach_triton_records(contexts, r);
-  report::RunReport rep{r.config_file, r.hardware, {}};
+  report::RunReport rep{r.config_file, r.hardware, {}, {}};
+  if (r.run.predict) rep.validated = config::load_validated_errors(r.config_file);
   for (const ScheduleContext& ctx : contexts) {
     rep.runs.push_back({ctx.problem, ctx.tiles, run_schedules(r.schedules, r.passes, ctx, r.run)});
   }

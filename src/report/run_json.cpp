@@ -1,5 +1,6 @@
 #include "src/report/execution_report.h"
 #include "src/report/json_writer.h"
+#include "src/report/measured_error.h"
 #include "src/report/prediction_report.h"
 #include "sim/core/problem.h"
 #include "src/report/run_report.h"
@@ -47,7 +48,7 @@ void sram(JsonWriter& w, const ScheduleRun& s) {
   w.end_array();
 }
 
-void schedule(JsonWriter& w, const Problem& p, const ScheduleRun& s) {
+void schedule(JsonWriter& w, const Problem& p, const ScheduleRun& s, const std::vector<ValidatedKind>& validated) {
   w.begin_object().field("name", s.name).field("pass", name(s.pass));
   w.key("tile").begin_object().field("br", s.tiles.br).field("bc", s.tiles.bc).field("source", s.tile_source).end_object();
   w.key("hbm");
@@ -82,6 +83,7 @@ void schedule(JsonWriter& w, const Problem& p, const ScheduleRun& s) {
   if (s.predicted) {
     w.key("predicted");
     prediction_json(w, *s.predicted);
+    measured_error_json(w, validated_kind(s, p, validated));
   }
   if (s.execution) {
     w.key("execution");
@@ -146,7 +148,7 @@ std::string render_json(const RunReport& r) {
     }
     w.end_object();
     w.key("schedules").begin_array();
-    for (const ScheduleRun& s : pr.schedules) schedule(w, p, s);
+    for (const ScheduleRun& s : pr.schedules) schedule(w, p, s, r.validated);
     w.end_array();
     totals(w, pr);
     w.end_object();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/core/hardware.h"
+#include "sim/core/validated_error.h"
 #include "sim/run.h"
 
 namespace iosim::report {
@@ -20,6 +21,8 @@ struct RunReport {
   std::string config_file;
   HardwareSpec hardware;
   std::vector<ProblemRuns> runs;
+  /// The config's validated kinds (configs/validated-error.csv), printed beside the predictions.
+  std::vector<ValidatedKind> validated;
 };
 
 [[nodiscard]] std::string render_table(const RunReport& r);

@@ -6,6 +6,7 @@
 #include "sim/schedule/registry.h"
 #include "src/report/execution_report.h"
 #include "src/report/mask_text.h"
+#include "src/report/measured_error.h"
 #include "src/report/pages_text.h"
 #include "src/report/prediction_report.h"
 #include "src/report/run_report.h"
@@ -143,7 +144,9 @@ std::string render_table(const RunReport& r) {
     out += tile_sources(pr);
     out += "\n  HBM traffic per tensor: read ×(reads per element) / write\n";
     out += tensor_table(pr);
-    out += prediction_table(pr, r.hardware);
+    const std::string predicted = prediction_table(pr, r.hardware);
+    out += predicted;
+    if (!predicted.empty()) out += measured_error_table(pr, r.validated);
     out += execution_lines(pr);
     bool header = false;
     for (const ScheduleRun& s : pr.schedules) {
