@@ -10,6 +10,7 @@ a prediction comes with the error its kind of kernel has when measured (docs/val
   scripts/validated-error.py [--iosim build/iosim] [--jobs 2] [--out configs/validated-error.csv]
                              [--check]     # exit 1 where the file differs from what today's model gives
                              [--only h100-validate-flash3]    # datasets whose path contains this
+                             [--kernels-out errors.json]      # also every kernel's errors, by dataset
 
 Regenerate it whenever the model's counters or times move (the golden grid changes), and when a new
 validation run is committed: add it to DATASETS.
@@ -67,12 +68,15 @@ def repredict(iosim, config, path, jobs):
         return json.load(out)
 
 
-def table(iosim, jobs, only):
+def table(iosim, jobs, only, kernels_out=None):
     groups = defaultdict(lambda: {"errors": defaultdict(list), "ns": [], "sources": set()})
     for config, path in DATASETS:
         if only and only not in path:
             continue
-        for k in repredict(iosim, config, path, jobs):
+        kernels = repredict(iosim, config, path, jobs)
+        if kernels_out is not None:
+            kernels_out.extend({"config": config, "dataset": Path(path).stem} | k for k in kernels)
+        for k in kernels:
             g = groups[(config, k["schedule"], k["pass"], mask_of(k["problem"]), int("page_size" in k["problem"]))]
             g["ns"].append(k["problem"]["n"])
             g["sources"].add(Path(path).stem)
@@ -115,8 +119,12 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "configs/validated-error.csv"))
     ap.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
     ap.add_argument("--only", help="only the datasets whose path contains this text (with --check: their rows)")
+    ap.add_argument("--kernels-out", help="also write every kernel's errors here (JSON), e.g. to list those above 5%%")
     a = ap.parse_args()
-    rows = table(a.iosim, a.jobs, a.only)
+    kernels = [] if a.kernels_out else None
+    rows = table(a.iosim, a.jobs, a.only, kernels)
+    if a.kernels_out:
+        Path(a.kernels_out).write_text(json.dumps(kernels, indent=1))
     if not a.check:
         if a.only:
             ap.error("--only writes part of the table: use it with --check")
