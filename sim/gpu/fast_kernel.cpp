@@ -586,9 +586,18 @@ class FastKernel {
   // so a step's sectors repeat where the distance is whole sectors), and blocks that end inside the
   // jump are followed by the next blocks in launch order, from their step counts (the launch does not
   // depend on the L2). The L2 sees none of it. Then a rewarm: rounds replayed, their reads counted
-  // at the rates, until twice the L2's capacity has been read from DRAM; then windows again. The
-  // skipped and rewarm rounds' reads are counted at the mean of the windows before and after them
-  // (a trapezoid, which follows a drifting rate; the window before alone, where none follows).
+  // at the rates, until twice the L2's capacity has been read from DRAM or for as many rounds as
+  // that takes at the window's rate, whichever ends first; then windows again. The skipped and
+  // rewarm rounds' reads are counted at the mean of the windows before and after them (a
+  // trapezoid, which follows a drifting rate; the window before alone, where none follows).
+  // Step control, as in quadrature: the length counted at the rates (skip and rewarm) is fixed
+  // when the skip is taken, so that only windows that agree choose it; the window after it must
+  // agree with the window before within kTolerance for the next skip (of twice the length, up to
+  // kMaxSkip), else the windows begin again at the shortest; half the two windows' difference
+  // goes to the error. A rewarm ended by DRAM reads alone would run on for as long as the rate
+  // stays low (a long causal head's rate falls to near nothing where the K/V its blocks read fits
+  // the L2), all of it counted at the rates at its ends, which miss the trough. Ended by rounds, a
+  // rewarm leaves the L2 less rebuilt only where the rate fell, where a stale L2 misses little.
   // Stores: where the window reduced nothing, a skipped store goes straight to DRAM (written back
   // once: exact while no sector is stored twice, true of a forward pass) and the rewarm's are
   // counted as they happen; where it reduced, the skip's and the rewarm's writes go at the rates.
@@ -637,7 +646,7 @@ class FastKernel {
   void round_end() {
     if (!after_.empty() && launched_ >= jump_from_) return;  // the head skip's tail: run as it is
     if (phase_ == Phase::rewarm) {
-      if (dram_counts_.read_sectors - rewarm_from_ < rewarm_sectors_) return;
+      if (dram_counts_.read_sectors - rewarm_from_ < rewarm_sectors_ && ++rewarm_rounds_ < rewarm_limit_) return;
       end_rewarm();
       phase_ = Phase::count;
       open_window();
@@ -676,6 +685,7 @@ class FastKernel {
     before_ = r;
     phase_ = Phase::rewarm;
     rewarm_from_ = dram_counts_.read_sectors;
+    rewarm_rounds_ = 0, rewarm_limit_ = rewarm;
     for (const Slot& s : slots_) {
       if (s.busy) rewarmed_.emplace_back(s.block, counts_[s.block]);
     }
@@ -951,6 +961,7 @@ class FastKernel {
   Rates last_, before_;  ///< the last window's; the window's before the skip owed
   std::uint64_t next_skip_ = kWindow;
   std::uint64_t rewarm_sectors_ = 0, rewarm_from_ = 0;  ///< DRAM reads a rewarm reads; the counter where it began
+  std::uint64_t rewarm_rounds_ = 0, rewarm_limit_ = 0;  ///< rounds the rewarm has run; the most it runs
   std::vector<std::pair<std::uint64_t, HeadCounts>> rewarmed_;  ///< blocks run in the rewarm, their counts before it
   SkipLedger ledger_;  ///< the sectors owed, and the error
   BlockBytes probe_;  ///< a block recorded for its steps alone (steps_of())
