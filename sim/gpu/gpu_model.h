@@ -55,9 +55,8 @@ struct GpuModelOptions {
   bool reuse_steps = true;
   /// Fast mode: within a head, skip rounds (a step of every running block) whose DRAM and fabric rates
   /// repeat those of the window before, counting them at the rates of the windows about them
-  /// (fast_kernel.cpp, "Rounds skipped"). Off by default: within 1% of exact on the 68-problem grid, but
-  /// +1.8% DRAM reads on a long grouped-query head (results/skip-rounds2-2026-12-07.md).
-  bool skip_rounds = false;
+  /// (fast_kernel.cpp, "Rounds skipped"; false: replay every round of the heads replayed).
+  bool skip_rounds = true;
   /// Fast mode: the warm run takes the cold run's counts from the first checkpoint where its state
   /// is the cold run's (FastReplay::warm(); false: the cold run keeps no trace and the warm run is
   /// replayed to its end). Exact either way.
