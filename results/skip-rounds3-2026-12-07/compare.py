@@ -1,8 +1,19 @@
-import json, sys
-K = ["dram__bytes_read", "dram__bytes_write", "lts__t_sectors_srcunit_ltcfabric_op_read", "lts__t_sectors_srcunit_tex_op_read"]
+import json
+import sys
+
+K = [
+    "dram__bytes_read",
+    "dram__bytes_write",
+    "lts__t_sectors_srcunit_ltcfabric_op_read",
+    "lts__t_sectors_srcunit_tex_op_read",
+]
+
+
 def pred(p):
     d = json.load(open(p))
     return d["runs"][0]["schedules"][0]["predicted"] if "runs" in d else d["predicted"]
+
+
 f, e = pred(sys.argv[1]), pred(sys.argv[2])
 worst = 0
 for t in ("cold", "warm"):

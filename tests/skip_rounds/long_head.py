@@ -5,8 +5,8 @@ usage: long_head.py IOSIM [HEADS]   (tests/CMakeLists.txt passes 4)
 A grouped-query causal forward as long, in waves per head and in K/V beside the L2, as the h200's
 4-on-1 n = 131072 (5 waves a head, K/V 1.07 times the L2), on a quarter of an h200: 33 SMs, 15 MiB of
 L2 (the rest of configs/h200.yaml as it is), n = 32768, so that the exact replay takes seconds. Fails
-if the skip no longer skips there (the default's counters equal --no-l2-skip-rounds's), or if a counter
-of the default run, cold or warm, is more than 1% off the exact run's (errors as scripts/l2-accuracy.py
+if the skip no longer skips there (--l2-skip-rounds's counters equal --no-l2-skip-rounds's), or if a
+counter of the --l2-skip-rounds run, cold or warm, is more than 1% off the exact run's (errors as scripts/l2-accuracy.py
 computes them).
 """
 import importlib.util
@@ -53,7 +53,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         config = os.path.join(tmp, "h200-quarter.yaml")
         quarter_config(config)
-        fast = predict(iosim, config, heads)
+        fast = predict(iosim, config, heads, "--l2-skip-rounds")
         replayed = predict(iosim, config, heads, "--no-l2-skip-rounds")
         exact = predict(iosim, config, heads, "--l2", "exact")
     got = {name: (v, s) for _, name, v, s in acc.values(fast)}
