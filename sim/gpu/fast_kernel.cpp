@@ -579,16 +579,28 @@ class FastKernel {
   }
 
   // Rounds skipped (GpuModelOptions::skip_rounds). A round is one step of every running block (one
-  // pass of run()'s slot loop). The replay counts windows of kWindow rounds; where a window's DRAM and
-  // fabric read rates (sampled sectors per read sector asked) are within kTolerance of the window
-  // before, it jumps R rounds: every running block's step index moves R steps on, the sectors they
-  // ask are summed in closed form from the tiles (a segment's tiles move by a fixed distance a step,
-  // so a step's sectors repeat where the distance is whole sectors), and blocks that end inside the
-  // jump are followed by the next blocks in launch order, from their step counts (the launch does not
-  // depend on the L2). The L2 sees none of it. Then a rewarm: rounds replayed, their reads counted
-  // at the rates, until twice the L2's capacity has been read from DRAM; then windows again. The
-  // skipped and rewarm rounds' reads are counted at the mean of the windows before and after them
-  // (a trapezoid, which follows a drifting rate; the window before alone, where none follows).
+  // pass of run()'s slot loop). The replay counts windows of kWindow rounds. A reference window is
+  // kept, and the span of rounds over which the windows since have repeated its DRAM and fabric read
+  // rates (sampled sectors per read sector asked) within kTolerance; a window that does not repeat
+  // them becomes the reference. Where the span holds two windows or more, the replay jumps R rounds,
+  // R at most the span (and kMaxSkip): every running block's step index moves R steps on, the sectors
+  // they ask are summed in closed form from the tiles (a segment's tiles move by a fixed distance a
+  // step, so a step's sectors repeat where the distance is whole sectors), and blocks that end inside
+  // the jump are followed by the next blocks in launch order, from their step counts (the launch does
+  // not depend on the L2). The L2 sees none of it. Then a rewarm: rounds replayed, their reads
+  // counted at the rates, until twice the L2's capacity has been read from DRAM or for as many rounds
+  // as that takes at the window's rate, whichever ends first; then windows again. The skipped and
+  // rewarm rounds' reads are counted at the mean of the windows before and after them (a trapezoid,
+  // which follows a drifting rate; the window before alone, where none follows).
+  // Step control, as in quadrature: a skip extrapolates the rates no further than they have been
+  // seen to hold; where the window after it repeats the reference, the skip and rewarm join the span
+  // (so the next skip may be about twice as long), else the span begins again; half the two windows'
+  // difference goes to the error. Two windows in a row that agree by chance on a steep rate (a long
+  // causal head's rate falls and rises by tenfold over a few hundred rounds, where the K/V its blocks
+  // read comes to fit the L2 and leaves it) make a span of two windows, too short for a skip through
+  // the trough. A rewarm ended by DRAM reads alone would run on for as long as the rate stays low,
+  // all of it counted at the rates at its ends, which miss the trough; ended by rounds, a rewarm
+  // leaves the L2 less rebuilt only where the rate fell, where a stale L2 misses little.
   // Stores: where the window reduced nothing, a skipped store goes straight to DRAM (written back
   // once: exact while no sector is stored twice, true of a forward pass) and the rewarm's are
   // counted as they happen; where it reduced, the skip's and the rewarm's writes go at the rates.
@@ -629,15 +641,15 @@ class FastKernel {
     if (phase_ == Phase::rewarm) end_rewarm();
     settle(nullptr);
     phase_ = Phase::count;
-    have_last_ = false;
-    next_skip_ = kWindow;
+    have_ref_ = false;
     open_window();
   }
 
   void round_end() {
     if (!after_.empty() && launched_ >= jump_from_) return;  // the head skip's tail: run as it is
     if (phase_ == Phase::rewarm) {
-      if (dram_counts_.read_sectors - rewarm_from_ < rewarm_sectors_) return;
+      if (++rewarm_rounds_ < rewarm_limit_ && dram_counts_.read_sectors - rewarm_from_ < rewarm_sectors_) return;
+      interval_ += rewarm_rounds_;
       end_rewarm();
       phase_ = Phase::count;
       open_window();
@@ -652,13 +664,15 @@ class FastKernel {
     const double per_round = d[3] / static_cast<double>(kWindow);
     open_window();
     if (ledger_.owes()) settle(&r);
-    const bool steady = have_last_ && SkipLedger::steady(r, last_, kTolerance);
-    last_ = r;
-    have_last_ = true;
-    if (!steady) {
-      next_skip_ = kWindow;
-      return;
+    // The span over which the windows have repeated the reference window's rates (a skip and
+    // rewarm between two of them included): a skip counts at most that many rounds at the rates.
+    if (have_ref_ && SkipLedger::steady(r, ref_, kTolerance)) {
+      span_ += interval_ + kWindow;
+    } else {
+      ref_ = r, have_ref_ = true, span_ = kWindow;
     }
+    interval_ = 0;
+    if (span_ < 2 * kWindow) return;
     if (per_round <= 0) return;  // the L2 holds what the rounds read: no rewarm could end
     // Stores and reductions skipped are counted straight to DRAM or at the window's rates, which is
     // exact only where no sector is stored twice and the L2 holds nothing dirty that a later kernel
@@ -667,15 +681,16 @@ class FastKernel {
     // steps: those were 4-370% off with them skipped).
     if (d[1] + d[2] > kTolerance * (d[0] + d[2])) return;
     const auto rewarm = static_cast<std::uint64_t>(std::ceil(static_cast<double>(rewarm_sectors_) / per_round));
-    std::uint64_t rounds = std::max(next_skip_, rewarm);
+    std::uint64_t rounds = std::min(span_, kMaxSkip);
     const std::uint64_t room = rounds_to_change(rounds + rewarm);
     rounds = room > rewarm ? std::min(rounds, room - rewarm) : 0;
     if (rounds < std::max(kWindow, rewarm)) return;
     jump(rounds);
-    next_skip_ = std::min(2 * next_skip_, kMaxSkip);
+    interval_ = rounds;
     before_ = r;
     phase_ = Phase::rewarm;
     rewarm_from_ = dram_counts_.read_sectors;
+    rewarm_rounds_ = 0, rewarm_limit_ = rewarm;
     for (const Slot& s : slots_) {
       if (s.busy) rewarmed_.emplace_back(s.block, counts_[s.block]);
     }
@@ -947,10 +962,12 @@ class FastKernel {
   std::array<std::uint64_t, 3> asked_{};  ///< sectors asked in the steps replayed or reused
   std::array<std::uint64_t, 7> window_{};  ///< now() when the window opened
   std::uint64_t window_rounds_ = 0;
-  bool have_last_ = false;
-  Rates last_, before_;  ///< the last window's; the window's before the skip owed
-  std::uint64_t next_skip_ = kWindow;
+  bool have_ref_ = false;
+  Rates ref_, before_;  ///< the window the later ones repeat; the window's before the skip owed
+  std::uint64_t span_ = 0;  ///< rounds over which the windows have repeated `ref_`
+  std::uint64_t interval_ = 0;  ///< rounds skipped and rewarmed since the last window
   std::uint64_t rewarm_sectors_ = 0, rewarm_from_ = 0;  ///< DRAM reads a rewarm reads; the counter where it began
+  std::uint64_t rewarm_rounds_ = 0, rewarm_limit_ = 0;  ///< rounds the rewarm has run; the most it runs
   std::vector<std::pair<std::uint64_t, HeadCounts>> rewarmed_;  ///< blocks run in the rewarm, their counts before it
   SkipLedger ledger_;  ///< the sectors owed, and the error
   BlockBytes probe_;  ///< a block recorded for its steps alone (steps_of())
