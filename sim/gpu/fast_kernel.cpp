@@ -598,7 +598,7 @@ class FastKernel {
   // by now, the next reads its own for the first time), and the head skip (plan()) counts a steady
   // head's blocks for many heads, so what a skip charges to one head rather than another is
   // multiplied there (h200, 32 heads, n = 131072, causal forward: the cold head 0's misses counted
-  // at the window's mean moved 5% onto head 1, which stands for 14 heads: +2.1% DRAM reads).
+  // at the window's mean moved 4% onto head 1, which stands for 14 heads: +2.1% DRAM reads).
   // Step control, as in quadrature: a skip extrapolates the rates no further than they have been
   // seen to hold; where the window after it repeats the reference, the skip and rewarm join the span
   // (so the next skip may be about twice as long), else the span begins again; half the two windows'
