@@ -194,6 +194,7 @@ class FastKernel {
     }
     s.busy = true;
     if (phase_ == Phase::rewarm) rewarmed_.emplace_back(s.block, counts_[s.block]);
+    if (skipping_) window_blocks_.emplace_back(s.block, counts_[s.block]);
     if (head < period_) footprint(s, spans_);
     if (head == 0) footprint(s, head_spans_);
     return true;
@@ -591,7 +592,13 @@ class FastKernel {
   // counted at the rates, until twice the L2's capacity has been read from DRAM or for as many rounds
   // as that takes at the window's rate, whichever ends first; then windows again. The skipped and
   // rewarm rounds' reads are counted at the mean of the windows before and after them (a trapezoid,
-  // which follows a drifting rate; the window before alone, where none follows).
+  // which follows a drifting rate; the window before alone, where none follows). Each block's sectors
+  // are counted at its own head's rates in those windows (its blocks' counts' growth), not the whole
+  // window's: the heads running together miss at different rates (one ending reads K/V the L2 holds
+  // by now, the next reads its own for the first time), and the head skip (plan()) counts a steady
+  // head's blocks for many heads, so what a skip charges to one head rather than another is
+  // multiplied there (h200, 32 heads, n = 131072, causal forward: the cold head 0's misses counted
+  // at the window's mean moved 4% onto head 1, which stands for 14 heads: +2.1% DRAM reads).
   // Step control, as in quadrature: a skip extrapolates the rates no further than they have been
   // seen to hold; where the window after it repeats the reference, the skip and rewarm join the span
   // (so the next skip may be about twice as long), else the span begins again; half the two windows'
@@ -615,6 +622,10 @@ class FastKernel {
 
   enum class Phase { count, rewarm };
   using Rates = SkipLedger::Rates;
+  struct HeadRates {
+    std::uint64_t head = 0;
+    Rates rates;
+  };
 
   /// The counters a window compares: sectors asked (read, write, reduce), sampled DRAM reads and
   /// writes, fabric reads, sectors dirtied.
@@ -625,6 +636,43 @@ class FastKernel {
   void open_window() {
     window_ = now();
     window_rounds_ = 0;
+    window_blocks_.clear();
+    for (const Slot& s : slots_) {
+      if (s.busy) window_blocks_.emplace_back(s.block, counts_[s.block]);
+    }
+  }
+
+  /// Each head's rates in the window now ending, from its blocks' counts' growth (start() and
+  /// open_window() note them); a head whose blocks asked no reads (or no writes) in it takes the
+  /// whole window's (`whole`), as does, for writes, a window that reduced (`straight` is the window's).
+  std::vector<HeadRates> head_rates(const Rates& whole) const {
+    std::vector<std::pair<std::uint64_t, std::array<double, 7>>> sums;
+    for (const auto& [b, then] : window_blocks_) {
+      const std::uint64_t h = b / xs_;
+      auto it = std::find_if(sums.begin(), sums.end(), [h](const auto& e) { return e.first == h; });
+      if (it == sums.end()) it = sums.insert(sums.end(), {h, {}});
+      const HeadCounts& c = counts_[b];
+      const std::array<std::uint64_t, 7> d{c.read - then.read, c.write - then.write, c.red - then.red, c.dram_read - then.dram_read,
+                                           c.dram_write - then.dram_write, c.fabric - then.fabric, c.dirtied - then.dirtied};
+      for (std::size_t i = 0; i < d.size(); ++i) it->second[i] += static_cast<double>(d[i]);
+    }
+    std::vector<HeadRates> out;
+    for (const auto& [h, d] : sums) {
+      Rates r = SkipLedger::rates(d);
+      r.straight = whole.straight;
+      if (d[0] + d[2] <= 0) r.read = whole.read, r.fabric = whole.fabric;
+      if (d[1] + d[2] <= 0 || !whole.straight) r.write = whole.write, r.dirtied = whole.dirtied;
+      out.push_back({h, r});
+    }
+    return out;
+  }
+
+  /// Head `h`'s rates in `heads`, or `fallback` where it has none.
+  static const Rates* rates_of(const std::vector<HeadRates>& heads, std::uint64_t h, const Rates* fallback) {
+    for (const HeadRates& e : heads) {
+      if (e.head == h) return &e.rates;
+    }
+    return fallback;
   }
 
   /// Whether launching block `b` (launch order) changes the launch: a new head's block, the last
@@ -661,9 +709,10 @@ class FastKernel {
     std::array<double, 7> d{};
     for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<double>(n[i] - window_[i]);
     const Rates r = SkipLedger::rates(d);
+    std::vector<HeadRates> heads = head_rates(r);
     const double per_round = d[3] / static_cast<double>(kWindow);
-    open_window();
-    if (ledger_.owes()) settle(&r);
+    if (ledger_.owes()) settle(&heads);
+    open_window();  // after settle(), which adds to the counts the window's heads' rates come from
     // The span over which the windows have repeated the reference window's rates (a skip and
     // rewarm between two of them included): a skip counts at most that many rounds at the rates.
     if (have_ref_ && SkipLedger::steady(r, ref_, kTolerance)) {
@@ -688,6 +737,7 @@ class FastKernel {
     jump(rounds);
     interval_ = rounds;
     before_ = r;
+    before_heads_ = std::move(heads);
     phase_ = Phase::rewarm;
     rewarm_from_ = dram_counts_.read_sectors;
     rewarm_rounds_ = 0, rewarm_limit_ = rewarm;
@@ -708,9 +758,14 @@ class FastKernel {
     rewarmed_.clear();
   }
 
-  /// Counts what is owed at the mean of the rates before and `after` (SkipLedger::settle()).
-  void settle(const Rates* after) {
-    ledger_.settle(before_, after, sample_.stride(), counts_, [this](std::uint64_t b) { return weight_of(b); });
+  /// Counts what is owed at the mean of its head's rates before and `after` (SkipLedger::settle()):
+  /// a head that ended before the window after counts at its rates before alone.
+  void settle(const std::vector<HeadRates>* after) {
+    const auto rates = [this, after](std::uint64_t b) {
+      const std::uint64_t h = b / xs_;
+      return std::pair{rates_of(before_heads_, h, &before_), after != nullptr ? rates_of(*after, h, nullptr) : nullptr};
+    };
+    ledger_.settle(rates, sample_.stride(), counts_, [this](std::uint64_t b) { return weight_of(b); });
   }
 
   /// The turns slot `s`'s block still holds it, this one included (step() calls until one returns false).
@@ -964,6 +1019,8 @@ class FastKernel {
   std::uint64_t window_rounds_ = 0;
   bool have_ref_ = false;
   Rates ref_, before_;  ///< the window the later ones repeat; the window's before the skip owed
+  std::vector<HeadRates> before_heads_;  ///< per head running, its rates in the window before the skip owed
+  std::vector<std::pair<std::uint64_t, HeadCounts>> window_blocks_;  ///< blocks run in the window, their counts at its start
   std::uint64_t span_ = 0;  ///< rounds over which the windows have repeated `ref_`
   std::uint64_t interval_ = 0;  ///< rounds skipped and rewarmed since the last window
   std::uint64_t rewarm_sectors_ = 0, rewarm_from_ = 0;  ///< DRAM reads a rewarm reads; the counter where it began

@@ -56,8 +56,9 @@ struct GpuModelOptions {
   /// Fast mode: within a head, skip rounds (a step of every running block) whose DRAM and fabric rates
   /// repeat those of the window before, counting them at the rates of the windows about them
   /// (fast_kernel.cpp, "Rounds skipped"). Off by default: within 1% of exact on the 68-problem grid and
-  /// long grouped-query heads, but +2.1% DRAM reads against itself off on a 32-head n 131072 causal
-  /// forward, not yet explained (results/skip-rounds3-2026-12-07.md).
+  /// long grouped-query heads, and within 0.07% of itself off on a 32-head n 131072 causal forward, but
+  /// not yet checked against exact where the head skip counts a steady head for many
+  /// (results/skip-rounds4-2026-12-07.md).
   bool skip_rounds = false;
   /// Fast mode: the warm run takes the cold run's counts from the first checkpoint where its state
   /// is the cold run's (FastReplay::warm(); false: the cold run keeps no trace and the warm run is

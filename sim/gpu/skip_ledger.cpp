@@ -22,18 +22,20 @@ bool SkipLedger::steady(const Rates& r, const Rates& last, double tolerance) {
          (r.straight || near(r.write, last.write));
 }
 
-void SkipLedger::settle(const Rates& before, const Rates* after, std::uint64_t stride, std::vector<HeadCounts>& counts,
+void SkipLedger::settle(const RatesOf& rates_of, std::uint64_t stride, std::vector<HeadCounts>& counts,
                         const std::function<double(std::uint64_t)>& weight) {
-  Rates r = before;
-  if (after != nullptr) {
-    r.read = (r.read + after->read) / 2;
-    r.fabric = (r.fabric + after->fabric) / 2;
-    r.write = (r.write + after->write) / 2;
-    r.dirtied = (r.dirtied + after->dirtied) / 2;
-  }
   const double inv_stride = 1.0 / static_cast<double>(stride);
   if (fraction_.size() != counts.size()) fraction_.assign(counts.size(), {});
   for (const Owed& o : owed_) {
+    const auto [before_of, after] = rates_of(o.block);
+    const Rates& before = *before_of;
+    Rates r = before;
+    if (after != nullptr) {
+      r.read = (r.read + after->read) / 2;
+      r.fabric = (r.fabric + after->fabric) / 2;
+      r.write = (r.write + after->write) / 2;
+      r.dirtied = (r.dirtied + after->dirtied) / 2;
+    }
     const double reads = static_cast<double>(o.asked[0] + o.asked[2]);
     const double writes = static_cast<double>(o.asked[1] + o.asked[2]);
     std::array<double, 4> add{reads * r.read, 0, reads * r.fabric, 0};

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "sim/gpu/fast_kernel.h"
@@ -33,9 +34,12 @@ class SkipLedger {
     owed_.push_back({block, asked, skipped});
   }
   [[nodiscard]] bool owes() const { return !owed_.empty(); }
-  /// Counts what is owed into `counts` at the mean of the rates `before` and `after` (`before` alone
-  /// where none), adding half their difference, at each block's `weight`, to the error.
-  void settle(const Rates& before, const Rates* after, std::uint64_t stride, std::vector<HeadCounts>& counts,
+  /// A block's rates in the window before what is owed, and in the window after (null where none).
+  using RatesOf = std::function<std::pair<const Rates*, const Rates*>(std::uint64_t block)>;
+  /// Counts what is owed into `counts` at the mean of each block's rates before and after
+  /// (`rates_of`; before alone where none follows), adding half their difference, at each block's
+  /// `weight`, to the error.
+  void settle(const RatesOf& rates_of, std::uint64_t stride, std::vector<HeadCounts>& counts,
               const std::function<double(std::uint64_t)>& weight);
   /// The error so far, in sampled DRAM sectors and fabric sectors (TraceUse::skip_dram_error, skip_fabric_error).
   [[nodiscard]] const std::array<double, 2>& error() const { return error_; }

@@ -212,8 +212,7 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
                "does (default: kept between kernels, as in a timed run)");
   app.add_flag("--l2-skip-rounds,!--no-l2-skip-rounds", f.l2_skip_rounds,
                "GPU model, --l2 fast: skip a head's rounds whose L2 rates repeat, counted at the rates "
-               "(faster on long heads; off by default: +2.1% DRAM reads against itself off on a 32-head n 131072 causal "
-               "forward, not yet explained; --no-l2-skip-rounds or --l2-skip-rounds=off turns it off)")
+               "(faster on long heads; off by default; --no-l2-skip-rounds or --l2-skip-rounds=off turns it off)")
       ->each([&f](const std::string&) { f.l2_skip_rounds_given = true; });
   app.add_option("--l2", f.l2_mode,
                  "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
