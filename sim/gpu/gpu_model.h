@@ -55,11 +55,8 @@ struct GpuModelOptions {
   bool reuse_steps = true;
   /// Fast mode: within a head, skip rounds (a step of every running block) whose DRAM and fabric rates
   /// repeat those of the window before, counting them at the rates of the windows about them
-  /// (fast_kernel.cpp, "Rounds skipped"). Off by default: within 1% of exact on the 68-problem grid and
-  /// long grouped-query heads, and within 0.07% of itself off on a 32-head n 131072 causal forward, but
-  /// not yet checked against exact where the head skip counts a steady head for many
-  /// (results/skip-rounds4-2026-12-07.md).
-  bool skip_rounds = false;
+  /// (fast_kernel.cpp, "Rounds skipped"; false: replay every round of the heads replayed).
+  bool skip_rounds = true;
   /// Fast mode: the warm run takes the cold run's counts from the first checkpoint where its state
   /// is the cold run's (FastReplay::warm(); false: the cold run keeps no trace and the warm run is
   /// replayed to its end). Exact either way.

@@ -212,7 +212,7 @@ void add_problem_flags(CLI::App& app, ProblemFlags& f, FlagSet set) {
                "does (default: kept between kernels, as in a timed run)");
   app.add_flag("--l2-skip-rounds,!--no-l2-skip-rounds", f.l2_skip_rounds,
                "GPU model, --l2 fast: skip a head's rounds whose L2 rates repeat, counted at the rates "
-               "(faster on long heads; off by default; --no-l2-skip-rounds or --l2-skip-rounds=off turns it off)")
+               "(default on; --no-l2-skip-rounds or --l2-skip-rounds=off replays every round of the heads replayed)")
       ->each([&f](const std::string&) { f.l2_skip_rounds_given = true; });
   app.add_option("--l2", f.l2_mode,
                  "GPU model: fast (default; sampled sets and heads, counters within 1%) or exact (every sector)");
@@ -396,7 +396,7 @@ Resolved resolve(const ProblemFlags& f, bool need_n) {
   if (f.l2_skip_rounds_given && f.l2_skip_rounds && r.run.gpu.l2 == L2Mode::exact) {
     throw InputError("--l2-skip-rounds is a shortcut of --l2 fast; --l2 exact replays every round");
   }
-  r.run.gpu.skip_rounds = f.l2_skip_rounds;  // the exact replay never reads it
+  r.run.gpu.skip_rounds = f.l2_skip_rounds;  // on by default; the exact replay never reads it
   r.run.gpu.merge_reads = f.l2_merge;
   if (f.l2_merge && r.run.gpu.l2 != L2Mode::exact) {
     throw InputError("--l2-merge needs --l2 exact (the fast replay does not merge reads)");

@@ -33,7 +33,7 @@ struct ProblemFlags {
   std::string launch_order;  ///< x or heads
   std::string l2_policy;     ///< lru, fifo or random
   bool l2_flush_kernels = false;  ///< GpuModelOptions::flush_each_kernel
-  bool l2_skip_rounds = false;    ///< GpuModelOptions::skip_rounds
+  bool l2_skip_rounds = true;     ///< GpuModelOptions::skip_rounds
   bool l2_skip_rounds_given = false;  ///< --l2-skip-rounds or --no-l2-skip-rounds given
   std::string l2_mode;       ///< fast (default) or exact
   bool l2_merge = false;     ///< GpuModelOptions::merge_reads (exact only)
