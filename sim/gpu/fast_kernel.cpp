@@ -194,7 +194,9 @@ class FastKernel {
     }
     s.busy = true;
     if (phase_ == Phase::rewarm) rewarmed_.emplace_back(s.block, counts_[s.block]);
-    if (skipping_) window_blocks_.emplace_back(s.block, counts_[s.block]);
+    // A block started in a window that will close (round_end()) is one of its heads' blocks; in a
+    // rewarm, or the head skip's tail, no window closes (open_window() notes the running ones again).
+    if (skipping_ && phase_ == Phase::count && !in_head_tail()) window_blocks_.emplace_back(s.block, counts_[s.block]);
     if (head < period_) footprint(s, spans_);
     if (head == 0) footprint(s, head_spans_);
     return true;
@@ -686,6 +688,10 @@ class FastKernel {
   /// At a change of the launch: the rewarm ended, what is owed counted at the rates before, the
   /// windows begun again.
   void at_change() {
+    // In the head skip's tail no window closes (round_end()) and every launch is a change: once what
+    // was owed is counted, there is nothing to begin again (and opening a window costs a pass over
+    // the slots per block launched).
+    if (in_head_tail() && phase_ == Phase::count && !ledger_.owes()) return;
     if (phase_ == Phase::rewarm) end_rewarm();
     settle(nullptr);
     phase_ = Phase::count;
@@ -693,8 +699,11 @@ class FastKernel {
     open_window();
   }
 
+  /// Whether the launch is in the head skip's tail, which runs as it is: no window, no skip.
+  bool in_head_tail() const { return !after_.empty() && launched_ >= jump_from_; }
+
   void round_end() {
-    if (!after_.empty() && launched_ >= jump_from_) return;  // the head skip's tail: run as it is
+    if (in_head_tail()) return;  // the head skip's tail: run as it is
     if (phase_ == Phase::rewarm) {
       if (++rewarm_rounds_ < rewarm_limit_ && dram_counts_.read_sectors - rewarm_from_ < rewarm_sectors_) return;
       interval_ += rewarm_rounds_;

@@ -24,6 +24,7 @@ bool SkipLedger::steady(const Rates& r, const Rates& last, double tolerance) {
 
 void SkipLedger::settle(const RatesOf& rates_of, std::uint64_t stride, std::vector<HeadCounts>& counts,
                         const std::function<double(std::uint64_t)>& weight) {
+  if (owed_.empty()) return;  // nothing skipped: no per-block fractions (32 B a block) for kernels that never skip
   const double inv_stride = 1.0 / static_cast<double>(stride);
   if (fraction_.size() != counts.size()) fraction_.assign(counts.size(), {});
   for (const Owed& o : owed_) {
