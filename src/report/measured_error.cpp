@@ -4,6 +4,7 @@
 
 #include <array>
 #include <sstream>
+#include <vector>
 
 #include "src/report/text_table.h"
 #include "src/report/units_format.h"
@@ -42,34 +43,36 @@ std::string mask_kind(const Problem& p) {
   return p.causal ? "causal" : "none";
 }
 
-const ValidatedKind* validated_kind(const ScheduleRun& s, const Problem& p,
-                                            const std::vector<ValidatedKind>& kinds) {
+const ValidatedKind* validated_kind(const ScheduleRun& s, const Problem& p, const std::vector<ValidatedKind>& kinds) {
   if (s.kernel.source != KernelSource::iosim) return nullptr;
   const std::string pass(name(s.pass)), mask = mask_kind(p);
   for (const ValidatedKind& k : kinds) {
-    if (k.schedule == s.name && k.pass == pass && k.mask == mask && k.paged == (p.paged())) return &k;
+    if (k.schedule == s.name && k.pass == pass && k.mask == mask && k.paged == p.paged()) return &k;
   }
   return nullptr;
 }
 
 std::string measured_error_table(const ProblemRuns& pr, const std::vector<ValidatedKind>& kinds) {
   using A = TextTable::Align;
-  TextTable t({"schedule", "pass", "mask", "kernels", "n measured", "L2 read", "L2 write", "DRAM read", "DRAM write",
-               "time"},
-              {A::left, A::left, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::right});
+  std::vector<std::string> header = {"schedule", "pass", "mask", "kernels", "n measured"};
+  std::vector<A> align = {A::left, A::left, A::left, A::right, A::right};
+  for (const auto& [csv_name, column] : kCounters) header.emplace_back(column), align.push_back(A::right);
+  TextTable t(std::move(header), std::move(align));
   bool any = false;
   for (const ScheduleRun& s : pr.schedules) {
     if (!s.predicted) continue;
     any = true;
     const std::string mask = mask_kind(pr.problem) + (pr.problem.paged() ? ", paged" : "");
     const ValidatedKind* k = validated_kind(s, pr.problem, kinds);
+    std::vector<std::string> row = {s.name, std::string(name(s.pass)), mask};
     if (!k) {
-      t.add({s.name, std::string(name(s.pass)), mask, "0", "-", "not measured on this GPU", "", "", "", ""});
-      continue;
+      row.insert(row.end(), {"0", "-", "not measured on this GPU"});
+      row.resize(row.size() + kCounters.size() - 1);
+    } else {
+      row.insert(row.end(), {std::to_string(k->counters.front().kernels), n_range(*k)});
+      for (const auto& [csv_name, column] : kCounters) row.push_back(cell(*k, csv_name));
     }
-    t.add({s.name, std::string(name(s.pass)), mask, std::to_string(k->counters.front().kernels), n_range(*k),
-           cell(*k, kCounters[0][0]), cell(*k, kCounters[1][0]), cell(*k, kCounters[2][0]), cell(*k, kCounters[3][0]),
-           cell(*k, kCounters[4][0])});
+    t.add(std::move(row));
   }
   if (!any) return {};
   return "\n  measured error of such predictions on this GPU: median |error| (largest) over the kernels of this\n"

@@ -9,23 +9,16 @@ if the skip no longer skips there (--l2-skip-rounds's counters equal --no-l2-ski
 counter of the --l2-skip-rounds run, cold or warm, is more than 1% off the exact run's (errors as scripts/l2-accuracy.py
 computes them).
 """
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from compare import ROOT, check
+
 # configs/h200.yaml's lines changed, and their quarter
 QUARTER = {"  count: 132 ": "  count: 33 ", "  size_bytes: 62914560 ": "  size_bytes: 15728640 "}
-
-
-def accuracy():
-    spec = importlib.util.spec_from_file_location("l2_accuracy", os.path.join(ROOT, "scripts", "l2-accuracy.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def quarter_config(path):
@@ -49,24 +42,13 @@ def predict(iosim, config, heads, *extra):
 def main():
     iosim = sys.argv[1]
     heads = int(sys.argv[2]) if len(sys.argv) > 2 else 4
-    acc = accuracy()
     with tempfile.TemporaryDirectory() as tmp:
         config = os.path.join(tmp, "h200-quarter.yaml")
         quarter_config(config)
         fast = predict(iosim, config, heads, "--l2-skip-rounds")
         replayed = predict(iosim, config, heads, "--no-l2-skip-rounds")
         exact = predict(iosim, config, heads, "--l2", "exact")
-    got = {name: (v, s) for _, name, v, s in acc.values(fast)}
-    if got == {name: (v, s) for _, name, v, s in acc.values(replayed)}:
-        sys.exit("the fast replay skipped no round (its counters equal --no-l2-skip-rounds's)")
-    worst = ("", 0.0)
-    for _, name, want, scale in acc.values(exact):
-        e = acc.error(got[name][0], want, scale)
-        print(f"{name}: fast {got[name][0]} exact {want} error {100 * e:.3f}%")
-        worst = max(worst, (name, e), key=lambda w: w[1])
-    if worst[1] > 0.01:
-        sys.exit(f"{worst[0]} is {100 * worst[1]:.2f}% off --l2 exact (more than 1%)")
-    print(f"worst {100 * worst[1]:.3f}% ({worst[0]})")
+    check(fast, replayed, exact, 0.01, "--l2 exact")
 
 
 if __name__ == "__main__":

@@ -11,20 +11,11 @@ each head's, it read +2.1% DRAM). Fails if the skip no longer skips (the counter
 (errors as scripts/l2-accuracy.py computes them). The quarter-size h200 of long_head.py does not show it
 (its heads' counts agree within 0.02% under either rule).
 """
-import importlib.util
 import json
-import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def accuracy():
-    spec = importlib.util.spec_from_file_location("l2_accuracy", os.path.join(ROOT, "scripts", "l2-accuracy.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from compare import check
 
 
 def predict(iosim, flag):
@@ -36,19 +27,8 @@ def predict(iosim, flag):
 
 def main():
     iosim = sys.argv[1]
-    acc = accuracy()
-    skipped = {name: (v, s) for _, name, v, s in acc.values(predict(iosim, "--l2-skip-rounds"))}
     replayed = predict(iosim, "--no-l2-skip-rounds")
-    if skipped == {name: (v, s) for _, name, v, s in acc.values(replayed)}:
-        sys.exit("the fast replay skipped no round (its counters equal --no-l2-skip-rounds's)")
-    worst = ("", 0.0)
-    for _, name, want, scale in acc.values(replayed):
-        e = acc.error(skipped[name][0], want, scale)
-        print(f"{name}: skip {skipped[name][0]} no skip {want} error {100 * e:.3f}%")
-        worst = max(worst, (name, e), key=lambda w: w[1])
-    if worst[1] > 0.005:
-        sys.exit(f"{worst[0]} is {100 * worst[1]:.2f}% off --no-l2-skip-rounds (more than 0.5%)")
-    print(f"worst {100 * worst[1]:.3f}% ({worst[0]})")
+    check(predict(iosim, "--l2-skip-rounds"), replayed, replayed, 0.005, "--no-l2-skip-rounds")
 
 
 if __name__ == "__main__":
