@@ -221,3 +221,21 @@ TEST_CASE("validate's --shape options that cannot apply: one line naming the fla
   check_bad_inputs(cases);
 }
 
+
+TEST_CASE("the round skip's switch: a value that is not on or off, or the skip asked of the exact replay, exit 2") {
+  const BadInput cases[] = {
+      {{"-c", "teaching", "--n", "64", "--d", "16", "-p", "--l2-skip-rounds=maybe"}, "--l2-skip-rounds"},
+      {{"-c", "teaching", "--n", "64", "--d", "16", "-p", "--l2", "exact", "--l2-skip-rounds"},
+       "--l2-skip-rounds is a shortcut of --l2 fast"},
+  };
+  check_bad_inputs(cases);
+  // Off, and the exact replay with it off or unsaid, run.
+  for (const std::initializer_list<std::string> args :
+       {std::initializer_list<std::string>{"-c", "h200", "--n", "1024", "--d", "64", "--schedule", "flash2", "-p", "--no-l2-skip-rounds"},
+        {"-c", "h200", "--n", "1024", "--d", "64", "--schedule", "flash2", "-p", "--l2-skip-rounds=off", "--l2", "exact"},
+        {"-c", "h200", "--n", "1024", "--d", "64", "--schedule", "flash2", "-p", "--l2", "exact"}}) {
+    const CliResult r = cli(args);
+    CAPTURE(r.err);
+    CHECK(r.code == 0);
+  }
+}
